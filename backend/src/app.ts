@@ -1,0 +1,25 @@
+import { requestLogger } from "@svc/common";
+import type { DatabaseHandle } from "@svc/db";
+import express, { type Express } from "express";
+import type { Logger } from "pino";
+import type { BackendConfig } from "./config";
+import { healthRoutes } from "./health/routes";
+import { errorMapper, notFound } from "./http/errors";
+
+export interface BackendDeps {
+  config: BackendConfig;
+  database: DatabaseHandle;
+  logger: Logger;
+}
+
+/** Builds the backend app from its dependencies; `server.ts` starts it. */
+export function createApp({ database, logger }: BackendDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(requestLogger(logger));
+  app.use(express.json({ limit: "1mb" }));
+  app.use(healthRoutes(database.pool));
+  app.use(notFound);
+  app.use(errorMapper(logger));
+  return app;
+}

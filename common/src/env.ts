@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { ConfigError } from "./errors";
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Parses environment variables with a zod object schema whose keys are the variable names. Empty strings
+ * count as unset. Throws ConfigError naming every bad variable, so a service fails at start with one line.
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: Env = process.env): z.infer<S> {
+  const input: Env = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = env[key];
+    input[key] = value === undefined || value.trim() === "" ? undefined : value.trim();
+  }
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? "environment");
+    const given = input[name];
+    return given === undefined ? `${name}: ${issue.message}` : `${name}: ${issue.message} (got "${given}")`;
+  });
+  throw new ConfigError(problems);
+}
+
+const portNumber = () =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a port number (1-65535)")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 65535, "must be a port number (1-65535)");
+
+/** A TCP port, 1 to 65535, with a default. */
+export function port(defaultPort: number) {
+  return portNumber().default(defaultPort);
+}
+
+/** A TCP port, 1 to 65535, or undefined when unset. */
+export function optionalPort() {
+  return portNumber().optional();
+}
+
+/** A positive integer with a default, e.g. a limit or a duration in milliseconds. */
+export function positiveInt(defaultValue: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, "must be a positive whole number")
+    .transform(Number)
+    .refine((n) => n > 0 && Number.isSafeInteger(n), "must be a positive whole number")
+    .default(defaultValue);
+}
+
+/** true/false, 1/0, yes/no, on/off. */
+export function flag(defaultValue: boolean) {
+  return z
+    .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], "must be true or false")
+    .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on")
+    .default(defaultValue);
+}
+
+/** An absolute http(s) URL. */
+export function httpUrl() {
+  return z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+}
+
+/** A PostgreSQL connection URL. */
+export function postgresUrl() {
+  return z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" });
+}
+
+/** A comma-separated list; items trimmed, empty items dropped. */
+export function csv() {
+  return z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
+    .default([]);
+}
+
+/** A secret: at least 16 characters, so a typo or placeholder cannot pass for one. */
+export function secret() {
+  return z.string().min(16, "must be at least 16 characters");
+}

@@ -1,0 +1,30 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { randomId } from "./ids";
+
+/**
+ * Logs one structured line per request when the response finishes: method, path (no query string, which
+ * may carry tokens), status, duration. Works as Express middleware.
+ */
+export function requestLogger(logger: Logger) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const started = process.hrtime.bigint();
+    const requestId = randomId(12);
+    res.setHeader("x-request-id", requestId);
+    (req as IncomingMessage & { id?: string }).id = requestId;
+    res.on("finish", () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: (req.url ?? "/").split("?")[0],
+          status: res.statusCode,
+          durationMs: Math.round(durationMs * 10) / 10,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}

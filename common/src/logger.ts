@@ -1,0 +1,28 @@
+import { type Logger, pino } from "pino";
+
+export type { Logger };
+
+/** Field paths that must never reach a log line. */
+const REDACT = [
+  "password",
+  "token",
+  "secret",
+  "apiKey",
+  "privateKey",
+  "cookie",
+  "authorization",
+  "*.password",
+  "*.token",
+  "*.secret",
+  "*.apiKey",
+  "*.privateKey",
+  "*.cookie",
+  "*.authorization",
+  "req.headers.authorization",
+  "req.headers.cookie",
+];
+
+/** Structured JSON logs, one line per event, with secrets redacted. `LOG_LEVEL=silent` turns them off. */
+export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? "info"): Logger {
+  return pino({ name: service, level, base: { service }, redact: { paths: REDACT, censor: "[redacted]" } });
+}

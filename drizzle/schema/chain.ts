@@ -1,0 +1,128 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, numeric, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
+import { users } from "./accounts";
+import { createdAt, timestamptz, updatedAt } from "./columns";
+
+// Agent wallets used by /api/agent/mpp (spec "Agent wallet"): one per (owner, agentId). The ECDSA private key is
+// AES-256-GCM encrypted and never returned. agentId/companyId are caller-chosen strings, so no foreign keys.
+export const agentWallets = pgTable(
+  "agent_wallets",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    companyId: text("company_id").notNull(),
+    address: text("address").notNull(),
+    encryptedPrivateKey: text("encrypted_private_key").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ name: "agent_wallets_pk", columns: [t.userId, t.agentId] }),
+    check("agent_wallets_address", sql`${t.address} ~ '^0x[0-9a-fA-F]{40}$'`),
+  ],
+);
+export type AgentWallet = typeof agentWallets.$inferSelect;
+export type NewAgentWallet = typeof agentWallets.$inferInsert;
+
+// Pre-funded payment sessions for gateway session billing (spec "Gateway plugin and payment session",
+// POST /api/wallet/sessions). The gateway checks and debits `balanceUsd` off-chain, bumping `nonce` per voucher.
+export const paymentSessions = pgTable(
+  "payment_sessions",
+  {
+    id: text("id").primaryKey(),
+    /** Owning wallet, 0x-prefixed, stored lower-case. */
+    walletAddress: text("wallet_address").notNull(),
+    /** Signed-in user who opened it, when any. */
+    userId: text("user_id").references(() => users.id, {
+      onDelete: "set null",
+    }),
+    balanceUsd: numeric("balance_usd", { precision: 18, scale: 6 }).notNull().default("0"),
+    /** Nonce of the last voucher issued. */
+    nonce: integer("nonce").notNull().default(0),
+    /** For example active, closed, expired. */
+    status: text("status").notNull().default("active"),
+    /** On-chain deposit that funded the session; unique so one deposit funds one session. */
+    fundingTxHash: text("funding_tx_hash").unique(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    expiresAt: timestamptz("expires_at"),
+  },
+  (t) => [
+    check("payment_sessions_wallet_address", sql`${t.walletAddress} ~ '^0x[0-9a-f]{40}$'`),
+    check("payment_sessions_balance_non_negative", sql`${t.balanceUsd} >= 0`),
+    check("payment_sessions_nonce_non_negative", sql`${t.nonce} >= 0`),
+    index("payment_sessions_wallet_address_idx").on(t.walletAddress),
+  ],
+);
+export type PaymentSession = typeof paymentSessions.$inferSelect;
+export type NewPaymentSession = typeof paymentSessions.$inferInsert;
+
+// Ledger of session debits; each is the voucher `session:<sessionId>:<nonce>` returned in Payment-Receipt.
+export const paymentSessionVouchers = pgTable(
+  "payment_session_vouchers",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => paymentSessions.id, { onDelete: "cascade" }),
+    nonce: integer("nonce").notNull(),
+    amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
+    pluginId: text("plugin_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique("payment_session_vouchers_session_nonce").on(t.sessionId, t.nonce),
+    check("payment_session_vouchers_amount_non_negative", sql`${t.amountUsd} >= 0`),
+  ],
+);
+export type PaymentSessionVoucher = typeof paymentSessionVouchers.$inferSelect;
+export type NewPaymentSessionVoucher = typeof paymentSessionVouchers.$inferInsert;
+
+// MPP credentials already accepted by the gateway, so a payment credential cannot be replayed.
+export const mppUsedNonces = pgTable(
+  "mpp_used_nonces",
+  {
+    nonce: text("nonce").primaryKey(),
+    /** Transaction hash of the payment, unique so one payment pays one call. */
+    txHash: text("tx_hash").unique(),
+    pluginId: text("plugin_id"),
+    createdAt: createdAt(),
+    /** The challenge's expiry; rows past it can be purged. */
+    expiresAt: timestamptz("expires_at"),
+  },
+  (t) => [index("mpp_used_nonces_expires_at_idx").on(t.expiresAt)],
+);
+export type MppUsedNonce = typeof mppUsedNonces.$inferSelect;
+export type NewMppUsedNonce = typeof mppUsedNonces.$inferInsert;
+
+// Per-user layer-1 RPC URL (GET/POST /api/l1/rpc-config); no row means the platform default.
+export const userRpcConfigs = pgTable(
+  "user_rpc_configs",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    rpcUrl: text("rpc_url").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("user_rpc_configs_https", sql`starts_with(${t.rpcUrl}, 'https://')`)],
+);
+export type UserRpcConfig = typeof userRpcConfigs.$inferSelect;
+export type NewUserRpcConfig = typeof userRpcConfigs.$inferInsert;
+
+// Streaming-service (radio) wallet linked by PATCH /api/user/radio-wallet; unlinking deletes the row.
+export const radioWallets = pgTable(
+  "radio_wallets",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    wallet: text("wallet").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("radio_wallets_wallet", sql`${t.wallet} ~ '^0x[0-9a-fA-F]{40}$'`)],
+);
+export type RadioWallet = typeof radioWallets.$inferSelect;
+export type NewRadioWallet = typeof radioWallets.$inferInsert;

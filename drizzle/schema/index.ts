@@ -1,0 +1,12 @@
+// Every table of every service, one module per area of the spec.
+export * from "./accounts";
+export * from "./agents";
+export * from "./board";
+export * from "./buddies";
+export * from "./chain";
+export * from "./files";
+export * from "./jobs";
+export * from "./partners";
+export * from "./permissions";
+export * from "./ratelimits";
+export * from "./tasks";

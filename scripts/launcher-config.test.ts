@@ -1,0 +1,68 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@svc/common";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadLauncherConfig } from "./launcher/config";
+import { runLauncher } from "./testing";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe("launcher configuration", () => {
+  it("defaults to the spec's ports and the three services", () => {
+    const config = loadLauncherConfig("/srv/app", {});
+    expect(config).toMatchObject({
+      WEB_PORT: 3000,
+      BACKEND_PORT: 4000,
+      SUMMARIZER_PORT: 4100,
+      WRAPPER_PORT: 8080,
+      HOST: "127.0.0.1",
+      START_SERVICES: ["backend", "web", "summarizer"],
+      dataDir: "/srv/app/.data",
+    });
+  });
+
+  it("names each malformed variable", () => {
+    expect(() => loadLauncherConfig("/a", { BACKEND_PORT: "4x" })).toThrow(
+      /BACKEND_PORT: must be a port number/,
+    );
+    expect(() => loadLauncherConfig("/a", { DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
+    expect(() => loadLauncherConfig("/a", { START_SERVICES: "backend,mailer" })).toThrow(/START_SERVICES/);
+  });
+
+  it("a non-numeric port stops `npm start` at once with one line naming it, starting nothing", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "svc-launch-bad-"));
+    dirs.push(dataDir);
+    const run = runLauncher(root, { WEB_PORT: "abc", DATA_DIR: dataDir });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr().trim()).toBe(
+      'npm start: invalid configuration: WEB_PORT: must be a port number (1-65535) (got "abc")',
+    );
+    expect(existsSync(join(dataDir, "postgres"))).toBe(false);
+  });
+
+  it("a taken port stops `npm start` with one line naming it", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "svc-launch-port-"));
+    dirs.push(dataDir);
+    const blocker = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
+    try {
+      const run = runLauncher(root, { BACKEND_PORT: String(port), DATA_DIR: dataDir });
+      expect(await run.exited).toBe(1);
+      expect(run.stderr().trim()).toBe(
+        `npm start: port ${port} for backend is already in use (set BACKEND_PORT to another port)`,
+      );
+      expect(existsSync(join(dataDir, "postgres"))).toBe(false);
+    } finally {
+      blocker.close();
+    }
+  });
+});

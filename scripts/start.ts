@@ -1,0 +1,141 @@
+/**
+ * `npm start`: the whole platform on one machine with zero configuration.
+ *
+ * Without DATABASE_URL it runs embedded PostgreSQL with its data in `.data/postgres` (kept between runs);
+ * it applies migrations, writes missing local secrets to `.data/secrets.json`, builds the web app when its
+ * sources changed, starts backend, web and summarizer, and waits for their health endpoints. Ctrl-C or
+ * SIGTERM stops everything, the database included. Any start-up failure is one line and exit code 1, with
+ * nothing left running.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isPortTaken } from "@svc/common";
+import type { EmbeddedPostgres } from "@svc/db/embedded";
+import { buildWebIfNeeded } from "./launcher/build";
+import { type LauncherConfig, loadLauncherConfig, type ServiceName } from "./launcher/config";
+import { openDatabase } from "./launcher/database";
+import { type ManagedProcess, spawnService, waitForHealthy } from "./launcher/processes";
+import { ensureLocalSecrets } from "./launcher/secrets";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const say = (line: string) => log(`[start] ${line}`);
+
+const running: ManagedProcess[] = [];
+let cluster: EmbeddedPostgres | undefined;
+let shuttingDown = false;
+
+async function stopEverything(): Promise<void> {
+  await Promise.all(running.map((proc) => proc.stop()));
+  await cluster?.stop();
+}
+
+let stopped: Promise<void> | undefined;
+
+/** Stops everything once; later calls (a second Ctrl-C, a service dying meanwhile) wait for the same stop. */
+async function shutdown(code: number, reason?: string): Promise<never> {
+  if (!stopped) {
+    shuttingDown = true;
+    if (reason) process.stderr.write(`npm start: ${reason}\n`);
+    else say("stopping");
+    stopped = stopEverything().catch(() => undefined);
+    await stopped;
+    if (!reason) say("stopped");
+  }
+  await stopped;
+  process.exit(code);
+}
+
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+function servicePlan(config: LauncherConfig, name: ServiceName) {
+  const tsx = ["--import", "tsx"];
+  switch (name) {
+    case "backend":
+      return {
+        port: config.BACKEND_PORT,
+        cwd: join(root, "backend"),
+        args: [...tsx, "src/server.ts"],
+        health: "/health",
+      };
+    case "summarizer":
+      return {
+        port: config.SUMMARIZER_PORT,
+        cwd: join(root, "summarizer"),
+        args: [...tsx, "src/server.ts"],
+        health: "/health",
+      };
+    case "web": {
+      const next = join(root, "node_modules", "next", "dist", "bin", "next");
+      const args = [next, "start", "-p", String(config.WEB_PORT), "-H", config.HOST];
+      return { port: config.WEB_PORT, cwd: join(root, "web"), args, health: "/api/health" };
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadLauncherConfig(root);
+  const services = config.START_SERVICES;
+  for (const name of services) {
+    const { port } = servicePlan(config, name);
+    if (await isPortTaken(port, config.HOST)) {
+      throw new Error(
+        `port ${port} for ${name} is already in use (set ${name.toUpperCase()}_PORT to another port)`,
+      );
+    }
+  }
+
+  const secrets = await ensureLocalSecrets(config.dataDir);
+  const database = await openDatabase(config, secrets.EMBEDDED_PG_PASSWORD, say);
+  cluster = database.cluster;
+  if (shuttingDown) return;
+
+  if (services.includes("web")) await buildWebIfNeeded(root, say);
+  if (shuttingDown) return;
+
+  const publicHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
+  const url = (port: number) => `http://${publicHost}:${port}`;
+  const { EMBEDDED_PG_PASSWORD: _dbPassword, ...serviceSecrets } = secrets;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...serviceSecrets,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: database.url,
+    HOST: config.HOST,
+    WEB_PORT: String(config.WEB_PORT),
+    BACKEND_PORT: String(config.BACKEND_PORT),
+    SUMMARIZER_PORT: String(config.SUMMARIZER_PORT),
+    BACKEND_URL: process.env.BACKEND_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
+    SUMMARIZER_URL: process.env.SUMMARIZER_URL ?? `http://127.0.0.1:${config.SUMMARIZER_PORT}`,
+    PUBLIC_URL: process.env.PUBLIC_URL ?? url(config.WEB_PORT),
+  };
+
+  for (const name of services) {
+    const plan = servicePlan(config, name);
+    const proc = spawnService(name, process.execPath, plan.args, { cwd: plan.cwd, env, write: log });
+    running.push(proc);
+    proc.exited.then((code) => {
+      if (!shuttingDown) void shutdown(1, `${name} exited unexpectedly (code ${code}); stopped everything`);
+    });
+  }
+  await Promise.all(
+    services.map((name) => {
+      const plan = servicePlan(config, name);
+      const proc = running.find((p) => p.name === name) as ManagedProcess;
+      return waitForHealthy(`http://127.0.0.1:${plan.port}${plan.health}`, proc, 90_000);
+    }),
+  );
+
+  log("");
+  log("Agent platform is running:");
+  for (const name of services) {
+    const plan = servicePlan(config, name);
+    log(`  ${name.padEnd(11)} ${url(plan.port)}   (health: ${plan.health})`);
+  }
+  log(`  database    ${database.description}`);
+  log("Press Ctrl-C to stop.");
+}
+
+main().catch((err: unknown) => shutdown(1, err instanceof Error ? err.message : String(err)));

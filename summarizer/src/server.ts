@@ -1,0 +1,15 @@
+import { createServer } from "node:http";
+import { createLogger, exitOnStartupError, listen, stopOnSignals } from "@svc/common";
+import { createSummarizerApp } from "./app";
+import { loadSummarizerConfig } from "./config";
+
+const logger = createLogger("summarizer");
+try {
+  const config = loadSummarizerConfig();
+  const server = createServer(createSummarizerApp({ logger }));
+  await listen(server, config.SUMMARIZER_PORT, config.HOST);
+  logger.info({ port: config.SUMMARIZER_PORT, host: config.HOST }, "summarizer listening");
+  stopOnSignals(server, logger);
+} catch (err) {
+  exitOnStartupError("summarizer", err);
+}

@@ -1,0 +1,3 @@
+/** Carried by `GET /health` and by the fetch User-Agent (spec: product token with version 1.0). */
+export const SUMMARIZER_VERSION = "1.0.0";
+export const SUMMARIZER_SERVICE = "web-summarizer";

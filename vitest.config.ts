@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+// SVC_RUN_FIXTURES=1 runs only the deliberately failing fixtures (used by the reporter's own test).
+const fixturesOnly = process.env.SVC_RUN_FIXTURES === "1";
+
+export default defineConfig({
+  resolve: { alias: { "@/": `${root}web/` } },
+  test: {
+    root,
+    include: fixturesOnly
+      ? ["common/testing/fixtures/*.fixture.ts"]
+      : ["{common,drizzle,backend,wrapper,summarizer,web,scripts}/**/*.test.{ts,tsx}"],
+    exclude: ["**/node_modules/**", "**/.next/**", "**/.data/**"],
+    globalSetup: ["common/testing/global-setup.ts"],
+    setupFiles: ["common/testing/database-per-file.ts"],
+    pool: "forks",
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    reporters: ["default", "./common/testing/summary-reporter.ts"],
+  },
+});
