@@ -107,9 +107,10 @@ async function main(): Promise<void> {
     WEB_PORT: String(config.WEB_PORT),
     BACKEND_PORT: String(config.BACKEND_PORT),
     SUMMARIZER_PORT: String(config.SUMMARIZER_PORT),
-    BACKEND_URL: process.env.BACKEND_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
-    SUMMARIZER_URL: process.env.SUMMARIZER_URL ?? `http://127.0.0.1:${config.SUMMARIZER_PORT}`,
-    PUBLIC_URL: process.env.PUBLIC_URL ?? url(config.WEB_PORT),
+    LOG_LEVEL: config.LOG_LEVEL,
+    BACKEND_URL: config.BACKEND_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
+    SUMMARIZER_URL: config.SUMMARIZER_URL ?? `http://127.0.0.1:${config.SUMMARIZER_PORT}`,
+    PUBLIC_URL: config.PUBLIC_URL ?? url(config.WEB_PORT),
   };
 
   for (const name of services) {

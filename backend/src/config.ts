@@ -1,16 +1,17 @@
-import { parseEnv, port, postgresUrl } from "@svc/common";
+import { logLevel, parseEnv, port, postgresUrl } from "@svc/common";
 import { z } from "zod";
 
-const schema = z.object({
+export const envSchema = z.object({
   BACKEND_PORT: port(4000),
+  LOG_LEVEL: logLevel(),
   HOST: z.string().default("127.0.0.1"),
   DATABASE_URL: postgresUrl(),
   INTERNAL_API_KEY: z.string().optional(),
 });
 
-export type BackendConfig = z.infer<typeof schema>;
+export type BackendConfig = z.infer<typeof envSchema>;
 
 /** The backend's configuration, parsed once at start. */
 export function loadBackendConfig(env: Record<string, string | undefined> = process.env): BackendConfig {
-  return parseEnv(schema, env);
+  return parseEnv(envSchema, env);
 }

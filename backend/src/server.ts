@@ -4,9 +4,9 @@ import { connectDatabase } from "@svc/db";
 import { createApp } from "./app";
 import { loadBackendConfig } from "./config";
 
-const logger = createLogger("backend");
 try {
   const config = loadBackendConfig();
+  const logger = createLogger("backend", config.LOG_LEVEL);
   const database = connectDatabase(config.DATABASE_URL, { applicationName: "svc-backend" });
   const server = createServer(createApp({ config, database, logger }));
   await listen(server, config.BACKEND_PORT, config.HOST);

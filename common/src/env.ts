@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "./errors";
+import { LOG_LEVELS } from "./logger";
 
 type Env = Record<string, string | undefined>;
 
@@ -84,4 +85,9 @@ export function csv() {
 /** A secret: at least 16 characters, so a typo or placeholder cannot pass for one. */
 export function secret() {
   return z.string().min(16, "must be at least 16 characters");
+}
+
+/** LOG_LEVEL: one of pino's levels, default info. */
+export function logLevel() {
+  return z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`).default("info");
 }

@@ -2,6 +2,9 @@ import { type Logger, pino } from "pino";
 
 export type { Logger };
 
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /** Field paths that must never reach a log line. */
 const REDACT = [
   "password",
@@ -23,6 +26,6 @@ const REDACT = [
 ];
 
 /** Structured JSON logs, one line per event, with secrets redacted. `LOG_LEVEL=silent` turns them off. */
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? "info"): Logger {
+export function createLogger(service: string, level: LogLevel = "info"): Logger {
   return pino({ name: service, level, base: { service }, redact: { paths: REDACT, censor: "[redacted]" } });
 }

@@ -7,6 +7,8 @@ import { afterAll, inject } from "vitest";
 import { randomId } from "../src/ids";
 import { withDatabase } from "./global-setup";
 
+const setupError = inject("databaseSetupError");
+if (setupError) throw new Error(`test database could not be prepared: ${setupError}`);
 const adminUrl = inject("adminDatabaseUrl");
 const template = inject("templateDatabase");
 const database = `svc_t_${randomId(12)}`;

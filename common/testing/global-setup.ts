@@ -16,6 +16,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** Set when the database could not be prepared: every file then fails with it (and is counted). */
+    databaseSetupError: string;
   }
 }
 
@@ -63,10 +65,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
     project.provide("adminDatabaseUrl", adminUrl);
     project.provide("templateDatabase", templateDatabase);
+    project.provide("databaseSetupError", "");
     return cleanup;
   } catch (err) {
+    // Not rethrown: vitest would stop before any reporter could count it. Each file fails instead.
     await cleanup();
-    throw err;
+    project.provide("adminDatabaseUrl", "");
+    project.provide("templateDatabase", "");
+    project.provide("databaseSetupError", err instanceof Error ? err.message || String(err) : String(err));
+    return async () => {};
   }
 }
 

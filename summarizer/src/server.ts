@@ -3,9 +3,9 @@ import { createLogger, exitOnStartupError, listen, stopOnSignals } from "@svc/co
 import { createSummarizerApp } from "./app";
 import { loadSummarizerConfig } from "./config";
 
-const logger = createLogger("summarizer");
 try {
   const config = loadSummarizerConfig();
+  const logger = createLogger("summarizer", config.LOG_LEVEL);
   const server = createServer(createSummarizerApp({ logger }));
   await listen(server, config.SUMMARIZER_PORT, config.HOST);
   logger.info({ port: config.SUMMARIZER_PORT, host: config.HOST }, "summarizer listening");
