@@ -4,7 +4,8 @@ import { randomId } from "./ids";
 
 /**
  * Logs one structured line per request when the response finishes: method, path (no query string, which
- * may carry tokens), status, duration. Works as Express middleware.
+ * may carry tokens), status, duration, plus any `res.locals.logFields` a handler set (never bodies). Works
+ * as Express middleware.
  */
 export function requestLogger(logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
@@ -21,6 +22,7 @@ export function requestLogger(logger: Logger) {
           path: (req.url ?? "/").split("?")[0],
           status: res.statusCode,
           durationMs: Math.round(durationMs * 10) / 10,
+          ...(res as ServerResponse & { locals?: { logFields?: Record<string, unknown> } }).locals?.logFields,
         },
         "request",
       );

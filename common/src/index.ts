@@ -5,4 +5,5 @@ export * from "./http-log";
 export * from "./ids";
 export * from "./logger";
 export * from "./net";
+export * from "./outbound/index";
 export * from "./server";

@@ -1,27 +1,79 @@
-import { requestLogger } from "@svc/common";
+import { createOutboundClient, isHttpError, outboundPolicy, requestLogger } from "@svc/common";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Logger } from "pino";
+import type { SummarizerConfig } from "./config";
+import { pageRoutes } from "./pages/routes";
 import { SUMMARIZER_SERVICE, SUMMARIZER_VERSION } from "./version";
 
 export interface SummarizerDeps {
+  config: SummarizerConfig;
   logger: Logger;
 }
 
+export interface SummarizerApp {
+  app: Express;
+  /** Closes the outbound connection pool. */
+  close(): void;
+}
+
 /** Builds the summarizer app; `server.ts` starts it. Error bodies are `{error}` as the spec gives. */
-export function createSummarizerApp({ logger }: SummarizerDeps): Express {
+export function createSummarizerApp({ config, logger }: SummarizerDeps): SummarizerApp {
+  const client = createOutboundClient(outboundPolicy(config.OUTBOUND_ALLOW_HOSTS));
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogger(logger));
+  app.use(express.json({ limit: "16kb", strict: false }));
+
+  app.get("/", (_req, res) => {
+    res.json({
+      service: SUMMARIZER_SERVICE,
+      description:
+        "Fetches a web page and returns its title, description, headings, paragraphs, links, images and meta tags.",
+      endpoints: {
+        "GET /": "this description",
+        "GET /health": "{status, service, version}",
+        "POST /api/summarize":
+          "{url} -> {url, title, description, headings, paragraphs, wordCount, fetchedAt}",
+        "POST /api/extract": "{url} -> {url, links, images, meta, fetchedAt}",
+      },
+      payment: {
+        network: config.SUMMARIZER_PAYMENT_NETWORK,
+        currency: config.SUMMARIZER_PAYMENT_CURRENCY,
+        payTo: config.SUMMARIZER_PAY_TO ?? null,
+        note: config.SUMMARIZER_PAYMENT_NOTE,
+      },
+    });
+  });
   app.get("/health", (_req, res) => {
     res.json({ status: "ok", service: SUMMARIZER_SERVICE, version: SUMMARIZER_VERSION });
   });
+  app.use(
+    pageRoutes({
+      client,
+      maxBytes: config.SUMMARIZER_MAX_BYTES,
+      timeoutMs: config.SUMMARIZER_FETCH_TIMEOUT_MS,
+    }),
+  );
   app.use((req, res) => {
     res.status(404).json({ error: `no route for ${req.method} ${req.path}` });
   });
-  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
-    logger.error({ err }, "unhandled error");
+  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+    if (isHttpError(err)) {
+      res.status(err.status).json({ error: err.message });
+      return;
+    }
+    const type = (err as { type?: string }).type;
+    if (type === "entity.parse.failed") {
+      res.status(400).json({ error: "request body is not valid JSON" });
+      return;
+    }
+    if (type === "entity.too.large") {
+      res.status(413).json({ error: "request body is larger than 16 KB" });
+      return;
+    }
+    logger.error({ err, requestId: (req as { id?: string }).id }, "unhandled error");
     res.status(500).json({ error: "internal server error" });
   };
   app.use(onError);
-  return app;
+  return { app, close: () => client.close() };
 }

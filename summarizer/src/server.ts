@@ -6,10 +6,11 @@ import { loadSummarizerConfig } from "./config";
 try {
   const config = loadSummarizerConfig();
   const logger = createLogger("summarizer", config.LOG_LEVEL);
-  const server = createServer(createSummarizerApp({ logger }));
+  const summarizer = createSummarizerApp({ config, logger });
+  const server = createServer(summarizer.app);
   await listen(server, config.SUMMARIZER_PORT, config.HOST);
   logger.info({ port: config.SUMMARIZER_PORT, host: config.HOST }, "summarizer listening");
-  stopOnSignals(server, logger);
+  stopOnSignals(server, logger, async () => summarizer.close());
 } catch (err) {
   exitOnStartupError("summarizer", err);
 }

@@ -1,0 +1,106 @@
+import { HttpError, type OutboundClient, OutboundError } from "@svc/common";
+import { SUMMARIZER_PRODUCT, SUMMARIZER_VERSION } from "../version";
+import { decodeHtml } from "./charset";
+import { extractDocument, type PageExtract, type PageSummary, parsePage, summarizeDocument } from "./extract";
+
+export interface PageDeps {
+  client: OutboundClient;
+  maxBytes: number;
+  timeoutMs: number;
+  now?: () => Date;
+}
+
+/** Spec: fixed product-token User-Agent with version 1.0. */
+export const USER_AGENT = `${SUMMARIZER_PRODUCT}/${SUMMARIZER_VERSION.split(".").slice(0, 2).join(".")}`;
+export const MAX_REDIRECTS = 5;
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
+
+export type SummarizeResult = { url: string } & PageSummary & { fetchedAt: string };
+export type ExtractResult = { url: string } & PageExtract & { fetchedAt: string };
+
+/** `POST /api/summarize`: `{url, title, description, headings, paragraphs, wordCount, fetchedAt}`. */
+export async function summarizeUrl(rawUrl: string, deps: PageDeps): Promise<SummarizeResult> {
+  const page = await fetchHtml(rawUrl, deps);
+  const summary = summarizeDocument(parsePage(page.html));
+  return { url: page.url, ...summary, fetchedAt: page.fetchedAt };
+}
+
+/** `POST /api/extract`: `{url, links, images, meta, fetchedAt}`. */
+export async function extractUrl(rawUrl: string, deps: PageDeps): Promise<ExtractResult> {
+  const page = await fetchHtml(rawUrl, deps);
+  const extract = extractDocument(parsePage(page.html), page.finalUrl);
+  return { url: page.url, ...extract, fetchedAt: page.fetchedAt };
+}
+
+/** The URL the caller gave, parsed; 400 when it is malformed or not http(s). */
+export function parsePageUrl(rawUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new HttpError(400, "invalid_url", `url is not a valid URL: ${rawUrl.slice(0, 200)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new HttpError(
+      400,
+      "invalid_url",
+      `only http and https URLs are supported (got ${url.protocol.slice(0, -1)})`,
+    );
+  }
+  return url;
+}
+
+interface FetchedPage {
+  url: string;
+  finalUrl: URL;
+  html: string;
+  fetchedAt: string;
+}
+
+async function fetchHtml(rawUrl: string, deps: PageDeps): Promise<FetchedPage> {
+  const url = parsePageUrl(rawUrl);
+  try {
+    const res = await deps.client.open(url, {
+      timeoutMs: deps.timeoutMs,
+      maxRedirects: MAX_REDIRECTS,
+      headers: { "user-agent": USER_AGENT, accept: "text/html, application/xhtml+xml" },
+    });
+    if (res.status < 200 || res.status > 299) {
+      res.discard();
+      throw new HttpError(
+        500,
+        "upstream_status",
+        `the page answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`,
+      );
+    }
+    const contentType = res.headers["content-type"];
+    const mime = (contentType ?? "text/html").split(";")[0].trim().toLowerCase();
+    if (!HTML_TYPES.has(mime)) {
+      res.discard();
+      throw new HttpError(500, "not_html", `the page is ${mime}, not text/html or application/xhtml+xml`);
+    }
+    const body = await res.readBody(deps.maxBytes);
+    return {
+      url: url.toString(),
+      finalUrl: res.url,
+      html: decodeHtml(body, contentType),
+      fetchedAt: (deps.now?.() ?? new Date()).toISOString(),
+    };
+  } catch (err) {
+    throw toHttpError(err, deps);
+  }
+}
+
+function toHttpError(err: unknown, deps: PageDeps): unknown {
+  if (!(err instanceof OutboundError)) return err;
+  switch (err.code) {
+    case "refused":
+      return new HttpError(400, "url_refused", err.message);
+    case "too_large":
+      return new HttpError(500, "page_too_large", `${err.message} (SUMMARIZER_MAX_BYTES=${deps.maxBytes})`);
+    case "timeout":
+      return new HttpError(500, "fetch_timeout", `fetching the page ${err.message}`);
+    default:
+      return new HttpError(500, "fetch_failed", err.message);
+  }
+}

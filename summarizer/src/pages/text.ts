@@ -1,0 +1,99 @@
+import type { AnyNode, Element } from "domhandler";
+
+/**
+ * Elements whose boundaries separate words ("<p>a</p><p>b</p>" is two words, "a<b>b</b>" one). Inline
+ * elements join their text as a browser would.
+ */
+const BLOCK = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "br",
+  "dd",
+  "details",
+  "dialog",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "li",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
+  "option",
+  "select",
+  "textarea",
+  "button",
+  "img",
+  "input",
+  "body",
+  "head",
+  "html",
+  "title",
+]);
+
+/** Content that is never text: removed before anything is read. */
+export const NON_TEXT = new Set(["script", "style", "noscript", "template"]);
+
+/** Collapses every run of whitespace (NBSP included) to one space and trims. */
+export function normalizeWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Visible text of a node, whitespace-normalized, skipping script, style, noscript and template. */
+export function textOf(node: AnyNode): string {
+  const parts: string[] = [];
+  collect(node, parts);
+  return normalizeWhitespace(parts.join(""));
+}
+
+function collect(node: AnyNode, parts: string[]): void {
+  if (node.type === "text") {
+    parts.push(node.data);
+    return;
+  }
+  if (node.type !== "tag" && node.type !== "root") return;
+  const element = node as Element;
+  const name = node.type === "tag" ? element.name : "";
+  if (NON_TEXT.has(name)) return;
+  const block = BLOCK.has(name);
+  if (block) parts.push(" ");
+  for (const child of element.children) collect(child, parts);
+  if (block) parts.push(" ");
+}
+
+/** Cuts to `max` characters (code points, so an emoji is never split). */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join("");
+}
+
+export function countWords(text: string): number {
+  const trimmed = text.trim();
+  return trimmed ? trimmed.split(/\s+/).length : 0;
+}
