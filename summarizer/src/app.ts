@@ -21,6 +21,8 @@ export function createSummarizerApp({ config, logger }: SummarizerDeps): Summari
   const client = createOutboundClient(outboundPolicy(config.OUTBOUND_ALLOW_HOSTS));
   const app = express();
   app.disable("x-powered-by");
+  // Answers are fresh per call and never revalidated: no ETag hashing of every body.
+  app.set("etag", false);
   app.use(requestLogger(logger));
   app.use(express.json({ limit: "16kb", strict: false }));
 

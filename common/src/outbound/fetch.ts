@@ -61,7 +61,9 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
         resolve,
       );
       req.on("socket", (socket: Socket) => {
-        // The address actually connected to, checked again (covers every path to a socket).
+        // The address actually connected to, checked again (covers every path to a socket). A socket
+        // reused from the keep-alive pool was checked when it connected.
+        if (!socket.connecting) return;
         socket.once("connect", () => {
           if (isAllowedHost(policy, url.hostname)) return;
           const reason = forbiddenAddressReason(socket.remoteAddress ?? "");
@@ -181,14 +183,23 @@ async function readLimited(res: IncomingMessage, maxBytes: number): Promise<Buff
   if (decoder) res.on("error", (err) => decoder.destroy(err));
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(chunk as Buffer);
-    }
-  } finally {
-    if (decoder && !decoder.destroyed) decoder.destroy();
-  }
+  await new Promise<void>((resolve, reject) => {
+    const fail = (err: Error) => {
+      stream.off("data", onData);
+      if (decoder && !decoder.destroyed) decoder.destroy();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) fail(tooLarge());
+      else chunks.push(chunk);
+    };
+    stream.on("data", onData);
+    stream.once("error", fail);
+    res.once("close", () => {
+      if (!res.complete) fail(new Error("the page's connection closed before the body was complete"));
+    });
+    stream.once("end", resolve);
+  });
   return Buffer.concat(chunks, size);
 }

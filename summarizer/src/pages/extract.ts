@@ -1,9 +1,10 @@
 /**
- * What the summarizer reads from a page (spec "Web summarizer"), on htmlparser2 through cheerio's slim
- * entry point. script, style, noscript and template are removed first, so their content never appears.
+ * What the summarizer reads from a page (spec "Web summarizer"). cheerio (its slim entry point, on
+ * htmlparser2) parses; one walk over the tree then collects everything, skipping script, style, noscript
+ * and template so their content never appears in any field.
  */
-import { type CheerioAPI, load } from "cheerio/slim";
-import type { Element } from "domhandler";
+import { load } from "cheerio/slim";
+import type { AnyNode, Element } from "domhandler";
 import { countWords, NON_TEXT, normalizeWhitespace, textOf, truncate } from "./text";
 
 export const LIMITS = {
@@ -39,39 +40,86 @@ export interface PageExtract {
   meta: Record<string, string>;
 }
 
-export function parsePage(html: string): CheerioAPI {
-  const $ = load(html);
-  $([...NON_TEXT].join(",")).remove();
-  return $;
+/** The parsed document: the root node of the tree. */
+export function parsePage(html: string): AnyNode {
+  return load(html).root()[0];
+}
+
+interface Collected {
+  title?: Element;
+  firstH1?: Element;
+  body?: Element;
+  base?: string;
+  headings: Element[];
+  paragraphs: Element[];
+  anchors: Element[];
+  images: Element[];
+  meta: Record<string, string>;
+}
+
+const HEADINGS = new Set(["h1", "h2", "h3"]);
+
+/** One walk: remembers the elements each field reads, in document order. */
+function collect(root: AnyNode): Collected {
+  const found: Collected = { headings: [], paragraphs: [], anchors: [], images: [], meta: {} };
+  const visit = (node: AnyNode, inSvg: boolean): void => {
+    if (node.type !== "tag" && node.type !== "root") return;
+    const el = node as Element;
+    if (node.type === "tag") {
+      const name = el.name;
+      if (NON_TEXT.has(name)) return;
+      const attrs = el.attribs;
+      if (HEADINGS.has(name)) {
+        found.headings.push(el);
+        if (name === "h1") found.firstH1 ??= el;
+      } else if (name === "p") found.paragraphs.push(el);
+      else if (name === "a") {
+        if (attrs.href !== undefined) found.anchors.push(el);
+      } else if (name === "img") {
+        if (attrs.src !== undefined) found.images.push(el);
+      } else if (name === "meta") readMeta(attrs, found.meta);
+      else if (name === "title") {
+        if (!inSvg) found.title ??= el;
+      } else if (name === "body") found.body ??= el;
+      else if (name === "base" && attrs.href !== undefined) found.base ??= attrs.href;
+      inSvg ||= name === "svg";
+    }
+    for (const child of el.children) visit(child, inSvg);
+  };
+  visit(root, false);
+  return found;
+}
+
+/** `og:*` and `twitter:*` (by property or name) and `description`; the first of a repeated key wins. */
+function readMeta(attrs: Record<string, string>, meta: Record<string, string>): void {
+  if (attrs.content === undefined) return;
+  const key = (attrs.property ?? attrs.name ?? "").trim().toLowerCase();
+  if (!(key.startsWith("og:") || key.startsWith("twitter:") || key === "description")) return;
+  if (!(key in meta)) meta[key] = normalizeWhitespace(attrs.content);
 }
 
 /** Title (title tag, else the first h1), description, h1-h3 headings, paragraphs, word count. */
-export function summarizeDocument($: CheerioAPI): PageSummary {
-  const titleElement = $("title")
-    .filter((_, el) => $(el).closest("svg").length === 0)
-    .first();
-  const h1 = $("h1").first();
-  const title = (titleElement.length ? textOf(titleElement[0]) : "") || (h1.length ? textOf(h1[0]) : "");
-  const meta = readMeta($);
-  const body = $("body");
-  const wordCount = countWords(body.length ? textOf(body[0]) : textOf($.root()[0]));
+export function summarizeDocument(root: AnyNode): PageSummary {
+  const found = collect(root);
+  const title = (found.title ? textOf(found.title) : "") || (found.firstH1 ? textOf(found.firstH1) : "");
   return {
     title,
-    description: meta.description ?? meta["og:description"] ?? "",
-    headings: distinctTexts($, "h1, h2, h3", LIMITS.headings),
-    paragraphs: distinctTexts($, "p", LIMITS.paragraphs),
-    wordCount,
+    description: found.meta.description ?? found.meta["og:description"] ?? "",
+    headings: distinctTexts(found.headings, LIMITS.headings),
+    paragraphs: distinctTexts(found.paragraphs, LIMITS.paragraphs),
+    wordCount: countWords(found.body ?? root),
   };
 }
 
 /** Links (absolute http(s), deduplicated by href), images (absolute http(s)) and og:, twitter: and description meta. */
-export function extractDocument($: CheerioAPI, pageUrl: URL): PageExtract {
-  const base = baseUrl($, pageUrl);
+export function extractDocument(root: AnyNode, pageUrl: URL): PageExtract {
+  const found = collect(root);
+  const base = baseUrl(found.base, pageUrl);
   const links: PageLink[] = [];
   const seen = new Set<string>();
-  for (const el of $("a[href]").toArray()) {
+  for (const el of found.anchors) {
     if (links.length >= LIMITS.links) break;
-    const raw = (el.attribs.href ?? "").trim();
+    const raw = el.attribs.href.trim();
     if (!raw || raw.startsWith("#")) continue;
     const href = absoluteHttpUrl(raw, base);
     if (!href || seen.has(href)) continue;
@@ -80,30 +128,19 @@ export function extractDocument($: CheerioAPI, pageUrl: URL): PageExtract {
     links.push({ href, text: truncate(text, LIMITS.linkText) });
   }
   const images: PageImage[] = [];
-  for (const el of $("img[src]").toArray()) {
+  for (const el of found.images) {
     if (images.length >= LIMITS.images) break;
-    const src = absoluteHttpUrl((el.attribs.src ?? "").trim(), base);
+    const src = absoluteHttpUrl(el.attribs.src.trim(), base);
     if (!src) continue;
     images.push({ src, alt: truncate(normalizeWhitespace(el.attribs.alt ?? ""), LIMITS.altText) });
   }
-  return { links, images, meta: readMeta($) };
+  return { links, images, meta: found.meta };
 }
 
-/** `og:*` and `twitter:*` (by property or name) and `description`; the first of a repeated key wins. */
-function readMeta($: CheerioAPI): Record<string, string> {
-  const meta: Record<string, string> = {};
-  for (const el of $("meta[content]").toArray() as Element[]) {
-    const key = (el.attribs.property ?? el.attribs.name ?? "").trim().toLowerCase();
-    if (!(key.startsWith("og:") || key.startsWith("twitter:") || key === "description")) continue;
-    if (!(key in meta)) meta[key] = normalizeWhitespace(el.attribs.content ?? "");
-  }
-  return meta;
-}
-
-function distinctTexts($: CheerioAPI, selector: string, max: number): string[] {
+function distinctTexts(elements: Element[], max: number): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const el of $(selector).toArray()) {
+  for (const el of elements) {
     const text = textOf(el);
     if (!text || seen.has(text)) continue;
     seen.add(text);
@@ -113,8 +150,7 @@ function distinctTexts($: CheerioAPI, selector: string, max: number): string[] {
   return out;
 }
 
-function baseUrl($: CheerioAPI, pageUrl: URL): URL {
-  const href = $("base[href]").first().attr("href");
+function baseUrl(href: string | undefined, pageUrl: URL): URL {
   if (!href) return pageUrl;
   try {
     return new URL(href.trim(), pageUrl);

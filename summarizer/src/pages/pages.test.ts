@@ -92,6 +92,8 @@ describe("POST /api/summarize", () => {
     expect(res.body.headings).toEqual(range(20).map((i) => `Heading ${i}`));
     expect(res.body.paragraphs).toEqual(range(10).map((i) => `Paragraph ${i % 12}`));
     expect(new Date(res.body.fetchedAt).toISOString()).toBe(res.body.fetchedAt);
+    expect(res.headers["server-timing"]).toMatch(/^fetch;dur=\d+\.\d{2}, extract;dur=\d+\.\d{2}$/);
+    expect(res.headers.etag).toBeUndefined();
   });
 
   it("counts words of the visible text only, with entities decoded and whitespace normalized", async () => {

@@ -15,20 +15,40 @@ export const USER_AGENT = `${SUMMARIZER_PRODUCT}/${SUMMARIZER_VERSION.split(".")
 export const MAX_REDIRECTS = 5;
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
+/** Filled in by the service for the `Server-Timing` header: time spent fetching and extracting. */
+export interface PageTimings {
+  fetchMs?: number;
+  extractMs?: number;
+}
+
+const clockMs = () => Number(process.hrtime.bigint()) / 1e6;
+
 export type SummarizeResult = { url: string } & PageSummary & { fetchedAt: string };
 export type ExtractResult = { url: string } & PageExtract & { fetchedAt: string };
 
 /** `POST /api/summarize`: `{url, title, description, headings, paragraphs, wordCount, fetchedAt}`. */
-export async function summarizeUrl(rawUrl: string, deps: PageDeps): Promise<SummarizeResult> {
-  const page = await fetchHtml(rawUrl, deps);
+export async function summarizeUrl(
+  rawUrl: string,
+  deps: PageDeps,
+  timings: PageTimings = {},
+): Promise<SummarizeResult> {
+  const page = await fetchHtml(rawUrl, deps, timings);
+  const started = clockMs();
   const summary = summarizeDocument(parsePage(page.html));
+  timings.extractMs = clockMs() - started;
   return { url: page.url, ...summary, fetchedAt: page.fetchedAt };
 }
 
 /** `POST /api/extract`: `{url, links, images, meta, fetchedAt}`. */
-export async function extractUrl(rawUrl: string, deps: PageDeps): Promise<ExtractResult> {
-  const page = await fetchHtml(rawUrl, deps);
+export async function extractUrl(
+  rawUrl: string,
+  deps: PageDeps,
+  timings: PageTimings = {},
+): Promise<ExtractResult> {
+  const page = await fetchHtml(rawUrl, deps, timings);
+  const started = clockMs();
   const extract = extractDocument(parsePage(page.html), page.finalUrl);
+  timings.extractMs = clockMs() - started;
   return { url: page.url, ...extract, fetchedAt: page.fetchedAt };
 }
 
@@ -57,8 +77,9 @@ interface FetchedPage {
   fetchedAt: string;
 }
 
-async function fetchHtml(rawUrl: string, deps: PageDeps): Promise<FetchedPage> {
+async function fetchHtml(rawUrl: string, deps: PageDeps, timings: PageTimings): Promise<FetchedPage> {
   const url = parsePageUrl(rawUrl);
+  const started = clockMs();
   try {
     const res = await deps.client.open(url, {
       timeoutMs: deps.timeoutMs,
@@ -80,10 +101,12 @@ async function fetchHtml(rawUrl: string, deps: PageDeps): Promise<FetchedPage> {
       throw new HttpError(500, "not_html", `the page is ${mime}, not text/html or application/xhtml+xml`);
     }
     const body = await res.readBody(deps.maxBytes);
+    const html = decodeHtml(body, contentType);
+    timings.fetchMs = clockMs() - started;
     return {
       url: url.toString(),
       finalUrl: res.url,
-      html: decodeHtml(body, contentType),
+      html,
       fetchedAt: (deps.now?.() ?? new Date()).toISOString(),
     };
   } catch (err) {

@@ -93,7 +93,42 @@ export function truncate(text: string, max: number): string {
   return Array.from(text).slice(0, max).join("");
 }
 
-export function countWords(text: string): number {
-  const trimmed = text.trim();
-  return trimmed ? trimmed.split(/\s+/).length : 0;
+/**
+ * Words of a node's visible text, counted while walking it (no copy of the text is built): the same
+ * count as splitting `textOf(node)` on whitespace.
+ */
+export function countWords(node: AnyNode): number {
+  const state = { words: 0, inWord: false };
+  countIn(node, state);
+  return state.words;
+}
+
+const ASCII_SPACE = new Uint8Array(128);
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[c] = 1;
+const UNICODE_SPACE = /\s/;
+
+function isSpace(code: number): boolean {
+  return code < 128 ? ASCII_SPACE[code] === 1 : UNICODE_SPACE.test(String.fromCharCode(code));
+}
+
+function countIn(node: AnyNode, state: { words: number; inWord: boolean }): void {
+  if (node.type === "text") {
+    const data = node.data;
+    for (let i = 0; i < data.length; i++) {
+      if (isSpace(data.charCodeAt(i))) state.inWord = false;
+      else if (!state.inWord) {
+        state.inWord = true;
+        state.words++;
+      }
+    }
+    return;
+  }
+  if (node.type !== "tag" && node.type !== "root") return;
+  const element = node as Element;
+  const name = node.type === "tag" ? element.name : "";
+  if (NON_TEXT.has(name)) return;
+  const block = BLOCK.has(name);
+  if (block) state.inWord = false;
+  for (const child of element.children) countIn(child, state);
+  if (block) state.inWord = false;
 }

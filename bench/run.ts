@@ -1,0 +1,13 @@
+/** `npm run bench -- <name>`: runs bench/<name>.ts. */
+const benches: Record<string, () => Promise<unknown>> = {
+  summarizer: () => import("./summarizer"),
+};
+const chosen = process.argv[2];
+const run = chosen ? benches[chosen] : undefined;
+if (!run) {
+  console.error(`usage: npm run bench -- <${Object.keys(benches).join("|")}>`);
+  process.exit(2);
+}
+await run();
+
+export {};
