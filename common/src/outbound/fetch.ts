@@ -146,9 +146,24 @@ function toOutboundError(err: unknown, signal: AbortSignal, timeoutMs: number): 
   if (err instanceof OutboundError) return err;
   if (signal.aborted) return new OutboundError("timeout", `timed out after ${formatSeconds(timeoutMs)}`);
   const code = (err as NodeJS.ErrnoException).code;
-  const message = code ? `${code}` : (err as Error).message;
-  return new OutboundError("network", `could not fetch the page (${message})`);
+  const known = code ? NETWORK_ERRORS[code] : undefined;
+  const message = known ? `${known} (${code})` : code ? code : (err as Error).message;
+  return new OutboundError("network", `could not fetch the page: ${message}`);
 }
+
+const NETWORK_ERRORS: Record<string, string> = {
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "connection timed out",
+  EPROTO: "TLS handshake failed",
+  CERT_HAS_EXPIRED: "the site's certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the site's certificate is self-signed",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the site's certificate does not match its name",
+};
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;

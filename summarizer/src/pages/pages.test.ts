@@ -279,6 +279,15 @@ describe("fetching", () => {
     expect(missing.body.error).toContain("404");
   });
 
+  it("names a network failure", async () => {
+    const closed = await startFakeUpstream(() => {});
+    const url = `${closed.url}/gone`;
+    await closed.close();
+    const res = await summarize(url);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "could not fetch the page: connection refused (ECONNREFUSED)" });
+  });
+
   it("gives up on a page that never answers after the fetch timeout", async () => {
     const quick = makeApp({ SUMMARIZER_FETCH_TIMEOUT_MS: "300" });
     const res = await summarize(at("/never"), quick);
