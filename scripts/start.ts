@@ -66,11 +66,13 @@ function servicePlan(config: LauncherConfig, name: ServiceName) {
         args: [...tsx, "src/server.ts"],
         health: "/health",
       };
-    case "web": {
-      const next = join(root, "node_modules", "next", "dist", "bin", "next");
-      const args = [next, "start", "-p", String(config.WEB_PORT), "-H", config.HOST];
-      return { port: config.WEB_PORT, cwd: join(root, "web"), args, health: "/api/health" };
-    }
+    case "web":
+      return {
+        port: config.WEB_PORT,
+        cwd: join(root, "web"),
+        args: [...tsx, "server.ts"],
+        health: "/api/health",
+      };
   }
 }
 
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
     NEXT_TELEMETRY_DISABLED: "1",
     DATABASE_URL: database.url,
     HOST: config.HOST,
+    DATA_DIR: config.dataDir,
     WEB_PORT: String(config.WEB_PORT),
     BACKEND_PORT: String(config.BACKEND_PORT),
     SUMMARIZER_PORT: String(config.SUMMARIZER_PORT),

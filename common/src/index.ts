@@ -1,4 +1,5 @@
 export * from "./clock";
+export * from "./crypto";
 export * from "./env";
 export * from "./errors";
 export * from "./http-log";

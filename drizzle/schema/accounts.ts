@@ -36,6 +36,8 @@ export const users = pgTable(
     referredBy: text("referred_by").references((): AnyPgColumn => users.id, {
       onDelete: "set null",
     }),
+    /** Set by a RISC `account-disabled` event: identity-provider sign-in refused until `account-enabled`. */
+    idpSignInBlockedAt: timestamptz("idp_sign_in_blocked_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "idp_sign_in_blocked_at" timestamp with time zone;

@@ -1,0 +1,14 @@
+import { webContext } from "@/lib/context";
+import { csrfCookie, issueCsrfToken } from "@/lib/csrf/service";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/auth/csrf: `{token, signed, header}` plus the double-submit cookie. */
+export const GET = route(async () => {
+  const { config } = webContext();
+  const csrf = issueCsrfToken(config);
+  return Response.json(csrf, {
+    headers: { "set-cookie": csrfCookie(config, csrf.token), "cache-control": "no-store" },
+  });
+});

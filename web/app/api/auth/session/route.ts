@@ -1,0 +1,11 @@
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { sessionUserOf } from "@/lib/sessions/service";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/auth/session: always 200, `{user: {id, name, email, isAdmin}}` or `{user: null}`. */
+export const GET = route(async (request: Request) => {
+  const user = await sessionUserOf(webContext(), request);
+  return Response.json({ user }, { headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,13 @@
+import { webContext } from "@/lib/context";
+import { readCookie } from "@/lib/http/cookies";
+import { route } from "@/lib/http/errors";
+import { clearedSessionCookie, deleteSession, SESSION_COOKIE } from "@/lib/sessions/service";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/auth/signout: deletes the session row, clears the cookie; always `{ok: true}`. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  await deleteSession(ctx, readCookie(request, SESSION_COOKIE));
+  return Response.json({ ok: true }, { headers: { "set-cookie": clearedSessionCookie(ctx.config) } });
+});

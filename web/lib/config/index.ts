@@ -1,0 +1,51 @@
+import { csv, flag, httpUrl, logLevel, parseEnv, positiveInt, postgresUrl, secret } from "@svc/common";
+import { z } from "zod";
+
+export const envSchema = z.object({
+  DATABASE_URL: postgresUrl(),
+  /** Public URL of the web app; cookies get `Secure` when it is https. */
+  PUBLIC_URL: httpUrl().default("http://localhost:3000"),
+  /** Key of CSRF signatures and of the encryption of stored identity-provider tokens. */
+  SESSION_SECRET: secret(),
+  LOG_LEVEL: logLevel(),
+  /** Where local state lives (mail written when SMTP_URL is unset goes to `<DATA_DIR>/mail`). */
+  DATA_DIR: z.string().default(".data"),
+  /** Take the client IP from X-Forwarded-For (first address) instead of the socket. */
+  TRUST_PROXY: flag(false),
+  /** `off` lets non-browser clients (curl, scripts) sign up. */
+  BOT_PROTECTION: z.enum(["on", "off"], "must be on or off").default("on"),
+  /** Credits granted to both users when a referral code is used at sign-up. */
+  REFERRAL_CREDITS: positiveInt(10),
+  /** Comma list of emails that are admins once their ownership is proven. */
+  ADMIN_EMAILS: csv(),
+  /** SMTP server for verification mail, e.g. smtp://user:pass@host:587; unset writes mail to files. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+  MAIL_FROM: z.string().default("Agent Platform <no-reply@localhost>"),
+  PASSKEY_CHALLENGE_TTL_MS: positiveInt(5 * 60 * 1000),
+  /** WebAuthn relying party id and origin; default: the host and origin of PUBLIC_URL. */
+  WEBAUTHN_RP_ID: z.string().optional(),
+  WEBAUTHN_ORIGIN: httpUrl().optional(),
+  WEBAUTHN_RP_NAME: z.string().default("Agent Platform"),
+  /** OpenID Connect identity provider: issuer (its discovery document), client id and secret. */
+  IDP_ISSUER: httpUrl().optional(),
+  IDP_CLIENT_ID: z.string().optional(),
+  IDP_CLIENT_SECRET: z.string().optional(),
+  /** Backend base URL and the internal key the web uses to call it. */
+  BACKEND_URL: httpUrl().default("http://127.0.0.1:4000"),
+  INTERNAL_API_KEY: z.string().optional(),
+});
+
+export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
+
+/** Parses the web's variables; a bad one fails with its name. */
+export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
+  const parsed = parseEnv(envSchema, env);
+  const publicUrl = new URL(parsed.PUBLIC_URL);
+  return {
+    ...parsed,
+    ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
+    cookieSecure: publicUrl.protocol === "https:",
+    rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,
+    origin: parsed.WEBAUTHN_ORIGIN ? new URL(parsed.WEBAUTHN_ORIGIN).origin : publicUrl.origin,
+  };
+}

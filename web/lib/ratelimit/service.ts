@@ -1,0 +1,43 @@
+import type { Clock } from "@svc/common";
+import type { Database } from "@svc/db";
+import { sql } from "drizzle-orm";
+
+export interface RateWindow {
+  /** Requests allowed per window. */
+  points: number;
+  windowMs: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Requests counted in the current window, this one included. */
+  count: number;
+  resetAt: Date;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts one request against a fixed window kept in PostgreSQL (`rate_limit_windows`), atomically, so
+ * the limit holds across any number of web processes. A window that has expired starts again at 1.
+ */
+export async function consumeRate(
+  deps: { db: Database; clock: Clock },
+  key: string,
+  window: RateWindow,
+): Promise<RateDecision> {
+  const now = deps.clock.now().getTime();
+  const result = await deps.db.execute<{ points: number; expire: string }>(sql`
+    insert into rate_limit_windows (key, points, expire) values (${key}, 1, ${now + window.windowMs})
+    on conflict (key) do update set
+      points = case when rate_limit_windows.expire <= ${now} then 1 else rate_limit_windows.points + 1 end,
+      expire = case when rate_limit_windows.expire <= ${now} then ${now + window.windowMs} else rate_limit_windows.expire end
+    returning points, expire`);
+  const row = result.rows[0];
+  const resetAt = new Date(Number(row.expire));
+  return {
+    allowed: row.points <= window.points,
+    count: row.points,
+    resetAt,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
+  };
+}

@@ -1,0 +1,92 @@
+import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
+import type { Database } from "@svc/db";
+import { sessions, users } from "@svc/db/schema";
+import { and, eq, gt } from "drizzle-orm";
+import type { WebConfig } from "../config";
+import { readCookie, serializeCookie } from "../http/cookies";
+
+export const SESSION_COOKIE = "svc-session";
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface SessionUser {
+  id: string;
+  name: string;
+  email: string;
+  isAdmin: boolean;
+}
+
+interface Deps {
+  db: Database;
+  clock: Clock;
+  config: WebConfig;
+}
+
+/** Starts a session: a 32-byte random token for the cookie, only its SHA-256 stored. */
+export async function createSession(
+  deps: Deps,
+  userId: string,
+  meta: { ip?: string; userAgent?: string } = {},
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomToken(32);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await deps.db.insert(sessions).values({
+    id: newId("ses"),
+    tokenHash: sha256Hex(token),
+    userId,
+    expiresAt,
+    createdAt: now,
+    lastSeenAt: now,
+    ip: meta.ip,
+    userAgent: meta.userAgent?.slice(0, 512),
+  });
+  return { token, expiresAt };
+}
+
+/** Whether an account is an admin: granted in the database, or a proven ADMIN_EMAILS address. */
+export function isAdminUser(
+  user: { isAdmin: boolean; email: string; emailVerifiedAt: Date | null },
+  config: WebConfig,
+): boolean {
+  return user.isAdmin || (user.emailVerifiedAt !== null && config.ADMIN_EMAILS.includes(user.email));
+}
+
+/** The user behind a session token, or null when the token is unknown, deleted or expired. */
+export async function findSessionUser(deps: Deps, token: string | undefined): Promise<SessionUser | null> {
+  if (!token) return null;
+  const rows = await deps.db
+    .select({ user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, deps.clock.now())))
+    .limit(1);
+  const user = rows[0]?.user;
+  if (!user) return null;
+  return { id: user.id, name: user.name, email: user.email, isAdmin: isAdminUser(user, deps.config) };
+}
+
+/** The session user of a request (cookie `svc-session`), or null. */
+export function sessionUserOf(deps: Deps, request: Request): Promise<SessionUser | null> {
+  return findSessionUser(deps, readCookie(request, SESSION_COOKIE));
+}
+
+/** Deletes the session of a token (sign-out). */
+export async function deleteSession(deps: { db: Database }, token: string | undefined): Promise<void> {
+  if (token) await deps.db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)));
+}
+
+/** Deletes every session of a user (security events, account takeover protection). */
+export async function deleteUserSessions(deps: { db: Database }, userId: string): Promise<void> {
+  await deps.db.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+export function sessionCookie(config: WebConfig, token: string): string {
+  return serializeCookie(SESSION_COOKIE, token, {
+    maxAgeSeconds: SESSION_TTL_MS / 1000,
+    secure: config.cookieSecure,
+  });
+}
+
+export function clearedSessionCookie(config: WebConfig): string {
+  return serializeCookie(SESSION_COOKIE, "", { maxAgeSeconds: 0, secure: config.cookieSecure });
+}
