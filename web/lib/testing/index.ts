@@ -102,3 +102,15 @@ export async function call(
   request.jar?.store(response);
   return response;
 }
+
+/** A new account with a live session: the jar carries its `svc-session` cookie. */
+export async function signedInUser(email = `user-${Math.random().toString(36).slice(2, 10)}@example.com`) {
+  const { createUser } = await import("../accounts/users");
+  const { createSession, SESSION_COOKIE } = await import("../sessions/service");
+  const ctx = webContext();
+  const user = await createUser(ctx, { email, name: email.split("@")[0] });
+  const { token } = await createSession(ctx, user.id);
+  const jar = new CookieJar();
+  jar.set(SESSION_COOKIE, token);
+  return { user, jar, token };
+}
