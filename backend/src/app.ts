@@ -2,6 +2,7 @@ import { requestLogger } from "@svc/common";
 import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
+import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
 import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
@@ -13,12 +14,13 @@ export interface BackendDeps {
 }
 
 /** Builds the backend app from its dependencies; `server.ts` starts it. */
-export function createApp({ database, logger }: BackendDeps): Express {
+export function createApp({ config, database, logger }: BackendDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogger(logger));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRoutes(database.pool));
+  app.use(apiKeyRoutes(database.db, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(notFound);
   app.use(errorMapper(logger));
   return app;

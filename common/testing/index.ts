@@ -1,1 +1,2 @@
 export * from "./fake-upstream";
+export * from "./fakes/oidc-provider";

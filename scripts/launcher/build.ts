@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
-const SKIP = new Set(["node_modules", ".next", ".data", "dist", "coverage"]);
+const SKIP = new Set(["node_modules", ".next", ".next-build-lock", ".data", "dist", "coverage"]);
 
 /** Hash of every source file the web build depends on (paths, sizes, modification times). */
 export async function webSourceFingerprint(root: string): Promise<string> {
@@ -31,6 +31,33 @@ async function walk(dir: string, onFile: (file: string) => void): Promise<void> 
 
 /** Builds the web app when it was never built or its sources changed since the last build. */
 export async function buildWebIfNeeded(root: string, log: (line: string) => void): Promise<boolean> {
+  // One build at a time per checkout (two starts, or tests, may ask at once): mkdir is atomic.
+  const lock = join(root, "web", ".next-build-lock");
+  for (let waited = 0; ; waited += 500) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const age =
+        Date.now() -
+        (await stat(lock).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
+      if (age > 10 * 60_000) await rm(lock, { recursive: true, force: true });
+      if (waited === 0) log("waiting for another build of the web app to finish");
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await buildUnlocked(root, log);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+async function buildUnlocked(root: string, log: (line: string) => void): Promise<boolean> {
   const marker = join(root, "web", ".next", "svc-source-fingerprint");
   const fingerprint = await webSourceFingerprint(root);
   const built = existsSync(join(root, "web", ".next", "BUILD_ID"));

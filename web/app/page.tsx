@@ -4,7 +4,14 @@ export default function Home() {
       <h1>Agent Platform</h1>
       <p>
         Deploy an AI agent, call it through the v1 gateway, and approve the tool calls that need a person.
-        This server is running; its health is at <a href="/api/health">/api/health</a>.
+      </p>
+      <p className="alternatives">
+        <a className="button" href="/signup">
+          Create an account
+        </a>
+        <a className="button secondary" href="/login">
+          Sign in
+        </a>
       </p>
     </main>
   );

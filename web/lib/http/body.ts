@@ -37,6 +37,6 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   throw new HttpError(
     400,
     "invalid_request",
-    field && !message.startsWith(field) ? `${field}: ${message}` : message,
+    field && !message.includes(field) ? `${field}: ${message}` : message,
   );
 }

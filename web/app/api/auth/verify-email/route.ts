@@ -1,0 +1,13 @@
+import { verifyEmail } from "@/lib/accounts/service";
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/auth/verify-email?token=: the link from the verification mail; redirects to a page. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const ok = await verifyEmail(ctx, new URL(request.url).searchParams.get("token"));
+  const target = ok ? "/dashboard?verified=1" : "/login?error=VerificationFailed";
+  return Response.redirect(new URL(target, ctx.config.PUBLIC_URL), 302);
+});

@@ -1,0 +1,20 @@
+import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
+import { clientIp } from "@/lib/http/client-ip";
+import { route } from "@/lib/http/errors";
+import { authVerifyBody } from "@/lib/passkeys/schema";
+import { verifyAuthentication } from "@/lib/passkeys/service";
+import { sessionCookie } from "@/lib/sessions/service";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/passkey/auth/verify (public): `{response, challenge}` -> `{ok: true}` and the session cookie. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const input = await readJson(request, authVerifyBody);
+  const { token } = await verifyAuthentication(ctx, input, {
+    ip: clientIp(request, ctx.config.TRUST_PROXY),
+    userAgent: request.headers.get("user-agent") ?? undefined,
+  });
+  return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie(ctx.config, token) } });
+});

@@ -1,0 +1,17 @@
+import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { registerVerifyBody } from "@/lib/passkeys/schema";
+import { verifyRegistration } from "@/lib/passkeys/service";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/passkey/register/verify (session): `{credential, challenge, label?}` -> `{ok: true}`. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, registerVerifyBody);
+  await verifyRegistration(ctx, user.id, input);
+  return Response.json({ ok: true });
+});

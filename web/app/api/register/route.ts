@@ -1,0 +1,21 @@
+import { registerSchema } from "@/lib/accounts/schema";
+import { assertHumanClient, registerAccount } from "@/lib/accounts/service";
+import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
+import { clientIp } from "@/lib/http/client-ip";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/register: `{email, password, name?, referralCode?}` → 201 `{id, email, name}`; no session. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const userAgent = request.headers.get("user-agent");
+  assertHumanClient(ctx, userAgent);
+  const input = await readJson(request, registerSchema);
+  const account = await registerAccount(ctx, input, {
+    ip: clientIp(request, ctx.config.TRUST_PROXY),
+    userAgent,
+  });
+  return Response.json(account, { status: 201 });
+});

@@ -1,0 +1,13 @@
+import { trialStatus } from "@/lib/accounts/service";
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/trial (session): `{active, startedAt, endsAt, daysRemaining}`. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(await trialStatus(ctx, user.id));
+});

@@ -1,0 +1,104 @@
+"use client";
+
+import { startRegistration } from "@simplewebauthn/browser";
+import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { api } from "@/components/api";
+import { Field } from "@/components/field";
+
+interface PasskeyRow {
+  id: string;
+  label: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export function PasskeysPanel() {
+  const [passkeys, setPasskeys] = useState<PasskeyRow[]>([]);
+  const [error, setError] = useState("");
+  const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    setPasskeys((await api<{ passkeys: PasskeyRow[] }>("/api/passkeys")).passkeys);
+  }, []);
+
+  useEffect(() => {
+    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+  }, [load]);
+
+  async function add(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const label = String(new FormData(form).get("passkeyLabel") ?? "").trim() || "Passkey";
+    setBusy(true);
+    setError("");
+    setStatus("");
+    try {
+      const { options, challenge } = await api<{
+        options: Parameters<typeof startRegistration>[0]["optionsJSON"];
+        challenge: string;
+      }>("/api/passkey/register/options", { method: "POST" });
+      const credential = await startRegistration({ optionsJSON: options });
+      await api("/api/passkey/register/verify", { json: { credential, challenge, label } });
+      form.reset();
+      setStatus(`Passkey "${label}" added.`);
+      await load();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove(id: string) {
+    setError("");
+    try {
+      await api(`/api/passkeys/${encodeURIComponent(id)}`, { method: "DELETE" });
+      setStatus("Passkey removed.");
+      await load();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  return (
+    <section aria-labelledby="passkeys-heading">
+      <h2 id="passkeys-heading">Passkeys</h2>
+      {passkeys.length === 0 ? <p>No passkeys yet.</p> : null}
+      <ul className="rows" data-testid="passkeys">
+        {passkeys.map((p) => (
+          <li key={p.id}>
+            <span>
+              <strong>{p.label}</strong> · added {new Date(p.createdAt).toLocaleDateString()}
+              {p.lastUsedAt ? ` · last used ${new Date(p.lastUsedAt).toLocaleString()}` : ""}
+            </span>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => remove(p.id)}
+              aria-label={`Remove passkey ${p.label}`}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={add} className="inline" aria-label="Add a passkey">
+        <Field label="Passkey name" name="passkeyLabel" placeholder="Passkey" maxLength={64} />
+        <button type="submit" disabled={busy}>
+          Add passkey
+        </button>
+      </form>
+      {status ? (
+        <p role="status" className="notice">
+          {status}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,98 @@
+"use client";
+
+import { startAuthentication } from "@simplewebauthn/browser";
+import { type FormEvent, useRef, useState } from "react";
+import { api, fieldOf } from "@/components/api";
+import { Field } from "@/components/field";
+
+export function LoginForm() {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const emailRef = useRef<HTMLInputElement>(null);
+
+  async function signInWithPassword(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    setBusy(true);
+    setErrors({});
+    setFormError("");
+    try {
+      const csrf = await api<{ header: string }>("/api/auth/csrf");
+      await api("/api/auth/login", {
+        json: { email: String(data.get("email") ?? ""), password: String(data.get("password") ?? "") },
+        headers: { "x-csrf-token": csrf.header },
+      });
+      window.location.assign("/dashboard");
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const field = fieldOf(message, ["email", "password"]);
+      if (field && !message.includes(" and ")) setErrors({ [field]: message });
+      else setFormError(message);
+      setBusy(false);
+    }
+  }
+
+  async function signInWithPasskey() {
+    setErrors({});
+    setFormError("");
+    const identifier = emailRef.current?.value.trim() ?? "";
+    if (!identifier) {
+      setErrors({ email: "Enter your email to sign in with a passkey." });
+      emailRef.current?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const { options, challenge } = await api<{
+        options: Parameters<typeof startAuthentication>[0]["optionsJSON"];
+        challenge: string;
+      }>("/api/passkey/auth/options", { json: { identifier } });
+      const response = await startAuthentication({ optionsJSON: options });
+      await api("/api/passkey/auth/verify", { json: { response, challenge } });
+      window.location.assign("/dashboard");
+    } catch (err) {
+      setFormError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <form onSubmit={signInWithPassword} noValidate aria-label="Sign in with email and password">
+        <Field
+          ref={emailRef}
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username webauthn"
+          required
+          error={errors.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          error={errors.password}
+        />
+        {formError ? (
+          <p className="error" role="alert">
+            {formError}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+      </form>
+      <div className="alternatives">
+        <button type="button" className="secondary" onClick={signInWithPasskey} disabled={busy}>
+          Sign in with passkey
+        </button>
+        <a className="button secondary" href="/api/auth/idp">
+          Continue with identity provider
+        </a>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,38 @@
+import type { Metadata } from "next";
+import { LoginForm } from "./login-form";
+
+export const metadata: Metadata = { title: "Sign in · Agent Platform" };
+
+const MESSAGES: Record<string, string> = {
+  AccessDenied: "You cancelled the sign-in at the identity provider.",
+  IdpAuthFailed: "Sign-in with the identity provider failed.",
+  IdpNotConfigured: "Sign-in with an identity provider is not set up on this server.",
+  IdpTokenFailed: "The identity provider did not complete the sign-in. Try again.",
+  IdpNoEmail: "The identity provider did not share an email address with us.",
+  IdpAuthError: "Something went wrong signing in with the identity provider.",
+  VerificationFailed: "That confirmation link is invalid, used or expired.",
+};
+
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[]>>;
+}) {
+  const params = await searchParams;
+  const code = typeof params.error === "string" ? params.error : undefined;
+  const notice = code ? (MESSAGES[code] ?? "Sign-in failed.") : undefined;
+  return (
+    <main className="narrow">
+      <h1>Sign in</h1>
+      {notice ? (
+        <p className="error" role="alert">
+          {notice}
+        </p>
+      ) : null}
+      <LoginForm />
+      <p>
+        New here? <a href="/signup">Create an account</a>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,78 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { ApiError, api, fieldOf } from "@/components/api";
+import { Field } from "@/components/field";
+
+const FIELDS = ["email", "password", "name", "referralCode"];
+
+export function SignupForm() {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState("");
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const body: Record<string, string> = {};
+    for (const field of FIELDS) {
+      const value = String(data.get(field) ?? "").trim();
+      if (value || field === "email" || field === "password")
+        body[field] = field === "password" ? String(data.get(field) ?? "") : value;
+    }
+    setBusy(true);
+    setErrors({});
+    setFormError("");
+    try {
+      const account = await api<{ email: string }>("/api/register", { json: body });
+      setDone(account.email);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const field =
+        err instanceof ApiError && err.code === "user_exists" ? "email" : fieldOf(message, FIELDS);
+      if (field) setErrors({ [field]: message });
+      else setFormError(message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (done) {
+    return (
+      <div role="status" className="notice">
+        <p>
+          Account created for <strong>{done}</strong>. We sent a link to confirm your email address.
+        </p>
+        <p>
+          <a href="/login">Sign in now</a>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        hint="At least 8 characters."
+        error={errors.password}
+      />
+      <Field label="Name (optional)" name="name" autoComplete="name" error={errors.name} />
+      <Field label="Referral code (optional)" name="referralCode" error={errors.referralCode} />
+      {formError ? (
+        <p className="error" role="alert">
+          {formError}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy}>
+        {busy ? "Creating account…" : "Create account"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,191 @@
+import { HttpError, newId, randomToken, sha256Hex } from "@svc/common";
+import { emailVerificationTokens, referralCredits, users } from "@svc/db/schema";
+import bcrypt from "bcryptjs";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { WebContext } from "../context";
+import { sendMail } from "../mail/service";
+import { consumeRate } from "../ratelimit/service";
+import { isAdminUser } from "../sessions/service";
+import { isAutomatedClient } from "./bots";
+import type { RegisterInput } from "./schema";
+import { createUser, findUserByEmail, findUserByReferralCode } from "./users";
+
+export const BCRYPT_COST = 12;
+export const TRIAL_DAYS = 7;
+export const SIGNUP_LIMIT = { points: 5, windowMs: 60 * 60 * 1000 };
+export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface RequestMeta {
+  ip: string;
+  userAgent: string | null;
+}
+
+/**
+ * `POST /api/register`: bot check (403), validation (400, done by the caller's schema), per-IP limit of 5
+ * sign-ups an hour (429), unique email (409), referral code (400 when unknown). Creates the account with a
+ * 7-day trial, records referral credits for both users, and mails an email-verification link. No session.
+ */
+export async function registerAccount(ctx: WebContext, input: RegisterInput, meta: RequestMeta) {
+  const referralCode = input.referralCode;
+  const limit = await consumeRate(ctx, `signup:${meta.ip}`, SIGNUP_LIMIT);
+  if (!limit.allowed) {
+    throw new HttpError(429, "rate_limited", "too many sign-ups from this address; try again later", {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
+  }
+  if (await findUserByEmail(ctx, input.email))
+    throw new HttpError(409, "user_exists", "an account with this email already exists");
+  const referrer = referralCode ? await findUserByReferralCode(ctx, referralCode) : undefined;
+  if (referralCode && !referrer) throw new HttpError(400, "invalid_referral_code", "unknown referral code");
+
+  const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
+  const token = randomToken(32);
+  const now = ctx.clock.now();
+  let user: Awaited<ReturnType<typeof createUser>>;
+  try {
+    user = await ctx.db.transaction(async (tx) => {
+      const created = await createUser(
+        { db: tx, clock: ctx.clock },
+        { email: input.email, name: input.name, passwordHash, referredBy: referrer?.id },
+      );
+      if (referrer) {
+        const amount = String(ctx.config.REFERRAL_CREDITS);
+        await tx.insert(referralCredits).values([
+          {
+            id: newId("rcr"),
+            userId: created.id,
+            amount,
+            reason: "referral_signup",
+            relatedUserId: referrer.id,
+            createdAt: now,
+          },
+          {
+            id: newId("rcr"),
+            userId: referrer.id,
+            amount,
+            reason: "referral_reward",
+            relatedUserId: created.id,
+            createdAt: now,
+          },
+        ]);
+      }
+      await tx.insert(emailVerificationTokens).values({
+        tokenHash: sha256Hex(token),
+        userId: created.id,
+        expiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
+        createdAt: now,
+      });
+      return created;
+    });
+  } catch (err) {
+    // Two sign-ups racing for one email: the unique index decides.
+    if (
+      (err as { cause?: { code?: string }; code?: string }).cause?.code === "23505" ||
+      (err as { code?: string }).code === "23505"
+    ) {
+      throw new HttpError(409, "user_exists", "an account with this email already exists");
+    }
+    throw err;
+  }
+  const link = `${ctx.config.PUBLIC_URL.replace(/\/$/, "")}/api/auth/verify-email?token=${token}`;
+  await sendMail(ctx, {
+    to: user.email,
+    subject: "Confirm your email for Agent Platform",
+    text: `Hello ${user.name},\n\nConfirm that this address is yours by opening this link within 24 hours:\n\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+  }).catch((err: unknown) => ctx.logger.error({ err, userId: user.id }, "verification mail failed"));
+  return { id: user.id, email: user.email, name: user.name };
+}
+
+/** Refuses automation clients at sign-up unless BOT_PROTECTION=off. */
+export function assertHumanClient(ctx: WebContext, userAgent: string | null): void {
+  if (ctx.config.BOT_PROTECTION === "on" && isAutomatedClient(userAgent)) {
+    throw new HttpError(403, "bot_detected", "automated sign-ups are not allowed; sign up in a browser");
+  }
+}
+
+/**
+ * `GET /api/auth/verify-email?token=`: single use, 24 hours. Marks the email verified (which is what makes
+ * an ADMIN_EMAILS address an admin). Returns whether the token was good.
+ */
+export async function verifyEmail(ctx: WebContext, token: string | null): Promise<boolean> {
+  if (!token || token.length > 200) return false;
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const used = await tx
+      .update(emailVerificationTokens)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(emailVerificationTokens.tokenHash, sha256Hex(token)),
+          isNull(emailVerificationTokens.usedAt),
+          gt(emailVerificationTokens.expiresAt, now),
+        ),
+      )
+      .returning({ userId: emailVerificationTokens.userId });
+    const userId = used[0]?.userId;
+    if (!userId) return false;
+    await tx
+      .update(users)
+      .set({ emailVerifiedAt: now })
+      .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)));
+    return true;
+  });
+}
+
+export interface TrialStatus {
+  active: boolean;
+  startedAt: string;
+  endsAt: string;
+  daysRemaining: number;
+}
+
+/** `GET /api/trial`: the 7-day free trial of the signed-in user. */
+export async function trialStatus(ctx: WebContext, userId: string): Promise<TrialStatus> {
+  const rows = await ctx.db
+    .select({ trialStartedAt: users.trialStartedAt, createdAt: users.createdAt })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  const row = rows[0];
+  if (!row) throw new HttpError(401, "unauthorized", "sign in first");
+  const startedAt = row.trialStartedAt ?? row.createdAt;
+  const endsAt = new Date(startedAt.getTime() + TRIAL_DAYS * DAY_MS);
+  const left = endsAt.getTime() - ctx.clock.now().getTime();
+  return {
+    active: left > 0,
+    startedAt: startedAt.toISOString(),
+    endsAt: endsAt.toISOString(),
+    daysRemaining: Math.max(0, Math.ceil(left / DAY_MS)),
+  };
+}
+
+export interface AccountSummary {
+  id: string;
+  email: string;
+  name: string;
+  isAdmin: boolean;
+  emailVerified: boolean;
+  referralCode: string;
+  referralCredits: string;
+}
+
+/** `GET /api/account`: who is signed in, whether the email is proven, the referral code and credits earned. */
+export async function accountSummary(ctx: WebContext, userId: string): Promise<AccountSummary> {
+  const rows = await ctx.db.select().from(users).where(eq(users.id, userId)).limit(1);
+  const user = rows[0];
+  if (!user) throw new HttpError(401, "unauthorized", "sign in first");
+  const credits = await ctx.db
+    .select({ total: sql<string>`coalesce(sum(${referralCredits.amount}), 0)::text` })
+    .from(referralCredits)
+    .where(eq(referralCredits.userId, userId));
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    isAdmin: isAdminUser(user, ctx.config),
+    emailVerified: user.emailVerifiedAt !== null,
+    referralCode: user.referralCode,
+    referralCredits: credits[0]?.total ?? "0",
+  };
+}

@@ -1,0 +1,37 @@
+import { HttpError } from "@svc/common";
+import type { WebContext } from "../context";
+import { sessionUserOf } from "../sessions/service";
+import { findApiKeyOwner } from "./service";
+
+/** Who made a request and how: a session cookie, or a bearer API key (then also which key). */
+export interface DualAuthResult {
+  user: { id: string; email: string; name: string };
+  via: "session" | "apiKey";
+  apiKeyId?: string;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(request: Request): string | undefined {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get("authorization") ?? "");
+  return match?.[1];
+}
+
+/**
+ * Dual auth (spec "Authentication"): the session cookie first, then `Authorization: Bearer svc_...`
+ * (an active API key, found by its SHA-256); 401 when neither is valid.
+ */
+export async function authenticateSessionOrApiKey(
+  ctx: WebContext,
+  request: Request,
+): Promise<DualAuthResult> {
+  const sessionUser = await sessionUserOf(ctx, request);
+  if (sessionUser) {
+    return { user: { id: sessionUser.id, email: sessionUser.email, name: sessionUser.name }, via: "session" };
+  }
+  const token = bearerToken(request);
+  if (token) {
+    const owner = await findApiKeyOwner(ctx, token);
+    if (owner) return { user: owner.user, via: "apiKey", apiKeyId: owner.apiKeyId };
+  }
+  throw new HttpError(401, "unauthorized", "sign in or send a valid API key as a Bearer token");
+}

@@ -1,0 +1,320 @@
+import { sha256Hex } from "@svc/common";
+import { apiKeys } from "@svc/db/schema";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { DELETE, GET as GET_ONE } from "@/app/api/keys/[id]/route";
+import { GET as LIST, POST } from "@/app/api/keys/route";
+import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
+import { API_KEY_LIMIT } from "./service";
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use*, not a React hook
+const { clock } = useWebTestContext();
+
+type Jar = Awaited<ReturnType<typeof signedInUser>>["jar"];
+
+const KEY_ID = /^key_[0-9a-z]{20}$/;
+
+function withId(id: string) {
+  return { params: Promise.resolve({ id }) };
+}
+function getOne(id: string, request: TestRequest = {}) {
+  return GET_ONE(makeRequest({ path: `/api/keys/${id}`, ...request }), withId(id));
+}
+function deleteOne(id: string, request: TestRequest = {}) {
+  return DELETE(makeRequest({ method: "DELETE", path: `/api/keys/${id}`, ...request }), withId(id));
+}
+async function createKey(jar: Jar, name = "ci") {
+  clock.advance(1000);
+  const res = await call(POST, { method: "POST", path: "/api/keys", json: { name }, jar });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; name: string; prefix: string; createdAt: string; key: string };
+}
+async function rowsOf(userId: string) {
+  return webContext().db.select().from(apiKeys).where(eq(apiKeys.userId, userId));
+}
+async function activeCount(userId: string) {
+  return (await rowsOf(userId)).filter((r) => r.revokedAt === null).length;
+}
+async function totalRows() {
+  const result = await webContext().db.execute<{ n: number }>(sql`select count(*)::int as n from api_keys`);
+  return result.rows[0].n;
+}
+
+describe("POST /api/keys", () => {
+  it("creates a key: 201 with exactly id, name, prefix, createdAt and the raw key", async () => {
+    const { user, jar } = await signedInUser();
+    const res = await call(POST, {
+      method: "POST",
+      path: "/api/keys",
+      json: { name: "  deploy bot  " },
+      jar,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(["createdAt", "id", "key", "name", "prefix"]);
+    expect(body).toEqual({
+      id: expect.stringMatching(KEY_ID),
+      name: "deploy bot",
+      prefix: body.key.slice(0, 10),
+      createdAt: clock.now().toISOString(),
+      key: expect.stringMatching(/^svc_[0-9A-Za-z]{40}$/),
+    });
+    expect(body.prefix).toMatch(/^svc_[0-9A-Za-z]{6}$/);
+
+    const rows = await rowsOf(user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      id: body.id,
+      name: "deploy bot",
+      prefix: body.key.slice(0, 10),
+      keyHash: sha256Hex(body.key),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+  });
+
+  it("stores only the SHA-256 and the 10-character prefix: no column holds the raw key", async () => {
+    const { jar } = await signedInUser();
+    const created = await createKey(jar, "storage check");
+    const raw = await webContext().db.execute(sql`select * from api_keys where id = ${created.id}`);
+    expect(raw.rows).toHaveLength(1);
+    const row = raw.rows[0] as Record<string, unknown>;
+    expect(row.key_hash).toBe(sha256Hex(created.key));
+    expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.prefix).toBe(created.key.slice(0, 10));
+    for (const [column, value] of Object.entries(row)) {
+      const text = value instanceof Date ? value.toISOString() : String(value);
+      expect(text.includes(created.key), `column ${column} holds the raw key`).toBe(false);
+      // Nothing beyond the prefix is kept either (the random part after the first 10 characters).
+      expect(text.includes(created.key.slice(10)), `column ${column} holds the key's secret part`).toBe(
+        false,
+      );
+    }
+  });
+
+  it("issues a different key each time", async () => {
+    const { jar } = await signedInUser();
+    const a = await createKey(jar, "a");
+    const b = await createKey(jar, "b");
+    expect(a.key).not.toBe(b.key);
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it("accepts 10 active keys, refuses the 11th with 429 writing nothing, and allows one more after a delete", async () => {
+    const { user, jar } = await signedInUser();
+    const created = [];
+    for (let i = 0; i < API_KEY_LIMIT; i++) created.push(await createKey(jar, `key ${i}`));
+    expect(await activeCount(user.id)).toBe(10);
+
+    const before = await totalRows();
+    const res = await call(POST, { method: "POST", path: "/api/keys", json: { name: "eleventh" }, jar });
+    expect(res.status).toBe(429);
+    expect(await res.json()).toEqual({ error: "at most 10 API keys per account", code: "api_key_limit" });
+    expect(await totalRows()).toBe(before);
+
+    expect((await deleteOne(created[3].id, { jar })).status).toBe(200);
+    const again = await createKey(jar, "replacement");
+    expect(again.name).toBe("replacement");
+    expect(await activeCount(user.id)).toBe(10);
+    expect((await rowsOf(user.id)).length).toBe(11);
+  });
+
+  it("the limit is per account: another user still creates keys", async () => {
+    const a = await signedInUser();
+    for (let i = 0; i < API_KEY_LIMIT; i++) await createKey(a.jar, `a${i}`);
+    const b = await signedInUser();
+    await createKey(b.jar, "b0");
+    expect(await activeCount(b.user.id)).toBe(1);
+  });
+
+  it("holds the limit under concurrent creates", async () => {
+    const { user, jar } = await signedInUser();
+    for (let i = 0; i < 7; i++) await createKey(jar, `k${i}`);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call(POST, { method: "POST", path: "/api/keys", json: { name: `race ${i}` }, jar }),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+    expect(await activeCount(user.id)).toBe(10);
+  });
+
+  it("accepts a 64-character name", async () => {
+    const { jar } = await signedInUser();
+    const created = await createKey(jar, "n".repeat(64));
+    expect(created.name).toBe("n".repeat(64));
+  });
+
+  const badInputs: Array<[string, TestRequest, RegExp]> = [
+    ["a missing name", { json: {} }, /^name: is required$/],
+    ["a number as name", { json: { name: 42 } }, /^name: must be a string$/],
+    ["a null name", { json: { name: null } }, /^name: must be a string$/],
+    ["a blank name", { json: { name: "   " } }, /^name: must not be empty$/],
+    ["a 65-character name", { json: { name: "x".repeat(65) } }, /^name: must be at most 64 characters$/],
+    ["an unknown field", { json: { name: "ok", scope: "admin" } }, /scope/],
+    ["a JSON array", { json: [{ name: "ok" }] }, /JSON object/],
+    [
+      "bad JSON",
+      { body: '{"name": "ok"', headers: { "content-type": "application/json" } },
+      /not valid JSON/,
+    ],
+    [
+      "a non-JSON content type",
+      { body: "name=ok", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      /Content-Type/,
+    ],
+    ["no body at all", {}, /Content-Type/],
+  ];
+  for (const [label, request, message] of badInputs) {
+    it(`answers 400 with a message for ${label}, writing nothing`, async () => {
+      const { jar } = await signedInUser();
+      const before = await totalRows();
+      const res = await call(POST, { method: "POST", path: "/api/keys", jar, ...request });
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
+      expect(await totalRows()).toBe(before);
+    });
+  }
+});
+
+describe("GET /api/keys", () => {
+  it("lists only the user's active keys, newest first, without raw key or hash", async () => {
+    const { jar } = await signedInUser();
+    const other = await signedInUser();
+    const first = await createKey(jar, "first");
+    const second = await createKey(jar, "second");
+    const third = await createKey(jar, "third");
+    await createKey(other.jar, "someone else's");
+    expect((await deleteOne(second.id, { jar })).status).toBe(200);
+
+    const res = await call(LIST, { path: "/api/keys", jar });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const body = JSON.parse(text);
+    expect(body).toEqual({
+      keys: [
+        { id: third.id, name: "third", prefix: third.prefix, createdAt: third.createdAt, lastUsedAt: null },
+        { id: first.id, name: "first", prefix: first.prefix, createdAt: first.createdAt, lastUsedAt: null },
+      ],
+    });
+    for (const key of [first, second, third]) {
+      expect(text).not.toContain(key.key);
+      expect(text).not.toContain(sha256Hex(key.key));
+    }
+  });
+
+  it("is an empty list for a user without keys", async () => {
+    const { jar } = await signedInUser();
+    const res = await call(LIST, { path: "/api/keys", jar });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ keys: [] });
+  });
+});
+
+describe("GET /api/keys/{id}", () => {
+  it("returns the key's public fields only", async () => {
+    const { jar } = await signedInUser();
+    const created = await createKey(jar, "one");
+    const res = await getOne(created.id, { jar });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({
+      key: {
+        id: created.id,
+        name: "one",
+        prefix: created.prefix,
+        createdAt: created.createdAt,
+        lastUsedAt: null,
+      },
+    });
+    expect(text).not.toContain(created.key);
+    expect(text).not.toContain(sha256Hex(created.key));
+  });
+
+  it("404 for an unknown id and for a revoked key", async () => {
+    const { jar } = await signedInUser();
+    const unknown = await getOne("key_doesnotexist0000000", { jar });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "API key not found", code: "not_found" });
+    const created = await createKey(jar);
+    await deleteOne(created.id, { jar });
+    expect((await getOne(created.id, { jar })).status).toBe(404);
+  });
+});
+
+describe("DELETE /api/keys/{id}", () => {
+  it("revokes the key: {ok: true}, revoked_at set, gone from list and get, a second delete is 404", async () => {
+    const { user, jar } = await signedInUser();
+    const created = await createKey(jar);
+    clock.advance(5000);
+    const res = await deleteOne(created.id, { jar });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    const [row] = await rowsOf(user.id);
+    expect(row.revokedAt?.toISOString()).toBe(clock.now().toISOString());
+    expect(await (await call(LIST, { path: "/api/keys", jar })).json()).toEqual({ keys: [] });
+    const again = await deleteOne(created.id, { jar });
+    expect(again.status).toBe(404);
+    expect(await again.json()).toEqual({ error: "API key not found", code: "not_found" });
+  });
+});
+
+describe("ownership", () => {
+  it("another user's key is 404 for get and delete, and still works for its owner afterwards", async () => {
+    const owner = await signedInUser();
+    const intruder = await signedInUser();
+    const created = await createKey(owner.jar, "mine");
+
+    const peek = await getOne(created.id, { jar: intruder.jar });
+    expect(peek.status).toBe(404);
+    expect(await peek.json()).toEqual({ error: "API key not found", code: "not_found" });
+    const drop = await deleteOne(created.id, { jar: intruder.jar });
+    expect(drop.status).toBe(404);
+    expect(await drop.json()).toEqual({ error: "API key not found", code: "not_found" });
+
+    const [row] = await rowsOf(owner.user.id);
+    expect(row.revokedAt).toBeNull();
+    const mine = await getOne(created.id, { jar: owner.jar });
+    expect(mine.status).toBe(200);
+    expect((await mine.json()).key.id).toBe(created.id);
+    expect((await deleteOne(created.id, { jar: owner.jar })).status).toBe(200);
+  });
+});
+
+describe("401 without a session", () => {
+  const unauthorized = { error: "sign in first", code: "unauthorized" };
+
+  it("for every route, and an API key does not stand in for the session", async () => {
+    const { user, jar } = await signedInUser();
+    const created = await createKey(jar);
+    const bearer = { authorization: `Bearer ${created.key}` };
+    for (const headers of [{}, bearer]) {
+      const list = await call(LIST, { path: "/api/keys", headers });
+      expect(list.status).toBe(401);
+      expect(await list.json()).toEqual(unauthorized);
+      const create = await call(POST, { method: "POST", path: "/api/keys", json: { name: "x" }, headers });
+      expect(create.status).toBe(401);
+      expect(await create.json()).toEqual(unauthorized);
+      const one = await getOne(created.id, { headers });
+      expect(one.status).toBe(401);
+      expect(await one.json()).toEqual(unauthorized);
+      const drop = await deleteOne(created.id, { headers });
+      expect(drop.status).toBe(401);
+      expect(await drop.json()).toEqual(unauthorized);
+    }
+    const rows = await rowsOf(user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].revokedAt).toBeNull();
+  });
+
+  it("for an unknown session token", async () => {
+    const { jar } = await signedInUser();
+    jar.set("svc-session", "not-a-real-session-token");
+    const res = await call(LIST, { path: "/api/keys", jar });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(unauthorized);
+  });
+});

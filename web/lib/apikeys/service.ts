@@ -1,0 +1,184 @@
+import { randomBytes } from "node:crypto";
+import { type Clock, HttpError, newId, safeEqual, sha256Hex } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type ApiKey, apiKeys, users } from "@svc/db/schema";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { CreateApiKeyInput } from "./schema";
+
+/** Spec "Limits": active (non-revoked) keys per account. */
+export const API_KEY_LIMIT = 10;
+/** Every raw key starts with this. */
+export const API_KEY_PREFIX = "svc_";
+/** How many leading characters of the raw key are stored as its lookup prefix. */
+export const API_KEY_PREFIX_LENGTH = 10;
+const RANDOM_LENGTH = 40;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** The shape of every key this service issues; anything else is rejected without a lookup. */
+const API_KEY_SHAPE = /^svc_[0-9A-Za-z]{40}$/;
+
+interface Deps {
+  db: Database;
+  clock: Clock;
+}
+
+/** What list and get return: never the raw key or its hash. */
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** What create returns: the raw key, this once. */
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  key: string;
+}
+
+/** The owner of an API key presented as a bearer credential. */
+export interface ApiKeyOwner {
+  apiKeyId: string;
+  user: { id: string; email: string; name: string };
+}
+
+/**
+ * A new raw key: `svc_` + 40 base62 characters drawn uniformly from crypto random bytes (bytes of 248 and
+ * above are dropped, since 248 = 4 x 62, so there is no modulo bias).
+ */
+export function generateApiKey(): string {
+  let out = "";
+  while (out.length < RANDOM_LENGTH) {
+    for (const byte of randomBytes(RANDOM_LENGTH + 8)) {
+      if (byte < 248 && out.length < RANDOM_LENGTH) out += BASE62[byte % 62];
+    }
+  }
+  return API_KEY_PREFIX + out;
+}
+
+/** Whether a string has the shape of an issued key (cheap check before any database work). */
+export function isApiKeyShaped(raw: string): boolean {
+  return API_KEY_SHAPE.test(raw);
+}
+
+function summary(row: Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt">): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+  };
+}
+
+const summaryColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+};
+
+/** The user's active keys, newest first. */
+export async function listApiKeys(deps: Deps, userId: string): Promise<ApiKeySummary[]> {
+  const rows = await deps.db
+    .select(summaryColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map(summary);
+}
+
+/**
+ * Creates a key for the user: 429 when the user already has 10 active keys. The user row is locked for the
+ * count and the insert, so two concurrent creates cannot both pass the limit.
+ */
+export async function createApiKey(
+  deps: Deps,
+  userId: string,
+  input: CreateApiKeyInput,
+): Promise<CreatedApiKey> {
+  return deps.db.transaction(async (tx) => {
+    const owner = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for("no key update");
+    if (!owner[0]) throw new HttpError(401, "unauthorized", "sign in first");
+    const [active] = await tx
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+    if ((active?.n ?? 0) >= API_KEY_LIMIT) {
+      throw new HttpError(429, "api_key_limit", `at most ${API_KEY_LIMIT} API keys per account`);
+    }
+    const key = generateApiKey();
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId("key"),
+        userId,
+        name: input.name,
+        prefix: key.slice(0, API_KEY_PREFIX_LENGTH),
+        keyHash: sha256Hex(key),
+        createdAt: deps.clock.now(),
+      })
+      .returning(summaryColumns);
+    const { id, name, prefix, createdAt } = summary(row);
+    return { id, name, prefix, createdAt, key };
+  });
+}
+
+/** One active key of the user; 404 for an unknown, revoked or another user's key. */
+export async function getApiKey(deps: Deps, userId: string, id: string): Promise<ApiKeySummary> {
+  const rows = await deps.db
+    .select(summaryColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!rows[0]) throw notFound();
+  return summary(rows[0]);
+}
+
+/** Revokes one active key of the user (sets `revoked_at`); 404 as for `getApiKey`. */
+export async function revokeApiKey(deps: Deps, userId: string, id: string): Promise<void> {
+  const rows = await deps.db
+    .update(apiKeys)
+    .set({ revokedAt: deps.clock.now() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (!rows[0]) throw notFound();
+}
+
+/**
+ * The owner of an active raw key, found by the SHA-256 of the key, or null. The stored hash is compared
+ * again in constant time after the lookup; a match records `last_used_at`.
+ */
+export async function findApiKeyOwner(deps: Deps, rawKey: string): Promise<ApiKeyOwner | null> {
+  if (!isApiKeyShaped(rawKey)) return null;
+  const hash = sha256Hex(rawKey);
+  const rows = await deps.db
+    .select({
+      id: apiKeys.id,
+      keyHash: apiKeys.keyHash,
+      user: { id: users.id, email: users.email, name: users.name },
+    })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  const row = rows[0];
+  if (!row || !safeEqual(row.keyHash, hash)) return null;
+  await deps.db
+    .update(apiKeys)
+    .set({ lastUsedAt: deps.clock.now() })
+    .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.revokedAt)));
+  return { apiKeyId: row.id, user: row.user };
+}
+
+function notFound(): HttpError {
+  return new HttpError(404, "not_found", "API key not found");
+}

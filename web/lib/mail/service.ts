@@ -1,0 +1,45 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { randomId } from "@svc/common";
+import nodemailer from "nodemailer";
+import type { WebContext } from "../context";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface SentMail {
+  /** `smtp`, or `file` with the path written (local development, no SMTP_URL). */
+  via: "smtp" | "file";
+  path?: string;
+}
+
+let transport: { url: string; sender: nodemailer.Transporter } | undefined;
+
+/** Sends mail through SMTP_URL; without it, writes the message to `<DATA_DIR>/mail/` and logs where. */
+export async function sendMail(ctx: Pick<WebContext, "config" | "clock" | "logger">, mail: Mail): Promise<SentMail> {
+  const { config } = ctx;
+  if (config.SMTP_URL) {
+    if (transport?.url !== config.SMTP_URL) transport = { url: config.SMTP_URL, sender: nodemailer.createTransport(config.SMTP_URL) };
+    await transport.sender.sendMail({ from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text });
+    return { via: "smtp" };
+  }
+  const dir = resolve(config.DATA_DIR, "mail");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${ctx.clock.now().toISOString().replace(/[:.]/g, "-")}-${randomId(6)}.eml`);
+  const message = [
+    `From: ${config.MAIL_FROM}`,
+    `To: ${mail.to}`,
+    `Subject: ${mail.subject}`,
+    `Date: ${ctx.clock.now().toUTCString()}`,
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    mail.text,
+    "",
+  ].join("\r\n");
+  await writeFile(path, message, { mode: 0o600 });
+  ctx.logger.info({ to: mail.to, subject: mail.subject, path }, "mail written to a file (SMTP_URL is not set)");
+  return { via: "file", path };
+}
