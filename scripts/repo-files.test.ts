@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { envSchema as backendEnv } from "../backend/src/config";
 import { envSchema as summarizerEnv } from "../summarizer/src/config";
+import { envSchema as webEnv } from "../web/lib/config";
 import { envSchema as wrapperEnv } from "../wrapper/src/config";
 import { envSchema as launcherEnv } from "./launcher/config";
 import { LOCAL_SECRETS } from "./launcher/secrets";
@@ -22,7 +23,7 @@ const documented = new Set(
 
 describe(".env.example", () => {
   it("documents every variable each service parses, each with a comment above it", () => {
-    const read = [backendEnv, summarizerEnv, wrapperEnv, launcherEnv].flatMap((schema) =>
+    const read = [backendEnv, summarizerEnv, wrapperEnv, launcherEnv, webEnv].flatMap((schema) =>
       Object.keys(schema.shape),
     );
     const names = [...read, ...LOCAL_SECRETS, "TEST_DATABASE_URL", "POSTGRES_PASSWORD"];

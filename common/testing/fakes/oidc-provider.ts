@@ -54,6 +54,8 @@ export interface FakeOidcProvider {
   tamperIdToken(tampering: FakeIdTokenTampering | null): void;
   /** Fields merged into the next token responses (a field set to undefined is left out). */
   setTokenResponseOverrides(overrides: Record<string, unknown> | null): void;
+  /** While down, every endpoint answers 503. */
+  setDown(down: boolean): void;
   /** Every successful token response, in order (to compare with what the client stored). */
   issuedTokens: Array<Record<string, unknown>>;
   /** The clock of `iat`/`exp` (default the wall clock): give it the test's clock. */
@@ -62,10 +64,13 @@ export interface FakeOidcProvider {
   lastAuthorize(): URLSearchParams | undefined;
   /** How many requests reached a path (query ignored). */
   requestCount(path: string): number;
-  /** Back to the defaults (account, no failures, no tampering, no overrides); keeps logs and the clock. */
+  /** Back to the defaults (account, no failures, no tampering, no overrides, up); keeps logs and the clock. */
   reset(): void;
   /** A signed security event token; `iss`, `aud`, `jti`, `iat` default to valid values. */
-  signSecurityEvent(claims: JWTPayload & { events: Record<string, unknown> }, options?: SignSecurityEventOptions): Promise<string>;
+  signSecurityEvent(
+    claims: JWTPayload & { events: Record<string, unknown> },
+    options?: SignSecurityEventOptions,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -127,6 +132,7 @@ export async function startFakeOidcProvider(
   let tampering: FakeIdTokenTampering | null = null;
   let tokenOverrides: Record<string, unknown> | null = null;
   const issuedTokens: Array<Record<string, unknown>> = [];
+  let down = false;
   let now: () => Date = () => new Date();
   let lastAuthorize: URLSearchParams | undefined;
   const codes = new Map<string, IssuedCode>();
@@ -144,6 +150,7 @@ export async function startFakeOidcProvider(
 
   const upstream = await startFakeUpstream(async (req, res, body) => {
     const url = new URL(req.url ?? "/", issuer);
+    if (down) return sendJson(res, 503, { error: "temporarily_unavailable" });
     if (req.method === "GET" && url.pathname === "/.well-known/openid-configuration") {
       return sendJson(res, 200, {
         issuer,
@@ -177,7 +184,10 @@ export async function startFakeOidcProvider(
         return sendJson(res, 400, { error: "invalid_request", error_description: "unknown client" });
       }
       if (q.get("response_type") !== "code" || q.get("code_challenge_method") !== "S256") {
-        return sendJson(res, 400, { error: "invalid_request", error_description: "code flow with S256 only" });
+        return sendJson(res, 400, {
+          error: "invalid_request",
+          error_description: "code flow with S256 only",
+        });
       }
       const back = new URL(redirectUri);
       const state = q.get("state");
@@ -203,7 +213,8 @@ export async function startFakeOidcProvider(
         res.socket?.destroy();
         return;
       }
-      if (tokenFailure) return sendJson(res, tokenFailure.status, tokenFailure.body ?? { error: "server_error" });
+      if (tokenFailure)
+        return sendJson(res, tokenFailure.status, tokenFailure.body ?? { error: "server_error" });
       const form = new URLSearchParams(body.toString("utf8"));
       const client = clientFromRequest(req.headers.authorization, form);
       if (client.id !== clientId || client.secret !== clientSecret) {
@@ -232,7 +243,9 @@ export async function startFakeOidcProvider(
         iat,
         exp: iat + 3600,
         ...(issued.account.email !== undefined ? { email: issued.account.email } : {}),
-        ...(issued.account.email_verified !== undefined ? { email_verified: issued.account.email_verified } : {}),
+        ...(issued.account.email_verified !== undefined
+          ? { email_verified: issued.account.email_verified }
+          : {}),
         ...(issued.account.name !== undefined ? { name: issued.account.name } : {}),
         ...(issued.nonce !== null ? { nonce: issued.nonce } : {}),
       };
@@ -278,6 +291,9 @@ export async function startFakeOidcProvider(
       tokenOverrides = next;
     },
     issuedTokens,
+    setDown(next) {
+      down = next;
+    },
     setNow(next) {
       now = next;
     },
@@ -289,6 +305,7 @@ export async function startFakeOidcProvider(
       tokenFailure = null;
       tampering = null;
       tokenOverrides = null;
+      down = false;
     },
     signSecurityEvent(claims, signOptions = {}) {
       const payload: JWTPayload = {

@@ -61,7 +61,9 @@ describe("identity-provider sign-in errors", () => {
 
   it("IdpAuthFailed for a state that does not match the flow cookie", async () => {
     const tokenCalls = fake.requestCount("/token");
-    await expectRefused("IdpAuthFailed", { editCallback: (url) => url.searchParams.set("state", "forged-state") });
+    await expectRefused("IdpAuthFailed", {
+      editCallback: (url) => url.searchParams.set("state", "forged-state"),
+    });
     await expectRefused("IdpAuthFailed", { editCallback: (url) => url.searchParams.delete("state") });
     expect(fake.requestCount("/token")).toBe(tokenCalls);
   });
@@ -89,7 +91,12 @@ describe("identity-provider sign-in errors", () => {
       passwordHash: "$2b$10$ownerownerownerownerownerownerownerownerownerownerow",
     });
     await createSession(ctx, owner.id);
-    fake.setAccount({ sub: "sub-claimer", email: "owner@example.com", email_verified: false, name: "Claimer" });
+    fake.setAccount({
+      sub: "sub-claimer",
+      email: "owner@example.com",
+      email_verified: false,
+      name: "Claimer",
+    });
     await expectRefused("IdpAuthFailed");
     const [after] = await ctx.db.select().from(users).where(eq(users.id, owner.id));
     expect(after.passwordHash).toBe(owner.passwordHash);

@@ -24,7 +24,10 @@ export class IdpUpstreamError extends Error {
 }
 
 /** `{issuer}/.well-known/<document>`; a trailing slash of the issuer is not doubled. */
-export function wellKnownUrl(issuer: string, document: "openid-configuration" | "risc-configuration"): string {
+export function wellKnownUrl(
+  issuer: string,
+  document: "openid-configuration" | "risc-configuration",
+): string {
   return `${issuer.replace(/\/+$/, "")}/.well-known/${document}`;
 }
 
@@ -60,7 +63,9 @@ function parseDocument<S extends z.ZodType>(schema: S, value: unknown, what: str
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new IdpUpstreamError(`${what}: ${issue?.path.join(".") || "document"} ${issue?.message ?? "invalid"}`);
+  throw new IdpUpstreamError(
+    `${what}: ${issue?.path.join(".") || "document"} ${issue?.message ?? "invalid"}`,
+  );
 }
 
 const discoveries = new Map<string, Promise<OidcDiscovery>>();
@@ -69,9 +74,12 @@ const discoveries = new Map<string, Promise<OidcDiscovery>>();
 export function discoverOidc(issuer: string): Promise<OidcDiscovery> {
   let pending = discoveries.get(issuer);
   if (!pending) {
-    pending = fetchJson(wellKnownUrl(issuer, "openid-configuration"), {}, DISCOVERY_TIMEOUT_MS, "discovery").then(
-      (doc) => parseDocument(oidcDiscoverySchema, doc, "discovery"),
-    );
+    pending = fetchJson(
+      wellKnownUrl(issuer, "openid-configuration"),
+      {},
+      DISCOVERY_TIMEOUT_MS,
+      "discovery",
+    ).then((doc) => parseDocument(oidcDiscoverySchema, doc, "discovery"));
     discoveries.set(issuer, pending);
     pending.catch(() => discoveries.delete(issuer));
   }
@@ -138,7 +146,12 @@ const jwksSchema = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) 
 export async function fetchRiscSigningKeys(issuer: string): Promise<JSONWebKeySet> {
   const config = parseDocument(
     riscConfigurationSchema,
-    await fetchJson(wellKnownUrl(issuer, "risc-configuration"), {}, DISCOVERY_TIMEOUT_MS, "RISC configuration"),
+    await fetchJson(
+      wellKnownUrl(issuer, "risc-configuration"),
+      {},
+      DISCOVERY_TIMEOUT_MS,
+      "RISC configuration",
+    ),
     "RISC configuration",
   );
   const jwks = parseDocument(

@@ -15,7 +15,12 @@ const FLOW_COOKIE_PATH = "/api/auth/idp";
 
 /** A fresh flow: random state and nonce, a 64-character verifier (RFC 7636 allows 43 to 128). */
 export function newFlowState(now: Date): FlowState {
-  return { state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(48), startedAt: now.getTime() };
+  return {
+    state: randomToken(32),
+    nonce: randomToken(32),
+    codeVerifier: randomToken(48),
+    startedAt: now.getTime(),
+  };
 }
 
 /** The S256 PKCE challenge of a verifier: base64url(SHA-256(verifier)). */

@@ -13,7 +13,13 @@ import type { WebContext } from "../context";
 import { createSession, deleteUserSessions } from "../sessions/service";
 import { discoverOidc, exchangeCode, IdpUpstreamError, idTokenKeys } from "./client";
 import { codeChallengeS256, newFlowState, openFlowState, sealFlowState } from "./flow";
-import { type CallbackQuery, callbackQuerySchema, type IdpErrorCode, idTokenClaimsSchema, type TokenResponse } from "./schema";
+import {
+  type CallbackQuery,
+  callbackQuerySchema,
+  type IdpErrorCode,
+  idTokenClaimsSchema,
+  type TokenResponse,
+} from "./schema";
 
 /** The `provider` of every idp_accounts row this sign-in writes. */
 export const IDP_PROVIDER = "oidc";
@@ -35,12 +41,19 @@ type IdpSettings = { issuer: string; clientId: string; clientSecret?: string };
 /** Issuer and client id, or null when sign-in with the provider is not configured. */
 export function idpSettings(config: WebConfig): IdpSettings | null {
   if (!config.IDP_ISSUER || !config.IDP_CLIENT_ID) return null;
-  return { issuer: config.IDP_ISSUER, clientId: config.IDP_CLIENT_ID, clientSecret: config.IDP_CLIENT_SECRET };
+  return {
+    issuer: config.IDP_ISSUER,
+    clientId: config.IDP_CLIENT_ID,
+    clientSecret: config.IDP_CLIENT_SECRET,
+  };
 }
 
 /** An absolute URL of the web app (PUBLIC_URL may carry a path prefix). */
 export function publicUrl(config: WebConfig, path: string): string {
-  return new URL(path.replace(/^\/+/, ""), config.PUBLIC_URL.endsWith("/") ? config.PUBLIC_URL : `${config.PUBLIC_URL}/`).toString();
+  return new URL(
+    path.replace(/^\/+/, ""),
+    config.PUBLIC_URL.endsWith("/") ? config.PUBLIC_URL : `${config.PUBLIC_URL}/`,
+  ).toString();
 }
 
 export const callbackUrl = (config: WebConfig) => publicUrl(config, "/api/auth/idp/callback");
@@ -117,7 +130,8 @@ async function signInWithProvider(ctx: WebContext, input: IdpCallbackInput): Pro
   }
   const flow = openFlowState(ctx.config, input.flowCookie, ctx.clock.now());
   if (!flow) throw new IdpSignInError("IdpAuthFailed", "flow cookie missing, invalid or expired");
-  if (!query.state || !safeEqual(query.state, flow.state)) throw new IdpSignInError("IdpAuthFailed", "state mismatch");
+  if (!query.state || !safeEqual(query.state, flow.state))
+    throw new IdpSignInError("IdpAuthFailed", "state mismatch");
   if (!query.code) throw new IdpSignInError("IdpAuthFailed", "no authorization code");
 
   const discovery = await discoverOidc(settings.issuer);
@@ -201,7 +215,11 @@ async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise
       } else {
         user = await createUser(
           { db: tx, clock: ctx.clock },
-          { email: identity.email, name: identity.name, emailVerifiedAt: identity.emailVerified ? now : null },
+          {
+            email: identity.email,
+            name: identity.name,
+            emailVerifiedAt: identity.emailVerified ? now : null,
+          },
         );
       }
     }
@@ -214,7 +232,9 @@ async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise
       refreshTokenEncrypted: seal(identity.tokens.refresh_token),
       idTokenEncrypted: seal(identity.tokens.id_token),
       scope: identity.tokens.scope ?? null,
-      expiresAt: identity.tokens.expires_in ? new Date(now.getTime() + identity.tokens.expires_in * 1000) : null,
+      expiresAt: identity.tokens.expires_in
+        ? new Date(now.getTime() + identity.tokens.expires_in * 1000)
+        : null,
     };
     await tx
       .insert(idpAccounts)

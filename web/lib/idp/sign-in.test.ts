@@ -79,7 +79,12 @@ describe("GET /api/auth/idp", () => {
 
 describe("GET /api/auth/idp/callback", () => {
   it("creates a new account from the provider's identity and signs it in", async () => {
-    fake.setAccount({ sub: "sub-new-1", email: "New.Person@Example.com", email_verified: true, name: "New Person" });
+    fake.setAccount({
+      sub: "sub-new-1",
+      email: "New.Person@Example.com",
+      email_verified: true,
+      name: "New Person",
+    });
     const jar = new CookieJar();
     const trip = await signInThroughProvider(jar);
 
@@ -135,7 +140,10 @@ describe("GET /api/auth/idp/callback", () => {
     const trip = await signInThroughProvider();
     expect(trip.location).toBe("http://localhost:3000/dashboard");
     const issued = fake.issuedTokens.at(-1) as Record<string, string>;
-    const [row] = await webContext().db.select().from(idpAccounts).where(eq(idpAccounts.providerAccountId, "sub-enc"));
+    const [row] = await webContext()
+      .db.select()
+      .from(idpAccounts)
+      .where(eq(idpAccounts.providerAccountId, "sub-enc"));
 
     const stored = JSON.stringify(row);
     for (const plain of [issued.access_token, issued.refresh_token, issued.id_token]) {
@@ -164,13 +172,18 @@ describe("GET /api/auth/idp/callback", () => {
     const second = fake.issuedTokens.at(-1) as Record<string, string>;
     expect(second.refresh_token).toBeUndefined();
 
-    const rows = await webContext().db.select().from(idpAccounts).where(eq(idpAccounts.providerAccountId, "sub-again"));
+    const rows = await webContext()
+      .db.select()
+      .from(idpAccounts)
+      .where(eq(idpAccounts.providerAccountId, "sub-again"));
     expect(rows).toHaveLength(1);
     const key = idpTokenKey(webContext().config);
     expect(decryptText(key, rows[0].accessTokenEncrypted ?? "")).toBe(second.access_token);
     expect(decryptText(key, rows[0].refreshTokenEncrypted ?? "")).toBe(firstRefresh);
     expect((await sessionUser(jar)).email).toBe("again@example.com");
-    expect(await webContext().db.select().from(users).where(eq(users.email, "again@example.com"))).toHaveLength(1);
+    expect(
+      await webContext().db.select().from(users).where(eq(users.email, "again@example.com")),
+    ).toHaveLength(1);
   });
 
   it("links an existing verified account by email, keeping its password and sessions", async () => {
@@ -182,7 +195,12 @@ describe("GET /api/auth/idp/callback", () => {
       emailVerifiedAt: new Date("2026-01-01T00:00:00Z"),
     });
     const old = await createSession(ctx, existing.id);
-    fake.setAccount({ sub: "sub-linked", email: "LINKED@example.com", email_verified: true, name: "Other Name" });
+    fake.setAccount({
+      sub: "sub-linked",
+      email: "LINKED@example.com",
+      email_verified: true,
+      name: "Other Name",
+    });
 
     const jar = new CookieJar();
     const trip = await signInThroughProvider(jar);
@@ -196,10 +214,15 @@ describe("GET /api/auth/idp/callback", () => {
     const after = await userByEmail("linked@example.com");
     expect(after.passwordHash).toBe(existing.passwordHash);
     expect(after.emailVerifiedAt?.toISOString()).toBe("2026-01-01T00:00:00.000Z");
-    const tokens = (await ctx.db.select().from(sessions).where(eq(sessions.userId, existing.id))).map((s) => s.tokenHash);
+    const tokens = (await ctx.db.select().from(sessions).where(eq(sessions.userId, existing.id))).map(
+      (s) => s.tokenHash,
+    );
     expect(tokens).toContain(sha256Hex(old.token));
     expect(tokens).toHaveLength(2);
-    const [link] = await ctx.db.select().from(idpAccounts).where(eq(idpAccounts.providerAccountId, "sub-linked"));
+    const [link] = await ctx.db
+      .select()
+      .from(idpAccounts)
+      .where(eq(idpAccounts.providerAccountId, "sub-linked"));
     expect(link.userId).toBe(existing.id);
   });
 
@@ -211,7 +234,12 @@ describe("GET /api/auth/idp/callback", () => {
     });
     await createSession(ctx, squatter.id);
     await createSession(ctx, squatter.id);
-    fake.setAccount({ sub: "sub-unproven", email: "unproven@example.com", email_verified: true, name: "Owner" });
+    fake.setAccount({
+      sub: "sub-unproven",
+      email: "unproven@example.com",
+      email_verified: true,
+      name: "Owner",
+    });
 
     const jar = new CookieJar();
     const trip = await signInThroughProvider(jar);

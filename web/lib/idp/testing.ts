@@ -32,11 +32,18 @@ export async function signInThroughProvider(
   const start = await call(startRoute, { path: "/api/auth/idp", jar });
   const startLocation = start.headers.get("location") ?? "";
   if (start.status !== 302 || new URL(startLocation).pathname === "/login") {
-    return { response: start, location: startLocation, error: errorOf(startLocation), authorizeUrl: null, callbackUrl: null };
+    return {
+      response: start,
+      location: startLocation,
+      error: errorOf(startLocation),
+      authorizeUrl: null,
+      callbackUrl: null,
+    };
   }
   const authorizeUrl = new URL(startLocation);
   const provider = await fetch(authorizeUrl, { redirect: "manual" });
-  if (provider.status !== 302) throw new Error(`provider /authorize answered ${provider.status}: ${await provider.text()}`);
+  if (provider.status !== 302)
+    throw new Error(`provider /authorize answered ${provider.status}: ${await provider.text()}`);
   const callbackUrl = new URL(provider.headers.get("location") ?? "");
   options.editCallback?.(callbackUrl);
   await options.beforeCallback?.();

@@ -19,11 +19,20 @@ export interface SentMail {
 let transport: { url: string; sender: nodemailer.Transporter } | undefined;
 
 /** Sends mail through SMTP_URL; without it, writes the message to `<DATA_DIR>/mail/` and logs where. */
-export async function sendMail(ctx: Pick<WebContext, "config" | "clock" | "logger">, mail: Mail): Promise<SentMail> {
+export async function sendMail(
+  ctx: Pick<WebContext, "config" | "clock" | "logger">,
+  mail: Mail,
+): Promise<SentMail> {
   const { config } = ctx;
   if (config.SMTP_URL) {
-    if (transport?.url !== config.SMTP_URL) transport = { url: config.SMTP_URL, sender: nodemailer.createTransport(config.SMTP_URL) };
-    await transport.sender.sendMail({ from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text });
+    if (transport?.url !== config.SMTP_URL)
+      transport = { url: config.SMTP_URL, sender: nodemailer.createTransport(config.SMTP_URL) };
+    await transport.sender.sendMail({
+      from: config.MAIL_FROM,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+    });
     return { via: "smtp" };
   }
   const dir = resolve(config.DATA_DIR, "mail");
@@ -40,6 +49,9 @@ export async function sendMail(ctx: Pick<WebContext, "config" | "clock" | "logge
     "",
   ].join("\r\n");
   await writeFile(path, message, { mode: 0o600 });
-  ctx.logger.info({ to: mail.to, subject: mail.subject, path }, "mail written to a file (SMTP_URL is not set)");
+  ctx.logger.info(
+    { to: mail.to, subject: mail.subject, path },
+    "mail written to a file (SMTP_URL is not set)",
+  );
   return { via: "file", path };
 }

@@ -1,7 +1,8 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
-import { BROWSER_UA, CookieJar, call, signedInUser, useWebTestContext } from "../testing";
+import { BROWSER_UA, CookieJar, call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { FLAG_UP, type SoftwareAuthenticator } from "./testing-authenticator";
 import {
   authOptions,
@@ -208,19 +209,21 @@ describe("POST /api/passkey/auth/verify", () => {
     }
   });
 
-  it("lets only one of two concurrent assertions with the same signed counter through", async () => {
+  it("lets only one of several concurrent assertions with the same signed counter through", async () => {
     const { user, authenticator } = await userWithPasskey(config);
-    const a = await authOptions(user.email);
-    const b = await authOptions(user.email);
+    const ceremonies = [];
+    for (let i = 0; i < 4; i++) ceremonies.push(await authOptions(user.email));
+    // Open pool connections first, so the verifications really overlap instead of queueing on a connect.
+    await Promise.all(ceremonies.map(() => webContext().db.execute(sql`select pg_sleep(0.05)`)));
     const results = await Promise.all(
-      [a, b].map(({ options, challenge }) =>
+      ceremonies.map(({ options, challenge }) =>
         call(authVerifyRoute, {
           method: "POST",
           json: { response: authenticator.authenticate(options, { counter: 1 }), challenge },
         }),
       ),
     );
-    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401]);
     expect(await sessionsOf(user.id)).toHaveLength(1);
     expect((await passkeyRow(authenticator.id)).signCount).toBe(1);
   });

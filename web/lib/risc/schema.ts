@@ -6,10 +6,10 @@ export const MAX_SECURITY_EVENT_BYTES = 64 * 1024;
 
 /** The claims of a security event token the receiver acts on (signature and iss/aud checked by jose). */
 export const securityEventClaimsSchema = z.object({
-  jti: z.string().min(1, "jti is required").max(256),
+  jti: z.string("must be a string").min(1, "must not be empty").max(256),
   events: z
-    .record(z.string(), z.unknown())
-    .refine((events) => Object.keys(events).length > 0, "events must name at least one event"),
+    .record(z.string(), z.unknown(), "must be an object")
+    .refine((events) => Object.keys(events).length > 0, "must name at least one event"),
 });
 export type SecurityEventClaims = z.infer<typeof securityEventClaimsSchema>;
 

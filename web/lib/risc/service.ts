@@ -13,7 +13,12 @@ import { IdpUpstreamError } from "../idp/client";
 import { IDP_PROVIDER } from "../idp/service";
 import { deleteUserSessions } from "../sessions/service";
 import { hasKid, riscSigningKeys, type SigningKeyCache } from "./keys";
-import { type SecurityEventClaims, securityEventClaimsSchema, securityEventDataSchema, securityEventTokenOf } from "./schema";
+import {
+  type SecurityEventClaims,
+  securityEventClaimsSchema,
+  securityEventDataSchema,
+  securityEventTokenOf,
+} from "./schema";
 
 export type SecurityEventReceipt = { ok: true } | { ok: true; duplicate: true };
 
@@ -64,7 +69,11 @@ async function verifySecurityEventToken(
     // Our side cannot check the token now; a 5xx lets the provider deliver it again later.
     if (err instanceof IdpUpstreamError) {
       ctx.logger.error({ reason: err.message }, "security event signing keys unavailable");
-      throw new HttpError(502, "signing_keys_unavailable", "the provider's signing keys could not be fetched");
+      throw new HttpError(
+        502,
+        "signing_keys_unavailable",
+        "the provider's signing keys could not be fetched",
+      );
     }
     throw err;
   }
@@ -83,7 +92,10 @@ async function verifySecurityEventToken(
     throw err;
   }
   const claims = securityEventClaimsSchema.safeParse(payload);
-  if (!claims.success) throw invalid(claims.error.issues[0]?.message ?? "token claims are not valid");
+  if (!claims.success) {
+    const issue = claims.error.issues[0];
+    throw invalid(`claim ${issue?.path.join(".") || "set"}: ${issue?.message ?? "not valid"}`);
+  }
   return claims.data;
 }
 
