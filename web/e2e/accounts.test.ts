@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeOidcProvider, startFakeOidcProvider } from "@svc/common/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,10 +15,15 @@ import {
 let server: WebServer;
 let browser: Browser;
 let dataDir: string;
+let idp: FakeOidcProvider;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "svc-e2e-"));
+  idp = await startFakeOidcProvider();
   server = await startWebServer({
+    IDP_ISSUER: idp.issuer,
+    IDP_CLIENT_ID: idp.clientId,
+    IDP_CLIENT_SECRET: idp.clientSecret,
     DATABASE_URL: process.env.DATABASE_URL as string,
     SESSION_SECRET: "e2e-session-secret-0123456789abcdef",
     DATA_DIR: dataDir,
@@ -28,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await idp?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -94,6 +101,33 @@ describe("accounts in a real browser", () => {
     await expect.poll(() => page.getByTestId("signed-in-as").textContent()).toContain(email);
     await context.close();
   }, 120_000);
+
+  it("signs in with the identity provider: a new account, then back to the dashboard", async () => {
+    idp.setAccount({
+      sub: "browser-sub-1",
+      email: "Lin@Example.com",
+      email_verified: true,
+      name: "Lin Provider",
+    });
+    const context = await contextWithAuthenticator(browser, server.url);
+    const page = await context.newPage();
+    await page.goto("/login");
+    await page.getByRole("link", { name: "Continue with identity provider" }).click();
+    await page.waitForURL("**/dashboard");
+    await expect
+      .poll(() => page.getByTestId("signed-in-as").textContent())
+      .toContain("Lin Provider (lin@example.com)");
+    idp.setAuthorizeError("access_denied");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/login");
+    await page.getByRole("link", { name: "Continue with identity provider" }).click();
+    await page.waitForURL("**/login?error=AccessDenied");
+    await expect
+      .poll(() => page.locator("main > .error[role=alert]").textContent())
+      .toBe("You cancelled the sign-in at the identity provider.");
+    idp.reset();
+    await context.close();
+  }, 60_000);
 
   it("the dashboard sends a signed-out visitor to the login page", async () => {
     const context = await contextWithAuthenticator(browser, server.url);
