@@ -33,6 +33,10 @@ export async function consumeRate(
       expire = case when rate_limit_windows.expire <= ${now} then ${now + window.windowMs} else rate_limit_windows.expire end
     returning points, expire`);
   const row = result.rows[0];
+  // Now and then, drop windows that ended long ago so the table stays the size of recent traffic.
+  if (Math.random() < 0.01) {
+    await deps.db.execute(sql`delete from rate_limit_windows where expire < ${now - 24 * 60 * 60 * 1000}`);
+  }
   const resetAt = new Date(Number(row.expire));
   return {
     allowed: row.points <= window.points,
