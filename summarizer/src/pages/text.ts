@@ -65,16 +65,10 @@ export function normalizeWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** Visible text of a node, whitespace-normalized, skipping script, style, noscript and template. */
-export function textOf(node: AnyNode): string {
-  const parts: string[] = [];
-  collect(node, parts);
-  return normalizeWhitespace(parts.join(""));
-}
-
-function collect(node: AnyNode, parts: string[]): void {
+/** Walks the visible text of a node in order: `text` for each text node, `boundary` around block elements. */
+function walkVisible(node: AnyNode, text: (data: string) => void, boundary: () => void): void {
   if (node.type === "text") {
-    parts.push(node.data);
+    text(node.data);
     return;
   }
   if (node.type !== "tag" && node.type !== "root") return;
@@ -82,25 +76,26 @@ function collect(node: AnyNode, parts: string[]): void {
   const name = node.type === "tag" ? element.name : "";
   if (NON_TEXT.has(name)) return;
   const block = BLOCK.has(name);
-  if (block) parts.push(" ");
-  for (const child of element.children) collect(child, parts);
-  if (block) parts.push(" ");
+  if (block) boundary();
+  for (const child of element.children) walkVisible(child, text, boundary);
+  if (block) boundary();
+}
+
+/** Visible text of a node, whitespace-normalized, skipping script, style, noscript and template. */
+export function textOf(node: AnyNode): string {
+  const parts: string[] = [];
+  walkVisible(
+    node,
+    (data) => parts.push(data),
+    () => parts.push(" "),
+  );
+  return normalizeWhitespace(parts.join(""));
 }
 
 /** Cuts to `max` characters (code points, so an emoji is never split). */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return Array.from(text).slice(0, max).join("");
-}
-
-/**
- * Words of a node's visible text, counted while walking it (no copy of the text is built): the same
- * count as splitting `textOf(node)` on whitespace.
- */
-export function countWords(node: AnyNode): number {
-  const state = { words: 0, inWord: false };
-  countIn(node, state);
-  return state.words;
 }
 
 const ASCII_SPACE = new Uint8Array(128);
@@ -111,24 +106,27 @@ function isSpace(code: number): boolean {
   return code < 128 ? ASCII_SPACE[code] === 1 : UNICODE_SPACE.test(String.fromCharCode(code));
 }
 
-function countIn(node: AnyNode, state: { words: number; inWord: boolean }): void {
-  if (node.type === "text") {
-    const data = node.data;
-    for (let i = 0; i < data.length; i++) {
-      if (isSpace(data.charCodeAt(i))) state.inWord = false;
-      else if (!state.inWord) {
-        state.inWord = true;
-        state.words++;
+/**
+ * Words of a node's visible text, counted while walking it (no copy of the text is built): the same
+ * count as splitting `textOf(node)` on whitespace.
+ */
+export function countWords(node: AnyNode): number {
+  let words = 0;
+  let inWord = false;
+  walkVisible(
+    node,
+    (data) => {
+      for (let i = 0; i < data.length; i++) {
+        if (isSpace(data.charCodeAt(i))) inWord = false;
+        else if (!inWord) {
+          inWord = true;
+          words++;
+        }
       }
-    }
-    return;
-  }
-  if (node.type !== "tag" && node.type !== "root") return;
-  const element = node as Element;
-  const name = node.type === "tag" ? element.name : "";
-  if (NON_TEXT.has(name)) return;
-  const block = BLOCK.has(name);
-  if (block) state.inWord = false;
-  for (const child of element.children) countIn(child, state);
-  if (block) state.inWord = false;
+    },
+    () => {
+      inWord = false;
+    },
+  );
+  return words;
 }

@@ -2,18 +2,9 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { api } from "@/components/api";
+import type { AccountSummary as Account } from "@/lib/accounts/service";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { PasskeysPanel } from "./passkeys-panel";
-
-interface Account {
-  id: string;
-  email: string;
-  name: string;
-  isAdmin: boolean;
-  emailVerified: boolean;
-  referralCode: string;
-  referralCredits: string;
-}
 
 interface Trial {
   active: boolean;
