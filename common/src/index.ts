@@ -8,3 +8,5 @@ export * from "./logger";
 export * from "./net";
 export * from "./outbound/index";
 export * from "./server";
+export * from "./user-context";
+export * from "./agent-tokens";

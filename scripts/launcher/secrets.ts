@@ -8,6 +8,7 @@ export const LOCAL_SECRETS = [
   "HMAC_SECRET",
   "SESSION_SECRET",
   "WALLET_ENCRYPTION_KEY",
+  "DATA_ENCRYPTION_KEY",
   "EMBEDDED_PG_PASSWORD",
 ] as const;
 export type LocalSecrets = Record<(typeof LOCAL_SECRETS)[number], string>;

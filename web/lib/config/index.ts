@@ -33,6 +33,17 @@ export const envSchema = z.object({
   /** Backend base URL and the internal key the web uses to call it. */
   BACKEND_URL: httpUrl().default("http://127.0.0.1:4000"),
   INTERNAL_API_KEY: z.string().optional(),
+  /** Key of the user-context signature sent to the backend; falls back to INTERNAL_API_KEY. */
+  HMAC_SECRET: z.string().optional(),
+  /** 64 hex chars: encrypts agent gateway tokens at rest (shared with the backend). */
+  DATA_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters")
+    .optional(),
+  /** Chat requests per client IP per minute (`POST /api/gateway/chat`). */
+  CHAT_RATE_LIMIT_PER_MINUTE: positiveInt(30),
+  /** Workload slots per user: a chat message takes 1, over 800 characters 2; freed when its job ends. */
+  CHAT_WORKLOAD_SLOTS: positiveInt(4),
 });
 
 export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
