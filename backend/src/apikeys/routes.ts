@@ -1,6 +1,7 @@
-import { type Clock, HttpError, safeEqual, systemClock } from "@svc/common";
+import { type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type RequestHandler, Router } from "express";
+import { Router } from "express";
+import { requireInternalKey } from "../auth/internal-key";
 import { parseBody, validateKeyBody } from "./schema";
 import { validateApiKey } from "./service";
 
@@ -8,21 +9,6 @@ export interface ApiKeyRoutesOptions {
   /** `config.INTERNAL_API_KEY`; unset or empty makes the protected routes answer 500. */
   internalApiKey: string | undefined;
   clock?: Clock;
-}
-
-/**
- * Internal API key check (spec `requireAuth`): 401 without an `Authorization: Bearer` header, 500 when
- * INTERNAL_API_KEY is unset, 403 when the token does not match (constant-time comparison).
- */
-function requireInternalKey(internalApiKey: string | undefined): RequestHandler {
-  return (req, _res, next) => {
-    const match = /^Bearer (.*)$/i.exec(req.get("authorization") ?? "");
-    if (!match) throw new HttpError(401, "unauthorized", "Authorization: Bearer <internal API key> required");
-    if (!internalApiKey) throw new HttpError(500, "internal_key_unset", "INTERNAL_API_KEY is not configured");
-    if (!safeEqual(match[1], internalApiKey))
-      throw new HttpError(403, "forbidden", "invalid internal API key");
-    next();
-  };
 }
 
 /** `POST /api/validate-key` (internal API key) `{key}`: `{valid: true, userId}` or `{valid: false}`. */

@@ -15,7 +15,10 @@ export const provisionJobSchema = z.strictObject({
   aiProvider: z.string("aiProvider must be a string").trim().min(1).default("openrouter"),
   agentType: z.string("agentType must be a string").trim().min(1).default("creative"),
   autoProvision: z.boolean("autoProvision must be a boolean").default(false),
-  paymentsSubscriptionId: z.string("paymentsSubscriptionId must be a string or null").nullable().default(null),
+  paymentsSubscriptionId: z
+    .string("paymentsSubscriptionId must be a string or null")
+    .nullable()
+    .default(null),
 });
 export type ProvisionJobInput = z.infer<typeof provisionJobSchema>;
 
@@ -23,7 +26,9 @@ export type ProvisionJobInput = z.infer<typeof provisionJobSchema>;
 export const chatJobSchema = z.strictObject({
   userId: requiredString("userId"),
   agentId: requiredString("agentId"),
-  gatewayUrl: requiredString("gatewayUrl").pipe(z.url({ protocol: /^https?$/, error: "gatewayUrl must be an http(s) URL" })),
+  gatewayUrl: requiredString("gatewayUrl").pipe(
+    z.url({ protocol: /^https?$/, error: "gatewayUrl must be an http(s) URL" }),
+  ),
   message: requiredString("message").pipe(z.string().max(32_000, "message must be at most 32000 characters")),
   systemPrompt: z.string("systemPrompt must be a string or null").max(32_000).nullable().default(null),
 });

@@ -1,4 +1,10 @@
-import type { PlatformJob, PlatformJobLane, PlatformJobPayload, PlatformJobStatus, PlatformJobType } from "@svc/db/schema";
+import type {
+  PlatformJob,
+  PlatformJobLane,
+  PlatformJobPayload,
+  PlatformJobStatus,
+  PlatformJobType,
+} from "@svc/db/schema";
 
 /** A job as the API shows it (spec "Platform job"): ISO times, no lock token. */
 export interface PlatformJobJson {
@@ -47,7 +53,10 @@ export function toJobJson(job: PlatformJob): PlatformJobJson {
 }
 
 /** Spec: lane, priority and attempts per job type. */
-export const JOB_TYPES: Record<PlatformJobType, { lane: PlatformJobLane; priority: number; maxAttempts: number }> = {
+export const JOB_TYPES: Record<
+  PlatformJobType,
+  { lane: PlatformJobLane; priority: number; maxAttempts: number }
+> = {
   provision_managed_runtime: { lane: "deploy", priority: 100, maxAttempts: 5 },
   gateway_chat_completion: { lane: "runtime_exec", priority: 50, maxAttempts: 3 },
   runtime_sync: { lane: "recovery", priority: 10, maxAttempts: 5 },
