@@ -6,6 +6,8 @@ import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
 import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
+import { databaseClock } from "./jobs/queue";
+import { platformJobRoutes } from "./jobs/routes";
 
 export interface BackendDeps {
   config: BackendConfig;
@@ -21,6 +23,7 @@ export function createApp({ config, database, logger }: BackendDeps): Express {
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRoutes(database.pool));
   app.use(apiKeyRoutes(database.db, { internalApiKey: config.INTERNAL_API_KEY }));
+  app.use(platformJobRoutes({ db: database.pool, clock: databaseClock }, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(notFound);
   app.use(errorMapper(logger));
   return app;

@@ -1,0 +1,235 @@
+import { ManualClock } from "@svc/common";
+import { connectDatabase } from "@svc/db";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  claimJobs,
+  completeJob,
+  enqueueJob,
+  failJob,
+  getJob,
+  jobMetrics,
+  type QueueClock,
+  releaseJobs,
+  requeueStaleJobs,
+} from "./queue";
+
+const database = connectDatabase(process.env.DATABASE_URL as string);
+const pool = database.pool;
+const manual = new ManualClock("2026-11-21T10:00:00.000Z");
+const clock: QueueClock = { now: () => manual.now() };
+afterAll(() => database.close());
+beforeEach(async () => {
+  await pool.query("delete from platform_jobs");
+  manual.set("2026-11-21T10:00:00.000Z");
+});
+
+const chat = (userId = "usr_a") =>
+  enqueueJob(pool, clock, {
+    jobType: "gateway_chat_completion",
+    userId,
+    agentId: "agt_1",
+    payload: { userId, agentId: "agt_1", message: "hi" },
+  });
+const provision = () =>
+  enqueueJob(pool, clock, {
+    jobType: "provision_managed_runtime",
+    userId: "usr_a",
+    agentId: "agt_1",
+    payload: { userId: "usr_a" },
+  });
+const seconds = (a: Date, b: Date) => (a.getTime() - b.getTime()) / 1000;
+
+describe("enqueue", () => {
+  it("queues with the spec's lane, priority and attempts, attempts 0", async () => {
+    const job = await chat();
+    expect(job).toMatchObject({
+      lane: "runtime_exec",
+      jobType: "gateway_chat_completion",
+      status: "queued",
+      priority: 50,
+      attempts: 0,
+      maxAttempts: 3,
+      startedAt: null,
+      completedAt: null,
+      error: null,
+      result: null,
+    });
+    expect(job.id).toMatch(/^job_\d{13}_[0-9a-z]{10}$/);
+    expect(job.runAt.toISOString()).toBe("2026-11-21T10:00:00.000Z");
+    expect(await provision()).toMatchObject({ lane: "deploy", priority: 100, maxAttempts: 5 });
+  });
+});
+
+describe("claim", () => {
+  it("takes the highest priority first, then the oldest runAt, and only jobs whose runAt has come", async () => {
+    const c1 = await chat();
+    manual.advance(1000);
+    const p1 = await provision();
+    manual.advance(1000);
+    const c2 = await chat();
+    const claimed = await claimJobs(pool, clock, 10);
+    expect(claimed.map((c) => c.job.id)).toEqual([p1.id, c1.id, c2.id]);
+    expect(claimed[0].job).toMatchObject({ status: "running", attempts: 1 });
+    expect(claimed[0].job.lockedAt?.toISOString()).toBe(manual.now().toISOString());
+    expect(claimed[0].job.startedAt?.toISOString()).toBe(manual.now().toISOString());
+    expect(await claimJobs(pool, clock, 10)).toEqual([]);
+  });
+
+  it("two claimers never get the same job", async () => {
+    for (let i = 0; i < 50; i++) await chat();
+    const [a, b] = await Promise.all([claimJobs(pool, clock, 30), claimJobs(pool, clock, 30)]);
+    const ids = [...a, ...b].map((c) => c.job.id);
+    expect(ids).toHaveLength(50);
+    expect(new Set(ids).size).toBe(50);
+  });
+
+  it("filters by lane when asked", async () => {
+    await chat();
+    const p = await provision();
+    expect((await claimJobs(pool, clock, 10, ["deploy"])).map((c) => c.job.id)).toEqual([p.id]);
+  });
+});
+
+describe("transitions", () => {
+  it("running -> completed sets result and completedAt", async () => {
+    await chat();
+    const [claim] = await claimJobs(pool, clock, 1);
+    manual.advance(2500);
+    expect(
+      await completeJob(pool, clock, { id: claim.job.id, lockToken: claim.lockToken }, { reply: "ok" }),
+    ).toBe(true);
+    const job = await getJob(pool, claim.job.id);
+    expect(job).toMatchObject({
+      status: "completed",
+      result: { reply: "ok" },
+      lockedAt: null,
+      lockToken: null,
+      error: null,
+    });
+    expect(job?.completedAt?.toISOString()).toBe("2026-11-21T10:00:02.500Z");
+  });
+
+  it("backs off exactly 30, 60, 90, 120, then 300 s; startedAt stays the first attempt; the last failure keeps error and sets completedAt", async () => {
+    const created = await provision();
+    const started = manual.now().toISOString();
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const [claim] = await claimJobs(pool, clock, 1);
+      expect(claim.job.attempts).toBe(attempt);
+      expect(claim.job.startedAt?.toISOString()).toBe(started);
+      const after = await failJob(
+        pool,
+        clock,
+        { id: claim.job.id, lockToken: claim.lockToken },
+        `boom ${attempt}`,
+      );
+      if (attempt < 5) {
+        expect(after).toMatchObject({
+          status: "queued",
+          error: `boom ${attempt}`,
+          completedAt: null,
+          lockedAt: null,
+        });
+        delays.push(seconds(after?.runAt as Date, manual.now()));
+        // Not claimable before its runAt, claimable at it.
+        manual.set(new Date((after?.runAt as Date).getTime() - 1));
+        expect(await claimJobs(pool, clock, 1)).toEqual([]);
+        manual.advance(1);
+      } else {
+        expect(after).toMatchObject({ status: "failed", error: "boom 5", attempts: 5 });
+        expect(after?.completedAt?.toISOString()).toBe(manual.now().toISOString());
+      }
+    }
+    expect(delays).toEqual([30, 60, 90, 120]);
+    expect(created.maxAttempts).toBe(5);
+  });
+
+  it("a sixth-attempt-style backoff caps at 300 s", async () => {
+    const job = await provision();
+    await pool.query("update platform_jobs set max_attempts = 9 where id = $1", [job.id]);
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const [claim] = await claimJobs(pool, clock, 1);
+      const after = await failJob(pool, clock, { id: claim.job.id, lockToken: claim.lockToken }, "x");
+      delays.push(seconds(after?.runAt as Date, manual.now()));
+      manual.set(after?.runAt as Date);
+    }
+    expect(delays).toEqual([30, 60, 90, 120, 300, 300]);
+  });
+
+  it("chat jobs fail for good on their third attempt", async () => {
+    await chat();
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [claim] = await claimJobs(pool, clock, 1);
+      const after = await failJob(pool, clock, { id: claim.job.id, lockToken: claim.lockToken }, "down");
+      if (after?.status === "queued") manual.set(after.runAt);
+      else expect(attempt).toBe(3);
+    }
+    const [row] = (await pool.query("select status, attempts from platform_jobs")).rows;
+    expect(row).toEqual({ status: "failed", attempts: 3 });
+  });
+
+  it("a job running for more than 10 minutes is requeued, and its old worker is fenced out", async () => {
+    await chat();
+    const [claim] = await claimJobs(pool, clock, 1);
+    manual.advance(10 * 60 * 1000);
+    expect(await requeueStaleJobs(pool, clock, 10 * 60 * 1000)).toEqual([]);
+    manual.advance(1);
+    expect(await requeueStaleJobs(pool, clock, 10 * 60 * 1000)).toEqual([claim.job.id]);
+    const requeued = await getJob(pool, claim.job.id);
+    expect(requeued).toMatchObject({
+      status: "queued",
+      lockedAt: null,
+      attempts: 1,
+      error: "worker lost: running for more than 600 s",
+    });
+    const [again] = await claimJobs(pool, clock, 1);
+    expect(again.job.attempts).toBe(2);
+    const old = { id: claim.job.id, lockToken: claim.lockToken };
+    expect(await completeJob(pool, clock, old, { late: true })).toBe(false);
+    expect(await failJob(pool, clock, old, "late")).toBeNull();
+    expect(await releaseJobs(pool, clock, [old])).toBe(0);
+    expect(
+      await completeJob(pool, clock, { id: again.job.id, lockToken: again.lockToken }, { reply: "fresh" }),
+    ).toBe(true);
+    expect((await getJob(pool, claim.job.id))?.result).toEqual({ reply: "fresh" });
+  });
+
+  it("a stale job on its last attempt fails instead of looping", async () => {
+    const job = await chat();
+    await pool.query("update platform_jobs set attempts = 2 where id = $1", [job.id]);
+    await claimJobs(pool, clock, 1);
+    manual.advance(10 * 60 * 1000 + 1);
+    await requeueStaleJobs(pool, clock, 10 * 60 * 1000);
+    expect(await getJob(pool, job.id)).toMatchObject({ status: "failed", attempts: 3 });
+  });
+
+  it("release puts unfinished jobs back without counting the attempt", async () => {
+    await chat();
+    const [claim] = await claimJobs(pool, clock, 1);
+    expect(await releaseJobs(pool, clock, [{ id: claim.job.id, lockToken: claim.lockToken }])).toBe(1);
+    expect(await getJob(pool, claim.job.id)).toMatchObject({
+      status: "queued",
+      attempts: 0,
+      lockToken: null,
+    });
+  });
+});
+
+describe("metrics", () => {
+  it("counts per lane and status and the oldest queued age", async () => {
+    expect(await jobMetrics(pool, clock)).toEqual({ counts: [], oldestQueuedAgeSeconds: 0 });
+    await chat();
+    await chat();
+    await provision();
+    await claimJobs(pool, clock, 1, ["deploy"]);
+    manual.advance(42_500);
+    expect(await jobMetrics(pool, clock)).toEqual({
+      counts: [
+        { lane: "deploy", status: "running", count: 1 },
+        { lane: "runtime_exec", status: "queued", count: 2 },
+      ],
+      oldestQueuedAgeSeconds: 42,
+    });
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The platform job queue's SQL, one function per operation (graphile-worker's shape). Every timestamp comes
+ * from one clock: the database's `now()`, or — in tests — the instant a QueueClock gives, never a mix.
+ * Completion, failure and release are fenced by the claim's lock token: a worker whose job was requeued
+ * (stale rule) and claimed by someone else can no longer change it.
+ */
+import { randomId, timestampedId } from "@svc/common";
+import type { PlatformJob, PlatformJobPayload, PlatformJobType } from "@svc/db/schema";
+import type pg from "pg";
+import { JOB_TYPES } from "./types";
+
+export type Queryable = Pick<pg.Pool, "query">;
+
+/** The queue's clock: null = the database's `now()` (production); a Date = that instant (tests). */
+export interface QueueClock {
+  now(): Date | null;
+}
+
+export const databaseClock: QueueClock = { now: () => null };
+
+const NOW = "coalesce($1::timestamptz, now())";
+
+/** Row (snake_case) → PlatformJob. */
+function toJob(row: Record<string, unknown>): PlatformJob {
+  return {
+    id: row.id as string,
+    userId: row.user_id as string | null,
+    agentId: row.agent_id as string | null,
+    lane: row.lane as PlatformJob["lane"],
+    jobType: row.job_type as PlatformJob["jobType"],
+    status: row.status as PlatformJob["status"],
+    priority: row.priority as number,
+    attempts: row.attempts as number,
+    maxAttempts: row.max_attempts as number,
+    runAt: row.run_at as Date,
+    lockedAt: row.locked_at as Date | null,
+    lockToken: row.lock_token as string | null,
+    startedAt: row.started_at as Date | null,
+    completedAt: row.completed_at as Date | null,
+    error: row.error as string | null,
+    result: row.result as Record<string, unknown> | null,
+    payload: row.payload as PlatformJobPayload,
+    createdAt: row.created_at as Date,
+    updatedAt: row.updated_at as Date,
+  };
+}
+
+export interface NewJob {
+  jobType: PlatformJobType;
+  userId?: string | null;
+  agentId?: string | null;
+  payload: PlatformJobPayload;
+}
+
+/** Adds a queued job (lane, priority and attempts from its type) and wakes idle workers (NOTIFY on commit). */
+export async function enqueueJob(db: Queryable, clock: QueueClock, job: NewJob): Promise<PlatformJob> {
+  const type = JOB_TYPES[job.jobType];
+  const { rows } = await db.query({
+    name: "platform_jobs_enqueue",
+    text: `with job as (
+        insert into platform_jobs (id, user_id, agent_id, lane, job_type, status, priority, attempts, max_attempts,
+                                   run_at, payload, created_at, updated_at)
+        values ($2, $3, $4, $5, $6, 'queued', $7, 0, $8, ${NOW}, $9, ${NOW}, ${NOW})
+        returning *)
+      select job.*, pg_notify('platform_jobs', job.lane) from job`,
+    values: [
+      clock.now(),
+      timestampedId("job", clock.now() ?? new Date()),
+      job.userId ?? null,
+      job.agentId ?? null,
+      type.lane,
+      job.jobType,
+      type.priority,
+      type.maxAttempts,
+      job.payload,
+    ],
+  });
+  return toJob(rows[0]);
+}
+
+export interface Claim {
+  job: PlatformJob;
+  lockToken: string;
+}
+
+/**
+ * Claims up to `limit` eligible jobs in one statement: queued, `run_at` reached, highest priority first then
+ * oldest `run_at`, `FOR UPDATE SKIP LOCKED` (served by the partial index on queued jobs). Each claim counts
+ * an attempt, sets `locked_at`, a fresh lock token, and `started_at` on the first attempt only.
+ */
+export async function claimJobs(
+  db: Queryable,
+  clock: QueueClock,
+  limit: number,
+  lanes: readonly string[] | null = null,
+): Promise<Claim[]> {
+  const lockToken = randomId(16);
+  const { rows } = await db.query({
+    name: "platform_jobs_claim",
+    text: `with next as (
+        select id from platform_jobs
+        where status = 'queued' and run_at <= ${NOW} and ($3::text[] is null or lane = any($3::text[]))
+        order by priority desc, run_at
+        limit $2
+        for update skip locked)
+      update platform_jobs job
+      set status = 'running', attempts = job.attempts + 1, locked_at = ${NOW}, lock_token = $4,
+          started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
+      from next where job.id = next.id
+      returning job.*`,
+    values: [clock.now(), limit, lanes && lanes.length > 0 ? lanes : null, lockToken],
+  });
+  return rows.map((row) => ({ job: toJob(row), lockToken }));
+}
+
+/** Marks a claimed job completed with its result. False when the claim was lost (fenced out). */
+export async function completeJob(
+  db: Queryable,
+  clock: QueueClock,
+  claim: { id: string; lockToken: string },
+  result: Record<string, unknown>,
+): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: "platform_jobs_complete",
+    text: `update platform_jobs
+      set status = 'completed', result = $4, completed_at = ${NOW}, locked_at = null, lock_token = null, updated_at = ${NOW}
+      where id = $2 and lock_token = $3 and status = 'running'`,
+    values: [clock.now(), claim.id, claim.lockToken, result],
+  });
+  return rowCount === 1;
+}
+
+/**
+ * Records a failed attempt: back to `queued` with `run_at` = now + backoff (30, 60, 90, 120, then 300 s by
+ * attempt number), or `failed` with `completed_at` when the attempts are used up. `error` keeps the latest
+ * message. Returns the job after the change, or null when the claim was lost.
+ */
+export async function failJob(
+  db: Queryable,
+  clock: QueueClock,
+  claim: { id: string; lockToken: string },
+  error: string,
+): Promise<PlatformJob | null> {
+  const { rows } = await db.query({
+    name: "platform_jobs_fail",
+    text: `update platform_jobs
+      set status = case when attempts >= max_attempts then 'failed' else 'queued' end,
+          error = $4,
+          completed_at = case when attempts >= max_attempts then ${NOW} else null end,
+          run_at = case when attempts >= max_attempts then run_at
+                        else ${NOW} + make_interval(secs => case when attempts >= 5 then 300 else attempts * 30 end) end,
+          locked_at = null, lock_token = null, updated_at = ${NOW}
+      where id = $2 and lock_token = $3 and status = 'running'
+      returning *`,
+    values: [clock.now(), claim.id, claim.lockToken, error.slice(0, 4000)],
+  });
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+/**
+ * Stale rule: a job `running` for longer than `staleAfterMs` lost its worker; it goes back to `queued` (or to
+ * `failed` when that was its last attempt) and its old lock token stops working. Returns the ids changed.
+ */
+export async function requeueStaleJobs(
+  db: Queryable,
+  clock: QueueClock,
+  staleAfterMs: number,
+): Promise<string[]> {
+  const { rows } = await db.query({
+    name: "platform_jobs_requeue_stale",
+    text: `update platform_jobs
+      set status = case when attempts >= max_attempts then 'failed' else 'queued' end,
+          error = 'worker lost: running for more than ' || ($2::bigint / 1000) || ' s',
+          completed_at = case when attempts >= max_attempts then ${NOW} else null end,
+          run_at = ${NOW}, locked_at = null, lock_token = null, updated_at = ${NOW}
+      where status = 'running' and locked_at < ${NOW} - make_interval(secs => $2::bigint / 1000.0)
+      returning id, status, lane`,
+    values: [clock.now(), staleAfterMs],
+  });
+  if (rows.some((r) => r.status === "queued"))
+    await db.query("select pg_notify('platform_jobs', 'requeued')");
+  return rows.map((r) => r.id as string);
+}
+
+/** Shutdown: claimed jobs that did not finish go back to `queued` now, their attempt not counted. */
+export async function releaseJobs(
+  db: Queryable,
+  clock: QueueClock,
+  claims: Array<{ id: string; lockToken: string }>,
+): Promise<number> {
+  if (claims.length === 0) return 0;
+  const { rowCount } = await db.query({
+    text: `update platform_jobs job
+      set status = 'queued', attempts = greatest(job.attempts - 1, 0), run_at = ${NOW},
+          locked_at = null, lock_token = null, updated_at = ${NOW}
+      from unnest($2::text[], $3::text[]) as held(id, token)
+      where job.id = held.id and job.lock_token = held.token and job.status = 'running'`,
+    values: [clock.now(), claims.map((c) => c.id), claims.map((c) => c.lockToken)],
+  });
+  if ((rowCount ?? 0) > 0) await db.query("select pg_notify('platform_jobs', 'released')");
+  return rowCount ?? 0;
+}
+
+/** One job by id. */
+export async function getJob(db: Queryable, id: string): Promise<PlatformJob | null> {
+  const { rows } = await db.query({
+    name: "platform_jobs_get",
+    text: "select * from platform_jobs where id = $1",
+    values: [id],
+  });
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+export interface QueueMetrics {
+  counts: Array<{ lane: string; status: string; count: number }>;
+  oldestQueuedAgeSeconds: number;
+}
+
+/** Counts per lane and status, and the age of the oldest queued job (0 when none is queued). */
+export async function jobMetrics(db: Queryable, clock: QueueClock): Promise<QueueMetrics> {
+  const counts = await db.query(
+    "select lane, status, count(*)::int as count from platform_jobs group by lane, status order by lane, status",
+  );
+  const oldest = await db.query(
+    `select coalesce(floor(extract(epoch from (${NOW} - min(created_at)))), 0)::int as age
+     from platform_jobs where status = 'queued'`,
+    [clock.now()],
+  );
+  return {
+    counts: counts.rows.map((r) => ({ lane: r.lane, status: r.status, count: r.count })),
+    oldestQueuedAgeSeconds: Math.max(0, oldest.rows[0]?.age ?? 0),
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * A job worker: claims up to `concurrency` jobs at a time, runs each with the processor of its type, and
+ * records the outcome (fenced by the claim's lock token). It wakes on `LISTEN platform_jobs` (enqueue
+ * NOTIFYs), with a slow poll as a safety net, and sweeps stale running jobs. On stop it claims nothing
+ * more, lets running jobs finish within the grace period, and releases the rest back to `queued`.
+ */
+import type { PlatformJob } from "@svc/db/schema";
+import pg from "pg";
+import type { Logger } from "pino";
+import type { ProcessorRegistry } from "./processors";
+import {
+  type Claim,
+  claimJobs,
+  completeJob,
+  databaseClock,
+  failJob,
+  type QueueClock,
+  releaseJobs,
+  requeueStaleJobs,
+} from "./queue";
+
+export interface JobWorkerOptions {
+  pool: pg.Pool;
+  /** For the LISTEN connection (a pooled client cannot hold LISTEN). */
+  connectionString: string;
+  processors: ProcessorRegistry;
+  logger: Logger;
+  concurrency: number;
+  lanes?: readonly string[];
+  pollIntervalMs: number;
+  staleAfterMs: number;
+  /** How often the stale rule is applied; default a tenth of staleAfterMs, at most 30 s. */
+  staleSweepIntervalMs?: number;
+  shutdownGraceMs: number;
+  clock?: QueueClock;
+}
+
+export interface JobWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Jobs running right now. */
+  readonly active: number;
+}
+
+const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+export function createJobWorker(options: JobWorkerOptions): JobWorker {
+  const { pool, processors, logger, concurrency } = options;
+  const clock = options.clock ?? databaseClock;
+  const lanes = options.lanes && options.lanes.length > 0 ? options.lanes : null;
+  const sweepEvery =
+    options.staleSweepIntervalMs ?? Math.min(30_000, Math.max(1_000, options.staleAfterMs / 10));
+  const held = new Map<string, { claim: Claim; abort: AbortController; done: Promise<void> }>();
+  let stopping = false;
+  let started = false;
+  let filling = false;
+  let fillAgain = false;
+  let listener: pg.Client | undefined;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  const timers: NodeJS.Timeout[] = [];
+
+  /** Claims while there are free slots and eligible jobs. Re-entrant calls fold into one more round. */
+  async function fill(): Promise<void> {
+    if (stopping) return;
+    if (filling) {
+      fillAgain = true;
+      return;
+    }
+    filling = true;
+    try {
+      do {
+        fillAgain = false;
+        while (!stopping && held.size < concurrency) {
+          const free = concurrency - held.size;
+          const claims = await claimJobs(pool, clock, free, lanes);
+          for (const claim of claims) run(claim);
+          if (claims.length < free) break;
+        }
+      } while (fillAgain && !stopping);
+    } catch (err) {
+      logger.warn({ err }, "claiming jobs failed; retrying shortly");
+      setTimeout(() => void fill(), 1_000).unref();
+    } finally {
+      filling = false;
+    }
+  }
+
+  function run(claim: Claim): void {
+    const abort = new AbortController();
+    const done = execute(claim, abort.signal).finally(() => {
+      held.delete(claim.job.id);
+      void fill();
+    });
+    held.set(claim.job.id, { claim, abort, done });
+  }
+
+  async function execute(claim: Claim, signal: AbortSignal): Promise<void> {
+    const { job } = claim;
+    const fence = { id: job.id, lockToken: claim.lockToken };
+    let outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
+    try {
+      const processor = processors[job.jobType];
+      if (!processor) throw new Error(`no processor for job type ${job.jobType}`);
+      outcome = { ok: true, result: await processor(job, { signal, logger }) };
+    } catch (err) {
+      outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+    if (signal.aborted) return; // released at shutdown: the job is someone else's now
+    await persist(job, async () => {
+      if (outcome.ok) {
+        if (!(await completeJob(pool, clock, fence, outcome.result)))
+          logger.warn({ jobId: job.id }, "job lost its claim before completing");
+      } else {
+        const after = await failJob(pool, clock, fence, outcome.error);
+        logger.info(
+          { jobId: job.id, jobType: job.jobType, status: after?.status, error: outcome.error },
+          "job attempt failed",
+        );
+      }
+    });
+  }
+
+  /** Writes an outcome, retrying through a database outage; gives up to the stale rule after a while. */
+  async function persist(job: PlatformJob, write: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await write();
+        return;
+      } catch (err) {
+        const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+        if (attempt >= 20) {
+          logger.error(
+            { err, jobId: job.id },
+            "could not record the job's outcome; the stale rule will requeue it",
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  async function listen(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: "svc-job-listener",
+    });
+    client.on("notification", () => void fill());
+    client.on("error", (err) => {
+      logger.warn({ err }, "job listener connection failed; reconnecting");
+      scheduleReconnect();
+    });
+    client.on("end", () => scheduleReconnect());
+    await client.connect();
+    await client.query("listen platform_jobs");
+    listener = client;
+  }
+
+  let reconnectAttempt = 0;
+  function scheduleReconnect(): void {
+    if (stopping || reconnectTimer) return;
+    const stale = listener;
+    listener = undefined;
+    stale?.removeAllListeners("end");
+    stale?.end().catch(() => undefined);
+    const delay = RETRY_DELAYS_MS[Math.min(reconnectAttempt++, RETRY_DELAYS_MS.length - 1)];
+    reconnectTimer = setTimeout(async () => {
+      reconnectTimer = undefined;
+      try {
+        await listen();
+        reconnectAttempt = 0;
+        void fill();
+      } catch {
+        scheduleReconnect();
+      }
+    }, delay);
+    reconnectTimer.unref();
+  }
+
+  async function sweep(): Promise<void> {
+    try {
+      const requeued = await requeueStaleJobs(pool, clock, options.staleAfterMs);
+      if (requeued.length > 0) logger.warn({ jobIds: requeued }, "requeued stale running jobs");
+    } catch (err) {
+      logger.warn({ err }, "stale sweep failed");
+    }
+  }
+
+  return {
+    get active() {
+      return held.size;
+    },
+    async start() {
+      if (started) return;
+      started = true;
+      try {
+        await listen();
+      } catch (err) {
+        logger.warn({ err }, "job listener could not connect; polling until it can");
+        scheduleReconnect();
+      }
+      timers.push(setInterval(() => void fill(), options.pollIntervalMs));
+      timers.push(setInterval(() => void sweep(), sweepEvery));
+      for (const timer of timers) timer.unref();
+      await sweep();
+      await fill();
+    },
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      for (const timer of timers) clearInterval(timer);
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      const client = listener;
+      listener = undefined;
+      client?.removeAllListeners("end");
+      await client?.end().catch(() => undefined);
+      const running = [...held.values()];
+      const grace = new Promise((r) => setTimeout(r, options.shutdownGraceMs).unref());
+      await Promise.race([Promise.all(running.map((h) => h.done)), grace]);
+      const unfinished = [...held.values()];
+      for (const h of unfinished) h.abort.abort();
+      const released = await releaseJobs(
+        pool,
+        clock,
+        unfinished.map((h) => ({ id: h.claim.job.id, lockToken: h.claim.lockToken })),
+      ).catch((err: unknown) => {
+        logger.error({ err }, "could not release unfinished jobs; the stale rule will requeue them");
+        return 0;
+      });
+      if (released > 0) logger.info({ released }, "released unfinished jobs back to the queue");
+    },
+  };
+}
