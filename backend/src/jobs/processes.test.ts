@@ -1,0 +1,228 @@
+/**
+ * Workers as real processes (`backend/src/server.ts --worker`) on one database: exactly-once under
+ * concurrency, recovery after SIGKILL through the stale rule, and a database restart under a worker.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createLogger, freePort, randomId, sealGatewayToken } from "@svc/common";
+import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { connectDatabase } from "@svc/db";
+import { startEmbeddedPostgres } from "@svc/db/embedded";
+import { migrateDatabase } from "@svc/db/migrate";
+import { agents, users } from "@svc/db/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gatewayChatProcessor } from "../chat/processor";
+import { databaseClock, enqueueJob } from "./queue";
+import { createJobWorker } from "./worker";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const url = process.env.DATABASE_URL as string;
+const database = connectDatabase(url);
+const DATA_KEY = "cd".repeat(32);
+const children: ChildProcess[] = [];
+
+let runtime: FakeUpstream;
+/** How many times the runtime was asked each message, and an optional hold on some messages. */
+const calls = new Map<string, number>();
+let hold: ((message: string) => boolean) | undefined;
+
+beforeAll(async () => {
+  runtime = await startFakeUpstream((_req, res, body) => {
+    const message = JSON.parse(body.toString()).messages.at(-1).content as string;
+    calls.set(message, (calls.get(message) ?? 0) + 1);
+    if (hold?.(message)) return; // never answers: the worker is stuck on it
+    sendJson(res, 200, { model: "fake", choices: [{ message: { content: `re: ${message}` } }], usage: null });
+  });
+  await database.db
+    .insert(users)
+    .values({ id: "usr_p", email: "p@example.com", name: "P", referralCode: "PROC1" });
+  await database.db.insert(agents).values({
+    id: "agt_p",
+    userId: "usr_p",
+    name: "Agent",
+    url: runtime.url,
+    gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
+  });
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await runtime.close();
+  await database.close();
+});
+
+function spawnWorker(env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "backend/src/server.ts", "--worker"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      DATA_ENCRYPTION_KEY: DATA_KEY,
+      LOG_LEVEL: "error",
+      JOB_WORKER_CONCURRENCY: "4",
+      JOB_POLL_INTERVAL_MS: "1000",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.push(child);
+  return child;
+}
+
+const enqueue = (message: string, db = database.pool) =>
+  enqueueJob(db, databaseClock, {
+    jobType: "gateway_chat_completion",
+    userId: "usr_p",
+    agentId: "agt_p",
+    payload: { userId: "usr_p", agentId: "agt_p", gatewayUrl: runtime.url, message, systemPrompt: null },
+  });
+
+async function statusCounts(pool = database.pool): Promise<Record<string, number>> {
+  const { rows } = await pool.query("select status, count(*)::int as n from platform_jobs group by status");
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("worker processes", () => {
+  it("two workers on one database run each of 2,000 jobs exactly once", async () => {
+    await database.pool.query("delete from platform_jobs");
+    calls.clear();
+    const a = spawnWorker();
+    const b = spawnWorker();
+    const messages = Array.from({ length: 2000 }, (_, i) => `once-${i}`);
+    for (let i = 0; i < messages.length; i += 100) {
+      await Promise.all(messages.slice(i, i + 100).map((m) => enqueue(m)));
+    }
+    await until(async () => (await statusCounts()).completed === 2000, 120_000, "2,000 completed jobs");
+    expect(await statusCounts()).toEqual({ completed: 2000 });
+    expect(messages.filter((m) => calls.get(m) !== 1)).toEqual([]);
+    const { rows } = await database.pool.query(
+      "select count(*)::int as n from platform_jobs where attempts <> 1",
+    );
+    expect(rows[0].n).toBe(0);
+    a.kill("SIGTERM");
+    b.kill("SIGTERM");
+    await Promise.all([a, b].map((c) => new Promise((r) => c.once("exit", r))));
+  }, 180_000);
+
+  it("a worker killed with SIGKILL mid-job: the stale rule requeues the job and another worker completes it", async () => {
+    await database.pool.query("delete from platform_jobs");
+    calls.clear();
+    let first = true;
+    hold = (m) => {
+      if (m === "crash-me" && first) {
+        first = false;
+        return true;
+      }
+      return false;
+    };
+    const stale = { JOB_STALE_AFTER_MS: "1500" };
+    const doomed = spawnWorker(stale);
+    const job = await enqueue("crash-me");
+    await until(
+      async () => (calls.get("crash-me") ?? 0) === 1,
+      30_000,
+      "the first attempt to reach the runtime",
+    );
+    doomed.kill("SIGKILL");
+    await new Promise((r) => doomed.once("exit", r));
+    const survivor = spawnWorker(stale);
+    await until(
+      async () =>
+        (await database.pool.query("select status from platform_jobs where id = $1", [job.id])).rows[0]
+          .status === "completed",
+      30_000,
+      "the requeued job to complete",
+    );
+    const { rows } = await database.pool.query(
+      "select attempts, result, error from platform_jobs where id = $1",
+      [job.id],
+    );
+    expect(rows[0]).toEqual({
+      attempts: 2,
+      result: { reply: "re: crash-me", model: "fake", usage: null },
+      error: "worker lost: running for more than 1 s",
+    });
+    expect(calls.get("crash-me")).toBe(2);
+    hold = undefined;
+    survivor.kill("SIGTERM");
+    await new Promise((r) => survivor.once("exit", r));
+  }, 60_000);
+
+  it("a running worker survives a database restart and goes on", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-restart-"));
+    await chmod(dir, 0o755);
+    const port = await freePort();
+    const password = randomId(16);
+    let cluster = await startEmbeddedPostgres({
+      dataDir: join(dir, "data"),
+      port,
+      password,
+      ephemeral: true,
+    });
+    const own = cluster.url();
+    await migrateDatabase(own);
+    const handle = connectDatabase(own, { max: 6 });
+    await handle.db
+      .insert(users)
+      .values({ id: "usr_p", email: "p@example.com", name: "P", referralCode: "PROC1" });
+    await handle.db.insert(agents).values({
+      id: "agt_p",
+      userId: "usr_p",
+      name: "Agent",
+      url: runtime.url,
+      gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
+    });
+    const worker = createJobWorker({
+      pool: handle.pool,
+      connectionString: own,
+      processors: {
+        gateway_chat_completion: gatewayChatProcessor({ db: handle.db, dataEncryptionKey: DATA_KEY }),
+      },
+      logger: createLogger("restart-test", "silent"),
+      concurrency: 2,
+      pollIntervalMs: 500,
+      staleAfterMs: 600_000,
+      shutdownGraceMs: 1_000,
+    });
+    try {
+      await worker.start();
+      await enqueue("before-restart", handle.pool);
+      await until(async () => (await statusCounts(handle.pool)).completed === 1, 20_000, "the first job");
+      await cluster.stop();
+      await new Promise((r) => setTimeout(r, 500));
+      cluster = await startEmbeddedPostgres({ dataDir: join(dir, "data"), port, password, ephemeral: true });
+      // The pool reconnects on its next query; enqueue may need a retry while old connections are dropped.
+      await until(
+        async () =>
+          enqueue("after-restart", handle.pool).then(
+            () => true,
+            () => false,
+          ),
+        20_000,
+        "the database to accept an enqueue",
+      );
+      await until(
+        async () => (await statusCounts(handle.pool)).completed === 2,
+        30_000,
+        "the job enqueued after the restart",
+      );
+      expect(calls.get("after-restart")).toBe(1);
+    } finally {
+      await worker.stop();
+      await handle.close();
+      await cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
