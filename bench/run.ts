@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>`: runs bench/<name>.ts. */
 const benches: Record<string, () => Promise<unknown>> = {
   summarizer: () => import("./summarizer"),
+  queue: () => import("./queue"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

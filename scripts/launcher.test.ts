@@ -57,7 +57,13 @@ describe("npm start, end to end", () => {
     const secretsFile = join(dataDir, "secrets.json");
     expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
     const secrets = JSON.parse(await readFile(secretsFile, "utf8"));
-    for (const name of ["INTERNAL_API_KEY", "HMAC_SECRET", "SESSION_SECRET", "WALLET_ENCRYPTION_KEY", "DATA_ENCRYPTION_KEY"]) {
+    for (const name of [
+      "INTERNAL_API_KEY",
+      "HMAC_SECRET",
+      "SESSION_SECRET",
+      "WALLET_ENCRYPTION_KEY",
+      "DATA_ENCRYPTION_KEY",
+    ]) {
       expect(secrets[name]).toMatch(/^[0-9a-f]{64}$/);
     }
 

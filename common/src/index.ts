@@ -1,3 +1,4 @@
+export * from "./agent-tokens";
 export * from "./clock";
 export * from "./crypto";
 export * from "./env";
@@ -9,4 +10,3 @@ export * from "./net";
 export * from "./outbound/index";
 export * from "./server";
 export * from "./user-context";
-export * from "./agent-tokens";

@@ -1,2 +1,4 @@
 export * from "./fake-upstream";
+export * from "./fakes/agent-runtime";
+export * from "./fakes/ai-provider";
 export * from "./fakes/oidc-provider";

@@ -71,13 +71,15 @@ export const platformJobs = pgTable(
       .on(t.priority.desc().nullsFirst(), t.runAt.asc())
       .where(sql`${t.status} = 'queued'`),
     // Stale sweep: running jobs locked more than 10 minutes ago go back to queued.
-    index("platform_jobs_status_locked_at_idx").on(t.status, t.lockedAt),
+    // Partial: only running rows, so finished jobs never touch it.
+    index("platform_jobs_running_locked_at_idx").on(t.lockedAt).where(sql`${t.status} = 'running'`),
     // Metrics: counts per lane and status.
     index("platform_jobs_lane_status_idx").on(t.lane, t.status),
     // Metrics: oldestQueuedAgeSeconds.
     index("platform_jobs_queued_created_at_idx").on(t.createdAt).where(sql`${t.status} = 'queued'`),
     // Per-user workload gate and job lookups by owner.
-    index("platform_jobs_user_id_status_idx").on(t.userId, t.status),
+    // Partial: the workload gate and admin views look at a user's active jobs only.
+    index("platform_jobs_user_id_active_idx").on(t.userId).where(sql`${t.status} in ('queued', 'running')`),
   ],
 );
 export type PlatformJob = typeof platformJobs.$inferSelect;

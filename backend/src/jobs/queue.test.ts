@@ -3,6 +3,7 @@ import { connectDatabase } from "@svc/db";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import {
   claimJobs,
+  completeAndClaimJobs,
   completeJob,
   enqueueJob,
   failJob,
@@ -123,6 +124,7 @@ describe("transitions", () => {
         { id: claim.job.id, lockToken: claim.lockToken },
         `boom ${attempt}`,
       );
+      if (!after) throw new Error("the claim was lost");
       if (attempt < 5) {
         expect(after).toMatchObject({
           status: "queued",
@@ -130,9 +132,9 @@ describe("transitions", () => {
           completedAt: null,
           lockedAt: null,
         });
-        delays.push(seconds(after?.runAt as Date, manual.now()));
+        delays.push(seconds(after.runAt, manual.now()));
         // Not claimable before its runAt, claimable at it.
-        manual.set(new Date((after?.runAt as Date).getTime() - 1));
+        manual.set(new Date(after.runAt.getTime() - 1));
         expect(await claimJobs(pool, clock, 1)).toEqual([]);
         manual.advance(1);
       } else {
@@ -213,6 +215,35 @@ describe("transitions", () => {
       attempts: 0,
       lockToken: null,
     });
+  });
+});
+
+describe("complete and claim in one statement", () => {
+  it("completes the finished job, claims its successor, and is fenced like completeJob", async () => {
+    const first = await chat();
+    manual.advance(1);
+    const second = await chat();
+    const [claim] = await claimJobs(pool, clock, 1);
+    expect(claim.job.id).toBe(first.id);
+    manual.advance(1000);
+    const out = await completeAndClaimJobs(
+      pool,
+      clock,
+      [{ id: claim.job.id, lockToken: claim.lockToken, result: { n: 1 } }],
+      1,
+    );
+    expect([...out.completed]).toEqual([first.id]);
+    expect(out.claims.map((c) => c.job.id)).toEqual([second.id]);
+    expect(out.claims[0].job).toMatchObject({ status: "running", attempts: 1 });
+    expect(out.claims[0].job.startedAt?.toISOString()).toBe(manual.now().toISOString());
+    expect(await getJob(pool, first.id)).toMatchObject({ status: "completed", result: { n: 1 } });
+    const stale = await completeAndClaimJobs(
+      pool,
+      clock,
+      [{ id: first.id, lockToken: claim.lockToken, result: {} }],
+      1,
+    );
+    expect(stale).toEqual({ completed: new Set(), claims: [] });
   });
 });
 

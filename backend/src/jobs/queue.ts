@@ -45,6 +45,16 @@ function toJob(row: Record<string, unknown>): PlatformJob {
   };
 }
 
+const TIME_COLUMNS = ["run_at", "locked_at", "started_at", "completed_at", "created_at", "updated_at"];
+
+/** A row that came back as JSON (timestamps as strings) → the shape `toJob` reads. */
+function fromJsonRow(json: Record<string, unknown>): Record<string, unknown> {
+  const row = { ...json };
+  for (const column of TIME_COLUMNS)
+    if (typeof row[column] === "string") row[column] = new Date(row[column] as string);
+  return row;
+}
+
 export interface NewJob {
   jobType: PlatformJobType;
   userId?: string | null;
@@ -96,7 +106,7 @@ export async function claimJobs(
 ): Promise<Claim[]> {
   const lockToken = randomId(16);
   const { rows } = await db.query({
-    name: "platform_jobs_claim",
+    // Unnamed on purpose: a named statement may switch to a generic plan that sorts every queued job.
     text: `with next as (
         select id from platform_jobs
         where status = 'queued' and run_at <= ${NOW} and ($3::text[] is null or lane = any($3::text[]))
@@ -111,6 +121,61 @@ export async function claimJobs(
     values: [clock.now(), limit, lanes && lanes.length > 0 ? lanes : null, lockToken],
   });
   return rows.map((row) => ({ job: toJob(row), lockToken }));
+}
+
+/**
+ * Completes the finished jobs and claims up to `limit` new ones in a single statement: a busy worker pays
+ * one round trip (and one transaction) per job instead of two. The claim part is exactly `claimJobs`'.
+ */
+export async function completeAndClaimJobs(
+  db: Queryable,
+  clock: QueueClock,
+  done: Array<{ id: string; lockToken: string; result: Record<string, unknown> }>,
+  limit: number,
+  lanes: readonly string[] | null = null,
+): Promise<{ completed: Set<string>; claims: Claim[] }> {
+  const lockToken = randomId(16);
+  const { rows } = await db.query({
+    // Unnamed on purpose: a named statement may switch to a generic plan that sorts every queued job.
+    text: `with done as (
+        update platform_jobs job
+        set status = 'completed', result = held.result, completed_at = ${NOW}, locked_at = null, lock_token = null,
+            updated_at = ${NOW}
+        from unnest($2::text[], $3::text[], $4::jsonb[]) as held(id, token, result)
+        where job.id = held.id and job.lock_token = held.token and job.status = 'running'
+        returning job.id),
+      next as (
+        select id from platform_jobs
+        where status = 'queued' and run_at <= ${NOW} and ($6::text[] is null or lane = any($6::text[]))
+        order by priority desc, run_at
+        limit $5
+        for update skip locked),
+      claimed as (
+        update platform_jobs job
+        set status = 'running', attempts = job.attempts + 1, locked_at = ${NOW}, lock_token = $7,
+            started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
+        from next where job.id = next.id
+        returning job.*)
+      select null as done_id, to_jsonb(claimed) as job from claimed
+      union all
+      select done.id, null from done`,
+    values: [
+      clock.now(),
+      done.map((d) => d.id),
+      done.map((d) => d.lockToken),
+      done.map((d) => JSON.stringify(d.result)),
+      limit,
+      lanes && lanes.length > 0 ? lanes : null,
+      lockToken,
+    ],
+  });
+  const completed = new Set<string>();
+  const claims: Claim[] = [];
+  for (const row of rows) {
+    if (row.done_id) completed.add(row.done_id as string);
+    else claims.push({ job: toJob(fromJsonRow(row.job)), lockToken });
+  }
+  return { completed, claims };
 }
 
 /** Marks a claimed job completed with its result. False when the claim was lost (fenced out). */

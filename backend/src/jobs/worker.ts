@@ -11,7 +11,7 @@ import type { ProcessorRegistry } from "./processors";
 import {
   type Claim,
   claimJobs,
-  completeJob,
+  completeAndClaimJobs,
   databaseClock,
   failJob,
   type QueueClock,
@@ -53,35 +53,47 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const held = new Map<string, { claim: Claim; abort: AbortController; done: Promise<void> }>();
   let stopping = false;
   let started = false;
-  let filling = false;
-  let fillAgain = false;
   let listener: pg.Client | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
   const timers: NodeJS.Timeout[] = [];
 
-  /** Claims while there are free slots and eligible jobs. Re-entrant calls fold into one more round. */
+  /**
+   * Claims for every free slot. Several claims may be in flight at once (each reserves the slots it asks
+   * for), so a busy worker is never held back by one round trip. A wake-up that finds every free slot
+   * already being claimed is remembered and retried when a claim comes back short.
+   */
+  let reserved = 0;
+  let wakeWanted = false;
   async function fill(): Promise<void> {
     if (stopping) return;
-    if (filling) {
-      fillAgain = true;
+    const free = concurrency - held.size - reserved;
+    if (free <= 0) {
+      if (reserved > 0) wakeWanted = true;
       return;
     }
-    filling = true;
+    reserved += free;
+    let claims: Claim[] = [];
     try {
-      do {
-        fillAgain = false;
-        while (!stopping && held.size < concurrency) {
-          const free = concurrency - held.size;
-          const claims = await claimJobs(pool, clock, free, lanes);
-          for (const claim of claims) run(claim);
-          if (claims.length < free) break;
-        }
-      } while (fillAgain && !stopping);
+      claims = await claimJobs(pool, clock, free, lanes);
     } catch (err) {
       logger.warn({ err }, "claiming jobs failed; retrying shortly");
       setTimeout(() => void fill(), 1_000).unref();
     } finally {
-      filling = false;
+      reserved -= free;
+    }
+    if (stopping) {
+      // Claimed while stopping: hand them straight back.
+      await releaseJobs(
+        pool,
+        clock,
+        claims.map((c) => ({ id: c.job.id, lockToken: c.lockToken })),
+      ).catch(() => undefined);
+      return;
+    }
+    for (const claim of claims) run(claim);
+    if (claims.length === free || wakeWanted) {
+      wakeWanted = false;
+      void fill();
     }
   }
 
@@ -108,7 +120,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     if (signal.aborted) return; // released at shutdown: the job is someone else's now
     await persist(job, async () => {
       if (outcome.ok) {
-        if (!(await completeJob(pool, clock, fence, outcome.result)))
+        if (!(await completeAndContinue(fence, outcome.result)))
           logger.warn({ jobId: job.id }, "job lost its claim before completing");
       } else {
         const after = await failJob(pool, clock, fence, outcome.error);
@@ -118,6 +130,33 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         );
       }
     });
+  }
+
+  /**
+   * A finished job hands its slot straight to the next one: one statement completes it and claims a
+   * successor (each slot works like its own loop, so up to `concurrency` statements are in flight).
+   */
+  async function completeAndContinue(
+    fence: { id: string; lockToken: string },
+    result: Record<string, unknown>,
+  ): Promise<boolean> {
+    const { completed, claims } = await completeAndClaimJobs(
+      pool,
+      clock,
+      [{ ...fence, result }],
+      stopping ? 0 : 1,
+      lanes,
+    );
+    if (stopping) {
+      await releaseJobs(
+        pool,
+        clock,
+        claims.map((c) => ({ id: c.job.id, lockToken: c.lockToken })),
+      ).catch(() => undefined);
+    } else {
+      for (const claim of claims) run(claim);
+    }
+    return completed.has(fence.id);
   }
 
   /** Writes an outcome, retrying through a database outage; gives up to the stale rule after a while. */

@@ -6,7 +6,6 @@ import { makeRequest, signedInUser, useWebTestContext, webContext } from "../tes
 import { authenticateSessionOrApiKey, bearerToken } from "./authenticate";
 import { createApiKey, generateApiKey, revokeApiKey } from "./service";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use*, not a React hook
 const { clock } = useWebTestContext();
 
 async function newKey(userId: string) {

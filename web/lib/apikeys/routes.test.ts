@@ -7,7 +7,6 @@ import { GET as LIST, POST } from "@/app/api/keys/route";
 import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
 import { API_KEY_LIMIT } from "./service";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use*, not a React hook
 const { clock } = useWebTestContext();
 
 type Jar = Awaited<ReturnType<typeof signedInUser>>["jar"];

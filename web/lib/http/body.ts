@@ -1,19 +1,23 @@
 import { HttpError } from "@svc/common";
 import type { z } from "zod";
 
-const MAX_BODY_BYTES = 64 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Reads a JSON object body and validates it: 400 naming the problem for a non-JSON content type, bad
- * JSON, a non-object, or a field that fails the schema; 413 over 64 KB.
+ * JSON, a non-object, or a field that fails the schema; 413 over `maxBytes` (default 64 KB).
  */
-export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+export async function readJson<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  { maxBytes = DEFAULT_MAX_BODY_BYTES }: { maxBytes?: number } = {},
+): Promise<z.infer<S>> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     throw new HttpError(400, "bad_content_type", "Content-Type must be application/json");
   }
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+  if (Buffer.byteLength(text) > maxBytes)
     throw new HttpError(413, "payload_too_large", "request body is too large");
   let value: unknown;
   try {

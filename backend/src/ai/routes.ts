@@ -1,0 +1,97 @@
+import { isHttpError } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type Response, Router } from "express";
+import { parseBody } from "../apikeys/schema";
+import { requireInternalKey } from "../auth/internal-key";
+import { requireMatchingPlan } from "../auth/plan";
+import { userContextSecret, verifyUserContext } from "../auth/user-context";
+import type { BackendConfig } from "../config";
+import { type AiProviderClient, createAiProviderClient } from "./client";
+import { chatCompletionBody } from "./schema";
+import { type ChatAnswer, forwardChatCompletion, providerFailure } from "./service";
+
+export type AiRoutesConfig = Pick<
+  BackendConfig,
+  | "INTERNAL_API_KEY"
+  | "HMAC_SECRET"
+  | "AI_PROVIDER"
+  | "AI_PROVIDER_URL"
+  | "AI_PROVIDER_KEY"
+  | "AI_PROVIDER_TIMEOUT_MS"
+>;
+
+/**
+ * `POST /api/ai/chat` (internal key + signed user context + plan middleware): an OpenAI-compatible chat
+ * completion forwarded to the AI provider; JSON answers as JSON, `stream: true` as server-sent events.
+ */
+export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
+  const client: AiProviderClient = createAiProviderClient({
+    name: config.AI_PROVIDER,
+    baseUrl: config.AI_PROVIDER_URL,
+    apiKey: config.AI_PROVIDER_KEY,
+    timeoutMs: config.AI_PROVIDER_TIMEOUT_MS,
+  });
+  const router = Router();
+  router.post(
+    "/api/ai/chat",
+    requireInternalKey(config.INTERNAL_API_KEY),
+    verifyUserContext({ secret: userContextSecret(config), required: true }),
+    requireMatchingPlan(db),
+    async (req, res) => {
+      const request = parseBody(chatCompletionBody, req.body);
+      const clientGone = abortWhenClientLeaves(res);
+      const answer = await forwardChatCompletion(client, request, clientGone);
+      if (answer.kind === "json") res.status(answer.status).json(answer.body);
+      else await pipeEventStream(res, answer, clientGone);
+    },
+  );
+  return router;
+}
+
+/** Aborts when the connection closes before our response finished (the caller went away). */
+function abortWhenClientLeaves(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * Writes each provider chunk as it arrives (no compression or buffering on this path, so a write is a
+ * flush). A failure after the headers went out cannot change the status any more: it becomes an
+ * OpenAI-style `data: {"error": ...}` event before the end of the stream.
+ */
+async function pipeEventStream(
+  res: Response,
+  answer: Extract<ChatAnswer, { kind: "stream" }>,
+  clientGone: AbortSignal,
+): Promise<void> {
+  res.status(answer.status).set({
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+  });
+  res.flushHeaders();
+  try {
+    for await (const chunk of answer.chunks) {
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
+      }
+      if (clientGone.aborted) break;
+    }
+  } catch (err) {
+    const failure = providerFailure(err);
+    if (!clientGone.aborted) {
+      const error = isHttpError(failure)
+        ? { code: failure.code, message: failure.message }
+        : { code: "internal", message: "internal server error" };
+      res.write(`data: ${JSON.stringify({ error })}\n\n`);
+    }
+  } finally {
+    res.end();
+  }
+}

@@ -1,0 +1,71 @@
+import { HttpError } from "@svc/common";
+import { type AiProviderClient, AiProviderError } from "./client";
+import type { ChatCompletionRequest } from "./schema";
+
+export type ChatAnswer =
+  | { kind: "json"; status: number; body: unknown }
+  | { kind: "stream"; status: number; chunks: AsyncIterable<Uint8Array> };
+
+/**
+ * Forwards a chat completion to the AI provider. 2xx and 4xx answers come back with the provider's status
+ * and body (a 2xx stream as it arrives); 503 `ai_provider_unconfigured` without `AI_PROVIDER_KEY`; a 5xx
+ * (or other unusable) answer is 502 `ai_provider_error`; unreachable is 502 `ai_provider_unreachable`;
+ * no answer in time is 504 `ai_provider_timeout`.
+ */
+export async function forwardChatCompletion(
+  client: AiProviderClient,
+  request: ChatCompletionRequest,
+  signal: AbortSignal,
+): Promise<ChatAnswer> {
+  if (!client.configured) {
+    throw new HttpError(503, "ai_provider_unconfigured", "AI_PROVIDER_KEY is not configured");
+  }
+  let answer: Awaited<ReturnType<AiProviderClient["chatCompletion"]>>;
+  try {
+    answer = await client.chatCompletion(request, signal);
+  } catch (err) {
+    throw providerFailure(err);
+  }
+  if (answer.kind === "stream") return answer;
+
+  const { status, body, text } = answer;
+  if (status >= 200 && status < 300) {
+    if (body === undefined) {
+      throw new HttpError(502, "ai_provider_error", `the AI provider (${client.name}) answered without JSON`);
+    }
+    return { kind: "json", status, body };
+  }
+  if (status >= 400 && status < 500) {
+    // The provider's own error body tells the caller what was wrong with its request.
+    return {
+      kind: "json",
+      status,
+      body: body ?? {
+        error: "ai_provider_error",
+        message: `the AI provider (${client.name}) answered ${status}: ${text.slice(0, 200)}`,
+      },
+    };
+  }
+  throw new HttpError(
+    502,
+    "ai_provider_error",
+    status >= 500
+      ? `the AI provider (${client.name}) failed with HTTP ${status}`
+      : `the AI provider (${client.name}) answered with unexpected HTTP ${status}`,
+    { providerStatus: status },
+  );
+}
+
+/** How a failed exchange is reported: to our caller, or as an error event inside a stream. */
+export function providerFailure(err: unknown): unknown {
+  if (!(err instanceof AiProviderError)) return err;
+  switch (err.kind) {
+    case "timeout":
+      return new HttpError(504, "ai_provider_timeout", err.message);
+    case "network":
+      return new HttpError(502, "ai_provider_unreachable", err.message);
+    case "aborted":
+      // Nobody is listening any more; 499 only shows in the request log.
+      return new HttpError(499, "client_closed_request", err.message);
+  }
+}

@@ -1,0 +1,88 @@
+import { createLogger, type UserContext, userContextHeaders } from "@svc/common";
+import { connectDatabase } from "@svc/db";
+import request from "supertest";
+import { afterAll, describe, expect, it } from "vitest";
+import { createApp } from "../app";
+import { loadBackendConfig } from "../config";
+import { isAdminEmail } from "./admin";
+
+// `requireAdmin` (spec row "Admin") through `GET /api/admin/users`.
+const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
+const logger = createLogger("backend-test", "silent");
+const database = connectDatabase(process.env.DATABASE_URL ?? "");
+afterAll(() => database.close());
+
+function appWith(adminEmails: string) {
+  const config = loadBackendConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    INTERNAL_API_KEY,
+    ADMIN_EMAILS: adminEmails,
+  });
+  return createApp({ config, database, logger });
+}
+const app = appWith(" Boss@Example.com , ops@example.com");
+
+function listAs(context: Partial<UserContext>, on = app) {
+  const full = { userId: "usr_x", userEmail: "", userRole: "user", ...context };
+  return request(on)
+    .get("/api/admin/users")
+    .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, ...userContextHeaders(INTERNAL_API_KEY, full) });
+}
+
+const adminRequired = { error: "ADMIN_REQUIRED", message: "an administrator account is required" };
+
+describe("requireAdmin", () => {
+  it("an email in ADMIN_EMAILS passes, whatever its case", async () => {
+    for (const email of ["boss@example.com", "BOSS@EXAMPLE.COM", "Boss@Example.com", "ops@Example.COM"]) {
+      const res = await listAs({ userEmail: email });
+      expect(res.status, email).toBe(200);
+      expect(res.body).toEqual({ users: [] });
+    }
+  });
+
+  it("403 ADMIN_REQUIRED for other, empty, partial or joined emails, whatever the role says", async () => {
+    for (const email of [
+      "other@example.com",
+      "",
+      "boss@example.co",
+      "oss@example.com",
+      "boss@example.com.evil",
+      "boss@example.com,ops@example.com",
+    ]) {
+      const res = await listAs({ userEmail: email, userRole: "admin" });
+      expect(res.status, email).toBe(403);
+      expect(res.body).toEqual(adminRequired);
+    }
+  });
+
+  it("403 for everyone while ADMIN_EMAILS is empty", async () => {
+    const res = await listAs({ userEmail: "boss@example.com" }, appWith(""));
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(adminRequired);
+  });
+
+  it("an admin email that is not covered by the signature is refused before the admin check", async () => {
+    const signedAsOther = userContextHeaders(INTERNAL_API_KEY, {
+      userId: "usr_x",
+      userEmail: "other@example.com",
+      userRole: "user",
+    });
+    const res = await request(app)
+      .get("/api/admin/users")
+      .set({
+        authorization: `Bearer ${INTERNAL_API_KEY}`,
+        ...signedAsOther,
+        "x-user-email": "boss@example.com",
+      });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe("INVALID_SIGNATURE");
+  });
+
+  it("isAdminEmail", () => {
+    expect(isAdminEmail(["A@b.c"], "a@B.C")).toBe(true);
+    expect(isAdminEmail(["a@b.c"], " a@b.c ")).toBe(true);
+    expect(isAdminEmail(["a@b.c"], "a@b.cc")).toBe(false);
+    expect(isAdminEmail([""], "")).toBe(false);
+    expect(isAdminEmail([], "a@b.c")).toBe(false);
+  });
+});

@@ -1,0 +1,107 @@
+import { HttpError, safeEqual } from "@svc/common";
+import type { Database } from "@svc/db";
+import { users } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
+import type { RequestHandler, Response } from "express";
+import { userContextOf } from "./user-context";
+
+/** The plan a request runs under, after `requireMatchingPlan`. */
+export interface VerifiedPlan {
+  plan: string;
+  paymentsSubscriptionId: string | null;
+  /** `database`: checked against the user record; `headers`: database unreachable, headers taken alone. */
+  verifiedBy: "database" | "headers";
+}
+
+/**
+ * Plan middleware of `/api/ai/chat` (spec "Plan middleware"). Runs after `verifyUserContext`: the user is
+ * the verified context's `userId`. `x-user-plan` must equal `users.plan` and `x-payments-subscription-id`
+ * (absent or empty = none) must equal `users.payments_subscription_id`; any difference, a missing
+ * `x-user-plan` or an unknown user is 402 `SUBSCRIPTION_MISMATCH`.
+ *
+ * When the database cannot be queried (a connection failure, not a query bug), the spec's "without a
+ * database" rule applies: the headers are taken alone, so a request with an `x-user-plan` passes and one
+ * without gets 402. We fail open on the plan claim rather than closing chat for every user during a
+ * database outage; the claim is still covered by the signed user context and the internal key, so only the
+ * web proxy can make it. Other database errors still answer 500.
+ */
+export function requireMatchingPlan(db: Database): RequestHandler {
+  return async (req, res, next) => {
+    const { userId } = userContextOf(res);
+    const plan = req.get("x-user-plan") || undefined;
+    const subscriptionId = req.get("x-payments-subscription-id") || null;
+    if (!plan) throw mismatch("x-user-plan header is required");
+
+    let rows: Array<{ plan: string; paymentsSubscriptionId: string | null }>;
+    try {
+      rows = await db
+        .select({ plan: users.plan, paymentsSubscriptionId: users.paymentsSubscriptionId })
+        .from(users)
+        .where(eq(users.id, userId))
+        .limit(1);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      setPlan(res, { plan, paymentsSubscriptionId: subscriptionId, verifiedBy: "headers" });
+      res.locals.logFields = { ...res.locals.logFields, planCheck: "headers-only (database unreachable)" };
+      next();
+      return;
+    }
+
+    const record = rows[0];
+    if (!record) throw mismatch("no account matches the user context");
+    if (record.plan !== plan) throw mismatch("x-user-plan does not match the account's plan");
+    if (!sameSubscription(record.paymentsSubscriptionId, subscriptionId)) {
+      throw mismatch("x-payments-subscription-id does not match the account's subscription");
+    }
+    setPlan(res, { plan, paymentsSubscriptionId: subscriptionId, verifiedBy: "database" });
+    next();
+  };
+}
+
+/** The plan `requireMatchingPlan` verified for this request. */
+export function verifiedPlanOf(res: Response): VerifiedPlan {
+  const plan = res.locals.verifiedPlan as VerifiedPlan | undefined;
+  if (!plan) throw new Error("requireMatchingPlan must run before this handler");
+  return plan;
+}
+
+function setPlan(res: Response, plan: VerifiedPlan): void {
+  res.locals.verifiedPlan = plan;
+}
+
+function mismatch(message: string): HttpError {
+  return new HttpError(402, "SUBSCRIPTION_MISMATCH", message);
+}
+
+function sameSubscription(stored: string | null, claimed: string | null): boolean {
+  if (stored === null || claimed === null) return stored === claimed;
+  return safeEqual(stored, claimed);
+}
+
+/** Socket-level failures and PostgreSQL's connection-class errors: the database could not be reached. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const UNAVAILABLE_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i];
+
+/** Whether an error (drizzle wraps pg's in `cause`; a dual-stack connect gives an AggregateError) means "unreachable". */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 5) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith("08")) return true;
+  }
+  if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(err.message))) return true;
+  if (err instanceof AggregateError && err.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) {
+    return true;
+  }
+  return isDatabaseUnavailable(err.cause, depth + 1);
+}

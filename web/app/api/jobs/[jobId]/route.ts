@@ -1,0 +1,18 @@
+export const dynamic = "force-dynamic";
+
+import { getUserJob } from "@/lib/chat/service";
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+interface JobRoute {
+  params: Promise<{ jobId: string }>;
+}
+
+/** GET /api/jobs/{jobId} (session, owner): `{job}` as the backend shows it; anybody else's job is 404. */
+export const GET = route(async (request: Request, { params }: JobRoute) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const job = await getUserJob(ctx, user.id, (await params).jobId);
+  return Response.json({ job }, { headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,208 @@
+import { HttpError, isHttpError, openGatewayToken } from "@svc/common";
+import type { Database } from "@svc/db";
+import { agents, type PlatformJob, platformJobs, users } from "@svc/db/schema";
+import { and, desc, eq } from "drizzle-orm";
+import type { Pool } from "pg";
+// Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
+import type { PlatformJobJson } from "../../../backend/src/jobs/types";
+import type { WebContext } from "../context";
+import { toErrorResponse } from "../http/errors";
+import { consumeRate } from "../ratelimit/service";
+import { BackendQueueError, enqueueChatJob } from "./backend-client";
+
+/** Spec "Chat workload": a message longer than this many characters takes 2 slots, otherwise 1. */
+export const LONG_MESSAGE_CHARS = 800;
+/** What a full gate tells the client to wait: chat jobs usually finish within seconds. */
+export const WORKLOAD_RETRY_AFTER_SECONDS = 5;
+
+export interface QueuedChat {
+  success: true;
+  queued: true;
+  jobId: string;
+  status: "queued";
+  agentId: string;
+  agentName: string;
+}
+
+/** Counts a chat request against the per-IP window (CHAT_RATE_LIMIT_PER_MINUTE): 429 beyond. */
+export async function limitChatRate(ctx: WebContext, ip: string): Promise<void> {
+  const limit = await consumeRate(ctx, `chat:${ip}`, {
+    points: ctx.config.CHAT_RATE_LIMIT_PER_MINUTE,
+    windowMs: 60_000,
+  });
+  if (!limit.allowed) {
+    throw new HttpError(429, "rate_limited", "too many chat requests; try again later", {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
+  }
+}
+
+/** Slots a message takes (spec "Chat workload"); characters are code points, as `char_length` counts them. */
+export function chatSlotsOf(message: string): number {
+  return [...message].length > LONG_MESSAGE_CHARS ? 2 : 1;
+}
+
+/**
+ * `POST /api/gateway/chat`: finds the user's newest agent (404 without one or without a runtime URL, 503
+ * without a usable gateway token), checks the user's workload slots (429) and enqueues a
+ * `gateway_chat_completion` job through the backend (502 when it does not accept it).
+ */
+export async function queueChatMessage(
+  ctx: WebContext,
+  userId: string,
+  message: string,
+): Promise<QueuedChat> {
+  const [user] = await ctx.db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!user) throw new HttpError(404, "user_not_found", "user not found");
+  const [agent] = await ctx.db
+    .select()
+    .from(agents)
+    .where(eq(agents.userId, user.id))
+    .orderBy(desc(agents.createdAt), desc(agents.id))
+    .limit(1);
+  if (!agent) throw new HttpError(404, "no_agent", "no agent deployed");
+  if (!agent.url) throw new HttpError(404, "no_runtime_instance", "no runtime instance");
+  if (!hasUsableGatewayToken(ctx, agent.gatewayTokenEncrypted)) {
+    throw new HttpError(503, "no_gateway_token", "no gateway token available");
+  }
+  const gatewayUrl = agent.url;
+  const slots = chatSlotsOf(message);
+
+  const job = await withUserChatGate(ctx.db, user.id, async (query) => {
+    const used = await chatSlotsInUse(query, user.id);
+    // A message worth more than all slots may still run alone, or it could never run at all.
+    if (used > 0 && used + slots > ctx.config.CHAT_WORKLOAD_SLOTS) {
+      throw new HttpError(429, "workload_limit", "too many chat messages in progress; try again shortly", {
+        retryAfterSeconds: WORKLOAD_RETRY_AFTER_SECONDS,
+      });
+    }
+    try {
+      return await enqueueChatJob(ctx.config, { user, agentId: agent.id, gatewayUrl, message });
+    } catch (err) {
+      if (!(err instanceof BackendQueueError)) throw err;
+      ctx.logger.warn({ status: err.status, reason: err.message, agentId: agent.id }, "chat enqueue failed");
+      throw new HttpError(502, "backend_queue_error", "backend queue error");
+    }
+  });
+  return {
+    success: true,
+    queued: true,
+    jobId: job.id,
+    status: "queued",
+    agentId: agent.id,
+    agentName: agent.name,
+  };
+}
+
+/** Whether the agent's gateway token exists and opens with DATA_ENCRYPTION_KEY (the worker will need it). */
+function hasUsableGatewayToken(ctx: WebContext, sealed: string | null): boolean {
+  const key = ctx.config.DATA_ENCRYPTION_KEY;
+  if (!sealed || !key) return false;
+  try {
+    return openGatewayToken(key, sealed).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+type Query = <R>(text: string, values: unknown[]) => Promise<R[]>;
+
+/**
+ * Runs `fn` holding the user's chat-gate advisory lock on one pooled connection, so that the slot check and
+ * the enqueue are one step for that user across every web process. The lock is released in `finally`; a
+ * connection whose unlock fails is destroyed, which releases the lock with its session.
+ */
+async function withUserChatGate<T>(
+  db: Database,
+  userId: string,
+  fn: (query: Query) => Promise<T>,
+): Promise<T> {
+  // drizzle's node-postgres database keeps its pool as `$client`; the lock needs one connection of it.
+  const pool = (db as unknown as { $client: Pool }).$client;
+  const client = await pool.connect();
+  const query: Query = async (text, values) => (await client.query(text, values)).rows;
+  let broken: Error | undefined;
+  try {
+    await client.query("select pg_advisory_lock(hashtext('chat-gate:' || $1))", [userId]);
+    try {
+      return await fn(query);
+    } finally {
+      await client.query("select pg_advisory_unlock(hashtext('chat-gate:' || $1))", [userId]).catch((err) => {
+        broken = err as Error;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Slots held by the user's chat jobs still queued or running (their message is in `payload.message`). */
+async function chatSlotsInUse(query: Query, userId: string): Promise<number> {
+  const rows = await query<{ used: number }>(
+    `select coalesce(sum(case when char_length(payload->>'message') > $2 then 2 else 1 end), 0)::int as used
+       from platform_jobs
+      where user_id = $1 and job_type = 'gateway_chat_completion' and status in ('queued', 'running')`,
+    [userId, LONG_MESSAGE_CHARS],
+  );
+  return rows[0]?.used ?? 0;
+}
+
+/** `GET /api/jobs/:jobId`: one of the user's own platform jobs; anybody else's, or an unknown id, is 404. */
+export async function getUserJob(ctx: WebContext, userId: string, jobId: string): Promise<PlatformJobJson> {
+  const [job] = await ctx.db
+    .select()
+    .from(platformJobs)
+    .where(and(eq(platformJobs.id, jobId), eq(platformJobs.userId, userId)))
+    .limit(1);
+  if (!job) throw new HttpError(404, "job_not_found", "job not found");
+  return toJobJson(job);
+}
+
+/** A job as the API shows it (spec "Platform job"): ISO times, no lock token. */
+export function toJobJson(job: PlatformJob): PlatformJobJson {
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    id: job.id,
+    userId: job.userId,
+    agentId: job.agentId,
+    lane: job.lane,
+    jobType: job.jobType,
+    status: job.status,
+    priority: job.priority,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    runAt: job.runAt.toISOString(),
+    lockedAt: iso(job.lockedAt),
+    startedAt: iso(job.startedAt),
+    completedAt: iso(job.completedAt),
+    error: job.error,
+    result: job.result ?? null,
+    payload: job.payload,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Wraps a handler so a 429 carrying `retryAfterSeconds` also gets the `Retry-After` header; every other
+ * failure is rethrown for `route(...)` to map.
+ */
+export function withRetryAfterHeader<A extends unknown[]>(
+  handler: (...args: A) => Promise<Response>,
+): (...args: A) => Promise<Response> {
+  return async (...args: A) => {
+    try {
+      return await handler(...args);
+    } catch (err) {
+      const retryAfter = isHttpError(err) ? err.extra?.retryAfterSeconds : undefined;
+      if (typeof retryAfter !== "number") throw err;
+      const response = toErrorResponse(err);
+      response.headers.set("retry-after", String(retryAfter));
+      return response;
+    }
+  };
+}
