@@ -1,10 +1,10 @@
 import type { Database } from "@svc/db";
 import { Router } from "express";
-import { parseBody } from "../apikeys/schema";
 import { requireAdmin } from "../auth/admin";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
+import { parseBody } from "../http/body";
 import { adminListQuery } from "./schema";
 import { listAgents, listUsers } from "./service";
 

@@ -1,11 +1,11 @@
 import { isHttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Response, Router } from "express";
-import { parseBody } from "../apikeys/schema";
 import { requireInternalKey } from "../auth/internal-key";
 import { requireMatchingPlan } from "../auth/plan";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
+import { parseBody } from "../http/body";
 import { type AiProviderClient, createAiProviderClient } from "./client";
 import { chatCompletionBody } from "./schema";
 import { type ChatAnswer, forwardChatCompletion, providerFailure } from "./service";

@@ -2,7 +2,8 @@ import { type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
-import { parseBody, validateKeyBody } from "./schema";
+import { parseBody } from "../http/body";
+import { validateKeyBody } from "./schema";
 import { validateApiKey } from "./service";
 
 export interface ApiKeyRoutesOptions {

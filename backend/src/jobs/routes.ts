@@ -1,7 +1,6 @@
-import { HttpError } from "@svc/common";
-import { type Request, Router } from "express";
-import type { z } from "zod";
+import { Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
+import { parseBody } from "../http/body";
 import { chatJobSchema, provisionJobSchema } from "./schema";
 import { enqueueChatJob, enqueueProvisionJob, findJob, type JobDeps, queueMetrics } from "./service";
 import { toJobJson } from "./types";
@@ -11,11 +10,11 @@ export function platformJobRoutes(deps: JobDeps, options: { internalApiKey: stri
   const router = Router();
   router.use("/api/platform-jobs", requireInternalKey(options.internalApiKey));
   router.post("/api/platform-jobs/provision", async (req, res) => {
-    const job = await enqueueProvisionJob(deps, parse(provisionJobSchema, req));
+    const job = await enqueueProvisionJob(deps, parseBody(provisionJobSchema, req.body));
     res.status(202).json({ success: true, queued: true, job: toJobJson(job) });
   });
   router.post("/api/platform-jobs/chat", async (req, res) => {
-    const job = await enqueueChatJob(deps, parse(chatJobSchema, req));
+    const job = await enqueueChatJob(deps, parseBody(chatJobSchema, req.body));
     res.status(202).json({ success: true, queued: true, job: toJobJson(job) });
   });
   router.get("/api/platform-jobs/metrics", async (_req, res) => {
@@ -25,20 +24,4 @@ export function platformJobRoutes(deps: JobDeps, options: { internalApiKey: stri
     res.json({ job: toJobJson(await findJob(deps, req.params.jobId)) });
   });
   return router;
-}
-
-function parse<S extends z.ZodType>(schema: S, req: Request): z.infer<S> {
-  if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) {
-    throw new HttpError(400, "invalid_request", "request body must be a JSON object");
-  }
-  const parsed = schema.safeParse(req.body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const message =
-      issue?.code === "unrecognized_keys"
-        ? `unknown field: ${issue.keys.join(", ")}`
-        : (issue?.message ?? "invalid body");
-    throw new HttpError(400, "invalid_request", message);
-  }
-  return parsed.data;
 }
