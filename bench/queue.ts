@@ -4,6 +4,7 @@
  * 1. throughput: 20,000 no-op jobs, concurrency 4, from worker start to the last job started;
  * 2. enqueue-to-start latency: a trickle of 2,000 jobs at about 200/s into idle workers, p50 and p99;
  * 3. claim latency (ours): p50 of claiming one job, with an empty table and with 1,000,000 finished jobs.
+ * Knobs: BENCH_JOBS, BENCH_TRICKLE, BENCH_CONCURRENCY; BENCH_ONLY_THROUGHPUT=1 stops after (1).
  */
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ import { migrateDatabase } from "../drizzle/migrate";
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 const TRICKLE = Number(process.env.BENCH_TRICKLE ?? 2_000);
 const TRICKLE_INTERVAL_MS = 5;
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -250,6 +251,7 @@ try {
   console.log(
     `throughput: ours ${oursJps.toFixed(0)} jobs/s vs graphile-worker ${graphileJps.toFixed(0)} jobs/s -> ${(oursJps / graphileJps).toFixed(2)}x (goal >= 1.0x)`,
   );
+  if (process.env.BENCH_ONLY_THROUGHPUT) process.exit(0);
   const graphileLat = await graphileLatency();
   const oursLat = await oursLatency();
   console.log(
