@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<unknown>> = {
   summarizer: () => import("./summarizer"),
   queue: () => import("./queue"),
+  "wrapper-proxy": () => import("./wrapper-proxy"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

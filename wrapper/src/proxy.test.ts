@@ -1,0 +1,206 @@
+import http, { type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { freePort } from "@svc/common";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket, WebSocketServer } from "ws";
+import { createRuntimeProxy, type RuntimeProxy } from "./proxy";
+
+let upstream: http.Server;
+let proxyServer: http.Server;
+let proxy: RuntimeProxy;
+let proxyUrl: string;
+const seen: { headers: IncomingHttpHeaders; method?: string; url?: string; body: string }[] = [];
+
+beforeAll(async () => {
+  upstream = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString();
+      seen.push({ headers: req.headers, method: req.method, url: req.url, body });
+      if (req.url === "/stream") {
+        res.writeHead(200, { "content-type": "text/plain", "x-custom": "1", "keep-alive": "timeout=5" });
+        res.write("first\n");
+        // The second chunk waits for the test to confirm it received the first one.
+        gate.release = () => res.end("second\n");
+        return;
+      }
+      if (req.url === "/hop") {
+        res.writeHead(200, {
+          connection: "x-private, keep-alive",
+          "x-private": "drop me",
+          "x-public": "keep",
+        });
+        res.end("ok");
+        return;
+      }
+      res.writeHead(req.method === "POST" ? 201 : 200, {
+        "content-type": "application/json",
+        "set-cookie": ["a=1", "b=2"],
+      });
+      res.end(JSON.stringify({ method: req.method, url: req.url, body }));
+    });
+  });
+  const wss = new WebSocketServer({ server: upstream });
+  wss.on("connection", (socket, req) => {
+    socket.send(`hello ${req.url} ${req.headers["x-forwarded-for"]}`);
+    socket.on("message", (data) => socket.send(`echo:${data}`));
+  });
+  await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+  proxy = createRuntimeProxy({ port: (upstream.address() as AddressInfo).port });
+  proxyServer = http.createServer(proxy.http);
+  proxyServer.on("upgrade", proxy.upgrade);
+  await new Promise<void>((r) => proxyServer.listen(0, "127.0.0.1", r));
+  proxyUrl = `http://127.0.0.1:${(proxyServer.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  proxy.close();
+  proxyServer.closeAllConnections();
+  upstream.closeAllConnections();
+  await new Promise((r) => proxyServer.close(r));
+  await new Promise((r) => upstream.close(r));
+});
+
+const gate: { release?: () => void } = {};
+
+describe("runtime proxy (HTTP)", () => {
+  it("passes a GET through with status, headers and body", async () => {
+    const res = await fetch(`${proxyUrl}/api/thing?x=1`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(await res.json()).toEqual({ method: "GET", url: "/api/thing?x=1", body: "" });
+  });
+
+  it("passes a POST body through (also chunked) and the upstream status", async () => {
+    const res = await fetch(`${proxyUrl}/items`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x" }),
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ method: "POST", url: "/items", body: '{"name":"x"}' });
+
+    const big = "y".repeat(200_000);
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big.slice(0, 100_000)));
+        controller.enqueue(new TextEncoder().encode(big.slice(100_000)));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${proxyUrl}/upload`, {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(201);
+    expect(((await chunked.json()) as { body: string }).body).toBe(big);
+  });
+
+  it("streams the answer chunk by chunk", async () => {
+    const res = await fetch(`${proxyUrl}/stream`);
+    expect(res.headers.get("x-custom")).toBe("1");
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    // The first chunk arrived while the upstream still holds the rest back.
+    expect(new TextDecoder().decode(first.value)).toBe("first\n");
+    expect(gate.release).toBeTypeOf("function");
+    gate.release?.();
+    let rest = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    expect(rest).toBe("second\n");
+  });
+
+  it("appends X-Forwarded-For and sets x-forwarded-proto/host", async () => {
+    seen.length = 0;
+    await fetch(`${proxyUrl}/xff`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    const { headers } = seen[0];
+    expect(headers["x-forwarded-for"]).toMatch(/^203\.0\.113\.7, (::ffff:)?127\.0\.0\.1$/);
+    expect(headers["x-forwarded-proto"]).toBe("http");
+    expect(headers["x-forwarded-host"]).toBe(new URL(proxyUrl).host);
+    expect(headers.host).toBe(new URL(proxyUrl).host);
+
+    seen.length = 0;
+    await fetch(`${proxyUrl}/xff`, { headers: { "x-forwarded-proto": "https" } });
+    expect(seen[0].headers["x-forwarded-for"]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(seen[0].headers["x-forwarded-proto"]).toBe("https");
+  });
+
+  it("drops hop-by-hop headers both ways, including those named in Connection", async () => {
+    seen.length = 0;
+    const status = await new Promise<{ headers: IncomingHttpHeaders }>((resolve, reject) => {
+      const req = http.request(`${proxyUrl}/hop`, {
+        headers: {
+          connection: "keep-alive, x-secret-hop",
+          "x-secret-hop": "1",
+          "proxy-authorization": "Basic abc",
+          te: "trailers",
+          "keep-alive": "timeout=9",
+          "x-end-to-end": "yes",
+        },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        res.on("end", () => resolve({ headers: res.headers }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const sent = seen[0].headers;
+    expect(sent["x-end-to-end"]).toBe("yes");
+    expect(sent["x-secret-hop"]).toBeUndefined();
+    expect(sent["proxy-authorization"]).toBeUndefined();
+    expect(sent.te).toBeUndefined();
+    expect(sent["keep-alive"]).toBeUndefined();
+    expect(status.headers["x-public"]).toBe("keep");
+    expect(status.headers["x-private"]).toBeUndefined();
+  });
+
+  it("answers 502 {ok: false, error: 'runtime unavailable'} when the runtime is down", async () => {
+    const down = createRuntimeProxy({ port: await freePort() });
+    const server = http.createServer(down.http);
+    server.on("upgrade", down.upgrade);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await fetch(`${url}/anything`);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ ok: false, error: "runtime unavailable" });
+      const ws = new WebSocket(`${url.replace("http", "ws")}/ws`);
+      const status = await new Promise<number | undefined>((resolve) => {
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode));
+        ws.on("error", () => resolve(undefined));
+      });
+      expect(status).toBe(502);
+    } finally {
+      down.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("runtime proxy (WebSocket)", () => {
+  it("echoes through the proxy, with X-Forwarded-For on the upgrade", async () => {
+    const ws = new WebSocket(`${proxyUrl.replace("http", "ws")}/ws?room=1`);
+    const messages: string[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      ws.on("message", (data) => {
+        messages.push(String(data));
+        if (messages.length === 1) ws.send("ping");
+        if (messages.length === 2) resolve();
+      });
+      ws.on("error", reject);
+    });
+    await done;
+    ws.close();
+    expect(messages[0]).toMatch(/^hello \/ws\?room=1 (::ffff:)?127\.0\.0\.1$/);
+    expect(messages[1]).toBe("echo:ping");
+  });
+});

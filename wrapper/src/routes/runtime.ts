@@ -1,0 +1,104 @@
+import { type Request, type RequestHandler, Router } from "express";
+import type { FfmpegInfo } from "../runtime/ffmpeg";
+import type { LogEntry } from "../runtime/logs";
+import type { GatewayState, Supervisor } from "../runtime/supervisor";
+import { openSse } from "../sse";
+
+export const DEFAULT_LOG_LINES = 100;
+export const MAX_LOG_LINES = 500;
+export const LOG_STREAM_HISTORY = 50;
+
+export interface RuntimeRoutesOptions {
+  supervisor: Supervisor;
+  /** Middleware that lets only admins through (answers 401 otherwise). */
+  requireAdmin: RequestHandler;
+  /** Whether the request carries admin credentials (decides if status shows the gateway token). */
+  isAdmin: (req: Request) => boolean;
+  ffmpeg: FfmpegInfo;
+  /** The AI provider named in the runtime configuration, or null. */
+  aiProvider: () => string | null;
+  /** SSE keep-alive interval (default 15 s). */
+  ssePingMs?: number;
+}
+
+/** `lines` of GET /api/logs: default 100, clamped to 500; null when it is not a positive integer. */
+export function parseLogLines(value: unknown): number | null {
+  if (value === undefined) return DEFAULT_LOG_LINES;
+  if (typeof value !== "string" || !/^\d+$/.test(value.trim())) return null;
+  const lines = Number(value.trim());
+  if (lines < 1) return null;
+  return Math.min(lines, MAX_LOG_LINES);
+}
+
+/** Status, logs, state events, restart and stop of the runtime gateway (spec: Gateway wrapper). */
+export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
+  const { supervisor, requireAdmin, isAdmin, ffmpeg, aiProvider } = options;
+  const router = Router();
+
+  router.get("/api/status", (req, res) => {
+    const state = supervisor.state;
+    res.json({
+      state,
+      running: state === "running",
+      configured: true,
+      uptime: supervisor.uptimeSeconds(),
+      terminalSessions: 0,
+      gatewayToken: isAdmin(req) ? supervisor.gatewayToken : null,
+      aiProvider: aiProvider(),
+      runtime: { ffmpeg: { available: ffmpeg.available, version: ffmpeg.version } },
+      ts: new Date().toISOString(),
+    });
+  });
+
+  router.get("/api/logs", requireAdmin, (req, res) => {
+    const lines = parseLogLines(req.query.lines);
+    if (lines === null) {
+      res.status(400).json({ ok: false, error: `lines must be a whole number from 1 to ${MAX_LOG_LINES}` });
+      return;
+    }
+    res.json({ logs: supervisor.logs.tail(lines) });
+  });
+
+  router.get("/api/logs/stream", requireAdmin, (req, res) => {
+    let unsubscribe: () => void = () => undefined;
+    const client = openSse(req, res, { pingMs: options.ssePingMs, onClose: () => unsubscribe() });
+    for (const entry of supervisor.logs.tail(LOG_STREAM_HISTORY)) client.send(entry);
+    if (!client.closed) unsubscribe = supervisor.logs.subscribe((entry: LogEntry) => client.send(entry));
+  });
+
+  router.get("/api/events", requireAdmin, (req, res) => {
+    const onState = (state: GatewayState): void => {
+      client.send({ state });
+    };
+    const client = openSse(req, res, {
+      pingMs: options.ssePingMs,
+      onClose: () => supervisor.off("state", onState),
+    });
+    client.send({ state: supervisor.state });
+    if (!client.closed) supervisor.on("state", onState);
+  });
+
+  router.post("/api/gateway/restart", requireAdmin, async (_req, res) => {
+    try {
+      await supervisor.restart();
+      res.json({ ok: true, message: "gateway restarting" });
+    } catch (error) {
+      res.status(500).json({ ok: false, error: `restart failed: ${errorMessage(error)}` });
+    }
+  });
+
+  router.post("/api/gateway/stop", requireAdmin, async (_req, res) => {
+    try {
+      await supervisor.stop();
+      res.json({ ok: true, message: "gateway stopped" });
+    } catch (error) {
+      res.status(500).json({ ok: false, error: `stop failed: ${errorMessage(error)}` });
+    }
+  });
+
+  return router;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,49 @@
+/**
+ * The gateway wrapper: supervises the agent runtime process and serves its management API; everything
+ * else (HTTP and WebSocket) is proxied to the runtime on loopback RUNTIME_PORT.
+ */
+import { createServer } from "node:http";
+import { createLogger, exitOnStartupError, listen } from "@svc/common";
+import { createWrapperApp } from "./app";
+import { loadWrapperConfig } from "./config";
+import { createRuntimeProxy } from "./proxy";
+import { detectFfmpeg } from "./runtime/ffmpeg";
+import { createSupervisor } from "./runtime/supervisor";
+
+try {
+  const config = loadWrapperConfig();
+  const logger = createLogger("wrapper", config.LOG_LEVEL);
+  const supervisor = createSupervisor({
+    argv: config.runtimeArgv,
+    port: config.RUNTIME_PORT,
+    token: config.OPENCLAW_GATEWAY_TOKEN ?? null,
+    stateDir: config.stateDir,
+    configPath: config.configPath,
+    healthPollMs: config.RUNTIME_HEALTH_POLL_MS,
+    stopTimeoutMs: config.RUNTIME_STOP_TIMEOUT_MS,
+  });
+  supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
+  const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
+  const ffmpeg = await detectFfmpeg();
+  const server = createServer(createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }));
+  server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
+  await listen(server, config.WRAPPER_PORT, config.HOST);
+  logger.info({ port: config.WRAPPER_PORT, runtimePort: config.RUNTIME_PORT }, "wrapper listening");
+  await supervisor.start();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    server.close();
+    server.closeIdleConnections();
+    await supervisor.stop().catch((err: unknown) => logger.error({ err }, "runtime stop failed"));
+    proxy.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+} catch (err) {
+  exitOnStartupError("wrapper", err);
+}
