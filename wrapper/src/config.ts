@@ -27,7 +27,11 @@ export const envSchema = z.object({
   RUNTIME_STOP_TIMEOUT_MS: positiveInt(10_000),
 });
 
-export type WrapperConfig = z.infer<typeof envSchema> & { configPath: string; stateDir: string; runtimeArgv: string[] };
+export type WrapperConfig = z.infer<typeof envSchema> & {
+  configPath: string;
+  stateDir: string;
+  runtimeArgv: string[];
+};
 
 /** The wrapper's configuration, parsed once at start. */
 export function loadWrapperConfig(env: Record<string, string | undefined> = process.env): WrapperConfig {

@@ -38,9 +38,13 @@ beforeAll(async () => {
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const status = await fetch(`${base}/api/status`).then((r) => r.json(), () => null);
+    const status = await fetch(`${base}/api/status`).then(
+      (r) => r.json(),
+      () => null,
+    );
     if (status?.state === "running") break;
-    if (Date.now() > deadline) throw new Error(`wrapper did not get the runtime running: ${JSON.stringify(status)}`);
+    if (Date.now() > deadline)
+      throw new Error(`wrapper did not get the runtime running: ${JSON.stringify(status)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }, 60_000);
@@ -58,7 +62,13 @@ const admin = { authorization: `Bearer ${PASSWORD}` };
 describe("wrapper process", () => {
   it("reports the running runtime; the token only to admins", async () => {
     const anonymous = await (await fetch(`${base}/api/status`)).json();
-    expect(anonymous).toMatchObject({ state: "running", running: true, configured: true, gatewayToken: null, terminalSessions: 0 });
+    expect(anonymous).toMatchObject({
+      state: "running",
+      running: true,
+      configured: true,
+      gatewayToken: null,
+      terminalSessions: 0,
+    });
     const asAdmin = await (await fetch(`${base}/api/status`, { headers: admin })).json();
     expect(asAdmin.gatewayToken).toBe("gw-token-xyz");
   });
