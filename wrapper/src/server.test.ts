@@ -14,6 +14,9 @@ const PASSWORD = "wrapper-admin-password-123";
 let wrapper: ChildProcess;
 let base = "";
 let dir = "";
+// biome-ignore lint/suspicious/noExplicitAny: test reads of JSON bodies
+type Json = Record<string, any>;
+const json = async (res: Response | Promise<Response>): Promise<Json> => (await (await res).json()) as Json;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "svc-wrapper-"));
@@ -38,10 +41,7 @@ beforeAll(async () => {
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const status = await fetch(`${base}/api/status`).then(
-      (r) => r.json(),
-      () => null,
-    );
+    const status = await json(fetch(`${base}/api/status`)).catch(() => null);
     if (status?.state === "running") break;
     if (Date.now() > deadline)
       throw new Error(`wrapper did not get the runtime running: ${JSON.stringify(status)}`);
@@ -61,7 +61,7 @@ const admin = { authorization: `Bearer ${PASSWORD}` };
 
 describe("wrapper process", () => {
   it("reports the running runtime; the token only to admins", async () => {
-    const anonymous = await (await fetch(`${base}/api/status`)).json();
+    const anonymous = await json(fetch(`${base}/api/status`));
     expect(anonymous).toMatchObject({
       state: "running",
       running: true,
@@ -69,7 +69,7 @@ describe("wrapper process", () => {
       gatewayToken: null,
       terminalSessions: 0,
     });
-    const asAdmin = await (await fetch(`${base}/api/status`, { headers: admin })).json();
+    const asAdmin = await json(fetch(`${base}/api/status`, { headers: admin }));
     expect(asAdmin.gatewayToken).toBe("gw-token-xyz");
   });
 
@@ -77,7 +77,7 @@ describe("wrapper process", () => {
     const res = await fetch(`${base}/whoami`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ token: "gw-token-xyz" });
-    const env = await (await fetch(`${base}/env`)).json();
+    const env = await json(fetch(`${base}/env`));
     expect(env.PORT).toBeNull();
     expect(env.OPENCLAW_STATE_DIR).toBe(dir);
   });
@@ -98,7 +98,7 @@ describe("wrapper process", () => {
     const browser = await fetch(`${base}/api/logs`, { headers: { accept: "text/html" }, redirect: "manual" });
     expect(browser.status).toBe(302);
     expect(browser.headers.get("location")).toMatch(/^\/login\?next=/);
-    const logs = await (await fetch(`${base}/api/logs?lines=5`, { headers: admin })).json();
+    const logs = await json(fetch(`${base}/api/logs?lines=5`, { headers: admin }));
     expect(logs.logs.some((l: { line: string }) => l.line.includes("fake runtime listening"))).toBe(true);
   });
 
@@ -109,9 +109,9 @@ describe("wrapper process", () => {
     expect(down.status).toBe(502);
     expect(await down.json()).toEqual({ ok: false, error: "runtime unavailable" });
     const restart = await fetch(`${base}/api/gateway/restart`, { method: "POST", headers: admin });
-    expect((await restart.json()).ok).toBe(true);
+    expect((await json(restart)).ok).toBe(true);
     const deadline = Date.now() + 20_000;
-    while ((await (await fetch(`${base}/api/status`)).json()).state !== "running") {
+    while ((await json(fetch(`${base}/api/status`))).state !== "running") {
       if (Date.now() > deadline) throw new Error("runtime did not come back");
       await new Promise((r) => setTimeout(r, 100));
     }
