@@ -7,6 +7,7 @@ import http, {
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
+import { type Dispatcher, Pool } from "undici";
 
 export interface RuntimeProxy {
   http(req: IncomingMessage, res: ServerResponse): void;
@@ -76,44 +77,44 @@ const UNAVAILABLE = JSON.stringify({ ok: false, error: "runtime unavailable" });
 
 /** Streams HTTP requests and WebSocket upgrades to the runtime gateway on loopback. */
 export function createRuntimeProxy({ port, host = "127.0.0.1" }: RuntimeProxyOptions): RuntimeProxy {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: "lifo" });
+  // undici's pool does the runtime leg: noticeably cheaper per request than node:http's client.
+  const pool = new Pool(`http://${host}:${port}`, { connections: 256, keepAliveTimeout: 30_000 });
 
   function proxyHttp(req: IncomingMessage, res: ServerResponse): void {
-    const upstream = http.request({
-      host,
-      port,
-      method: req.method,
-      path: req.url,
-      headers: forwardedHeaders(req),
-      agent,
-    });
-
-    upstream.on("response", (answer) => {
-      const status = answer.statusCode ?? 502;
-      res.writeHead(status, answer.statusMessage, endToEnd(answer.headers));
-      answer.pipe(res);
-      answer.on("error", () => res.destroy());
-      answer.on("aborted", () => res.destroy());
-    });
-
-    upstream.on("error", () => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res.writeHead(502, {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": UNAVAILABLE.length,
-      });
-      res.end(UNAVAILABLE);
-    });
-
+    const length = req.headers["content-length"];
+    const hasBody =
+      req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+    const abort = new AbortController();
     // The client went away before the answer finished: stop the runtime's work too.
     res.on("close", () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (!res.writableFinished) abort.abort();
     });
-    req.on("error", () => upstream.destroy());
-    req.pipe(upstream);
+    req.on("error", () => abort.abort());
+    pool.stream(
+      {
+        path: req.url ?? "/",
+        method: (req.method ?? "GET") as Dispatcher.HttpMethod,
+        headers: forwardedHeaders(req) as Record<string, string | string[]>,
+        body: hasBody ? req : null,
+        signal: abort.signal,
+      },
+      ({ statusCode, headers }) => {
+        res.writeHead(statusCode, endToEnd(headers as IncomingHttpHeaders));
+        return res;
+      },
+      (err) => {
+        if (!err) return;
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        res.writeHead(502, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": UNAVAILABLE.length,
+        });
+        res.end(UNAVAILABLE);
+      },
+    );
   }
 
   function proxyUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -155,5 +156,5 @@ export function createRuntimeProxy({ port, host = "127.0.0.1" }: RuntimeProxyOpt
     socket.on("close", () => upstream.destroy());
   }
 
-  return { http: proxyHttp, upgrade: proxyUpgrade, close: () => agent.destroy() };
+  return { http: proxyHttp, upgrade: proxyUpgrade, close: () => void pool.close() };
 }
