@@ -1,5 +1,6 @@
 export * from "./agent-tokens";
 export * from "./clock";
+export * from "./cookies";
 export * from "./crypto";
 export * from "./env";
 export * from "./errors";

@@ -1,4 +1,4 @@
-import { type Clock, hmacHex, safeEqual, systemClock } from "@svc/common";
+import { type Clock, cookieFromHeader, hmacHex, safeEqual, systemClock } from "@svc/common";
 import express, {
   type ErrorRequestHandler,
   type Request,
@@ -24,22 +24,8 @@ export function adminCookieValue(password: string): string {
   return hmacHex(password, COOKIE_LABEL);
 }
 
-/** Reads one cookie from the raw header (no cookie-parser needed for a single name). */
 function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return undefined;
+  return cookieFromHeader(req.headers.cookie, name);
 }
 
 /** Only a same-site absolute path: `/x`, never `//host`, `/\host` or anything with a scheme or control chars. */

@@ -1,20 +1,8 @@
+import { cookieFromHeader } from "@svc/common";
+
 /** Reads one cookie from the request's Cookie header. */
 export function readCookie(request: Request, name: string): string | undefined {
-  const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      try {
-        return decodeURIComponent(value);
-      } catch {
-        return value;
-      }
-    }
-  }
-  return undefined;
+  return cookieFromHeader(request.headers.get("cookie"), name);
 }
 
 export interface CookieOptions {
