@@ -1,10 +1,10 @@
 import { HttpError, isHttpError, openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
+// Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
+import { type PlatformJobJson, toJobJson } from "@svc/db/json";
 import { agents, type PlatformJob, platformJobs, users } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import type { Pool } from "pg";
-// Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
-import type { PlatformJobJson } from "../../../backend/src/jobs/types";
 import type { WebContext } from "../context";
 import { toErrorResponse } from "../http/errors";
 import { consumeRate } from "../ratelimit/service";
@@ -160,31 +160,6 @@ export async function getUserJob(ctx: WebContext, userId: string, jobId: string)
     .limit(1);
   if (!job) throw new HttpError(404, "job_not_found", "job not found");
   return toJobJson(job);
-}
-
-/** A job as the API shows it (spec "Platform job"): ISO times, no lock token. */
-export function toJobJson(job: PlatformJob): PlatformJobJson {
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  return {
-    id: job.id,
-    userId: job.userId,
-    agentId: job.agentId,
-    lane: job.lane,
-    jobType: job.jobType,
-    status: job.status,
-    priority: job.priority,
-    attempts: job.attempts,
-    maxAttempts: job.maxAttempts,
-    runAt: job.runAt.toISOString(),
-    lockedAt: iso(job.lockedAt),
-    startedAt: iso(job.startedAt),
-    completedAt: iso(job.completedAt),
-    error: job.error,
-    result: job.result ?? null,
-    payload: job.payload,
-    createdAt: job.createdAt.toISOString(),
-    updatedAt: job.updatedAt.toISOString(),
-  };
 }
 
 /**
