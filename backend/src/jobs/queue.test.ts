@@ -229,7 +229,7 @@ describe("complete and claim in one statement", () => {
     const out = await completeAndClaimJobs(
       pool,
       clock,
-      [{ id: claim.job.id, lockToken: claim.lockToken, result: { n: 1 } }],
+      { id: claim.job.id, lockToken: claim.lockToken, result: { n: 1 } },
       1,
     );
     expect([...out.completed]).toEqual([first.id]);
@@ -240,7 +240,7 @@ describe("complete and claim in one statement", () => {
     const stale = await completeAndClaimJobs(
       pool,
       clock,
-      [{ id: first.id, lockToken: claim.lockToken, result: {} }],
+      { id: first.id, lockToken: claim.lockToken, result: {} },
       1,
     );
     expect(stale).toEqual({ completed: new Set(), claims: [] });

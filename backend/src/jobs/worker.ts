@@ -143,7 +143,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const { completed, claims } = await completeAndClaimJobs(
       pool,
       clock,
-      [{ ...fence, result }],
+      { ...fence, result },
       stopping ? 0 : 1,
       lanes,
     );
