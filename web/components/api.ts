@@ -32,3 +32,8 @@ export async function api<T>(
 export function fieldOf(message: string, fields: string[]): string | undefined {
   return fields.find((field) => message.toLowerCase().startsWith(field.toLowerCase()));
 }
+
+/** A thrown value as a message to show. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

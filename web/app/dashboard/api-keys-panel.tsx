@@ -1,8 +1,9 @@
 "use client";
 
-import { type FormEvent, useCallback, useEffect, useState } from "react";
-import { api, fieldOf } from "@/components/api";
+import { type FormEvent, useState } from "react";
+import { api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
+import { useList } from "@/components/use-list";
 
 interface KeyRow {
   id: string;
@@ -13,18 +14,9 @@ interface KeyRow {
 }
 
 export function ApiKeysPanel() {
-  const [keys, setKeys] = useState<KeyRow[]>([]);
+  const { items: keys, reload: load, error, setError } = useList<KeyRow>("/api/keys", "keys");
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [nameError, setNameError] = useState("");
-  const [error, setError] = useState("");
-
-  const load = useCallback(async () => {
-    setKeys((await api<{ keys: KeyRow[] }>("/api/keys")).keys);
-  }, []);
-
-  useEffect(() => {
-    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
-  }, [load]);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -38,7 +30,7 @@ export function ApiKeysPanel() {
       form.reset();
       await load();
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       if (fieldOf(message, ["name"])) setNameError(message);
       else setError(message);
     }
@@ -50,7 +42,7 @@ export function ApiKeysPanel() {
       await api(`/api/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(messageOf(err));
     }
   }
 

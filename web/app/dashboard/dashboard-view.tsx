@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { api } from "@/components/api";
+import { api, messageOf } from "@/components/api";
 import type { AccountSummary as Account } from "@/lib/accounts/service";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { PasskeysPanel } from "./passkeys-panel";
@@ -29,7 +29,7 @@ export function DashboardView({ justVerified }: { justVerified: boolean }) {
   }, []);
 
   useEffect(() => {
-    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+    load().catch((err: unknown) => setError(messageOf(err)));
   }, [load]);
 
   async function signOut() {

@@ -1,9 +1,10 @@
 "use client";
 
 import { startRegistration } from "@simplewebauthn/browser";
-import { type FormEvent, useCallback, useEffect, useState } from "react";
-import { api } from "@/components/api";
+import { type FormEvent, useState } from "react";
+import { api, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
+import { useList } from "@/components/use-list";
 
 interface PasskeyRow {
   id: string;
@@ -13,18 +14,9 @@ interface PasskeyRow {
 }
 
 export function PasskeysPanel() {
-  const [passkeys, setPasskeys] = useState<PasskeyRow[]>([]);
-  const [error, setError] = useState("");
+  const { items: passkeys, reload: load, error, setError } = useList<PasskeyRow>("/api/passkeys", "passkeys");
   const [status, setStatus] = useState("");
   const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    setPasskeys((await api<{ passkeys: PasskeyRow[] }>("/api/passkeys")).passkeys);
-  }, []);
-
-  useEffect(() => {
-    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
-  }, [load]);
 
   async function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -44,7 +36,7 @@ export function PasskeysPanel() {
       setStatus(`Passkey "${label}" added.`);
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(messageOf(err));
     } finally {
       setBusy(false);
     }
@@ -57,7 +49,7 @@ export function PasskeysPanel() {
       setStatus("Passkey removed.");
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(messageOf(err));
     }
   }
 

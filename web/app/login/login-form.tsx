@@ -2,7 +2,7 @@
 
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
-import { api, fieldOf } from "@/components/api";
+import { api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
 
 export function LoginForm() {
@@ -25,7 +25,7 @@ export function LoginForm() {
       });
       window.location.assign("/dashboard");
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       const field = fieldOf(message, ["email", "password"]);
       if (field && !message.includes(" and ")) setErrors({ [field]: message });
       else setFormError(message);
@@ -52,7 +52,7 @@ export function LoginForm() {
       await api("/api/passkey/auth/verify", { json: { response, challenge } });
       window.location.assign("/dashboard");
     } catch (err) {
-      setFormError(err instanceof Error ? err.message : String(err));
+      setFormError(messageOf(err));
       setBusy(false);
     }
   }

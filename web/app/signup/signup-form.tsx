@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
-import { ApiError, api, fieldOf } from "@/components/api";
+import { ApiError, api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
 
 const FIELDS = ["email", "password", "name", "referralCode"];
@@ -28,7 +28,7 @@ export function SignupForm() {
       const account = await api<{ email: string }>("/api/register", { json: body });
       setDone(account.email);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       const field =
         err instanceof ApiError && err.code === "user_exists" ? "email" : fieldOf(message, FIELDS);
       if (field) setErrors({ [field]: message });
