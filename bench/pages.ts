@@ -86,6 +86,6 @@ export async function loadPages(): Promise<SavedPage[]> {
   }
   const names = (await readdir(pagesDir))
     .filter((f) => f.endsWith(".html"))
-    .sort((a, b) => parseInt(a.slice(5)) - parseInt(b.slice(5)));
+    .sort((a, b) => parseInt(a.slice(5), 10) - parseInt(b.slice(5), 10));
   return Promise.all(names.map(async (name) => ({ name, html: await readFile(join(pagesDir, name)) })));
 }

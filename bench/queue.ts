@@ -10,7 +10,13 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Logger as GraphileLogger, run as runGraphile } from "graphile-worker";
 import pg from "pg";
-import { claimJobs, completeJob, databaseClock, enqueueJob } from "../backend/src/jobs/queue";
+import {
+  claimJobs,
+  completeJob,
+  databaseClock,
+  enqueueJob,
+  QUEUE_SESSION_OPTIONS,
+} from "../backend/src/jobs/queue";
 import { createJobWorker } from "../backend/src/jobs/worker";
 import { createLogger, freePort, randomId } from "../common/src/index";
 import { startEmbeddedPostgres } from "../drizzle/embedded";
@@ -66,7 +72,6 @@ async function oursThroughput(): Promise<number> {
     finish = r;
   });
   const worker = createJobWorker({
-    pool,
     connectionString: oursUrl,
     processors: {
       gateway_chat_completion: async () => {
@@ -103,7 +108,6 @@ async function oursLatency(): Promise<number[]> {
     finish = r;
   });
   const worker = createJobWorker({
-    pool,
     connectionString: oursUrl,
     processors: {
       gateway_chat_completion: async (job) => {
@@ -135,7 +139,8 @@ async function oursLatency(): Promise<number[]> {
 }
 
 async function oursClaimLatency(): Promise<number> {
-  const pool = new pg.Pool({ connectionString: oursUrl, max: 2 });
+  // The worker's session settings, as the worker's own pool has them.
+  const pool = new pg.Pool({ connectionString: oursUrl, max: 2, options: QUEUE_SESSION_OPTIONS });
   const samples: number[] = [];
   for (let i = 0; i < 600; i++) {
     await enqueueJob(pool, databaseClock, { jobType: "gateway_chat_completion", payload: {} });

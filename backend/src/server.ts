@@ -22,7 +22,6 @@ try {
   let worker: JobWorker | undefined;
   if (workerOnly || config.JOB_WORKER_ENABLED) {
     worker = createJobWorker({
-      pool: database.pool,
       connectionString: config.DATABASE_URL,
       processors: platformProcessors({ db: database.db, dataEncryptionKey: config.DATA_ENCRYPTION_KEY }),
       logger,

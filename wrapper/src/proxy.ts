@@ -1,9 +1,4 @@
-import http, {
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";

@@ -184,7 +184,6 @@ describe("worker processes", () => {
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
     });
     const worker = createJobWorker({
-      pool: handle.pool,
       connectionString: own,
       processors: {
         gateway_chat_completion: gatewayChatProcessor({ db: handle.db, dataEncryptionKey: DATA_KEY }),

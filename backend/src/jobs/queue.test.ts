@@ -1,14 +1,17 @@
 import { ManualClock } from "@svc/common";
 import { connectDatabase } from "@svc/db";
+import pg from "pg";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import {
   claimJobs,
   completeAndClaimJobs,
   completeJob,
+  databaseClock,
   enqueueJob,
   failJob,
   getJob,
   jobMetrics,
+  QUEUE_SESSION_OPTIONS,
   type QueueClock,
   releaseJobs,
   requeueStaleJobs,
@@ -244,6 +247,57 @@ describe("complete and claim in one statement", () => {
       1,
     );
     expect(stale).toEqual({ completed: new Set(), claims: [] });
+  });
+});
+
+describe("prepared claims on a worker session", () => {
+  it("keep the ordered index walk even when planned against an empty, analyzed table", async () => {
+    const session = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: QUEUE_SESSION_OPTIONS,
+    });
+    await session.connect();
+    try {
+      // The worst moment to plan: the table analyzed while empty, and the generic plan forced.
+      await session.query("analyze platform_jobs");
+      await session.query("set plan_cache_mode = force_generic_plan");
+      expect(await claimJobs(session, databaseClock, 1)).toEqual([]);
+      const done = { id: "job_none", lockToken: "none", result: {} };
+      expect((await completeAndClaimJobs(session, databaseClock, done, 1)).claims).toEqual([]);
+      await pool.query(
+        `insert into platform_jobs (id, lane, job_type, priority, max_attempts, payload, run_at)
+         select 'job_' || lpad(i::text, 10, '0'), 'runtime_exec', 'gateway_chat_completion', 50, 3, '{}'::jsonb,
+                now() - make_interval(secs => 3000 - i)
+         from generate_series(1, 2000) as i`,
+      );
+      const plan = async (statement: string) =>
+        (await session.query(`explain (costs off) execute ${statement}`)).rows
+          .map((row) => row["QUERY PLAN"] as string)
+          .join("\n");
+      for (const text of [
+        await plan("platform_jobs_claim_1(null, 'token')"),
+        await plan("platform_jobs_complete_claim_1(null, 'job_none', 'none', '{}', 'token')"),
+      ]) {
+        expect(text).toContain("Index Scan using platform_jobs_claim_idx");
+        // The finished job (complete-and-claim) is found by its key, like the claimed ones.
+        for (const scan of text.matchAll(
+          /Index Scan using (\w+) on platform_jobs job\w*\s+Index Cond: (.*)/g,
+        ))
+          expect([scan[1], scan[2]]).toEqual(["platform_jobs_pkey", expect.stringMatching(/^\(id = /)]);
+        expect(text.match(/ on platform_jobs job\w*\s+Index Cond/g)?.length).toBe(
+          text.match(/Update on/g)?.length,
+        );
+        expect(text).toMatch(
+          /Index Scan using platform_jobs_pkey on platform_jobs job\w*\s+Index Cond: \(id = ANY/,
+        );
+        expect(text).not.toMatch(/Seq Scan|Sort|Bitmap/);
+      }
+      // And the cached statement still claims what the table now holds, oldest first.
+      const [claim] = await claimJobs(session, databaseClock, 1);
+      expect(claim.job.id).toBe("job_0000000001");
+    } finally {
+      await session.end();
+    }
   });
 });
 

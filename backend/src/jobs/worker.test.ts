@@ -28,7 +28,6 @@ function startWorker(
   overrides: Partial<Parameters<typeof createJobWorker>[0]> = {},
 ) {
   worker = createJobWorker({
-    pool,
     connectionString: url,
     processors,
     logger,

@@ -3,6 +3,10 @@
  * records the outcome (fenced by the claim's lock token). It wakes on `LISTEN platform_jobs` (enqueue
  * NOTIFYs), with a slow poll as a safety net, and sweeps stale running jobs. On stop it claims nothing
  * more, lets running jobs finish within the grace period, and releases the rest back to `queued`.
+ *
+ * The worker owns its connections (`concurrency + 2`): HTTP load on the service's pool can never starve it,
+ * and its sessions carry the queue's planner settings (`QUEUE_SESSION_OPTIONS`), so the prepared claim keeps
+ * the index walk whatever the table's statistics said when it was planned.
  */
 import type { PlatformJob } from "@svc/db/schema";
 import pg from "pg";
@@ -14,14 +18,14 @@ import {
   completeAndClaimJobs,
   databaseClock,
   failJob,
+  QUEUE_SESSION_OPTIONS,
   type QueueClock,
   releaseJobs,
   requeueStaleJobs,
 } from "./queue";
 
 export interface JobWorkerOptions {
-  pool: pg.Pool;
-  /** For the LISTEN connection (a pooled client cannot hold LISTEN). */
+  /** The worker's own pool and its LISTEN connection (a pooled client cannot hold LISTEN) connect here. */
   connectionString: string;
   processors: ProcessorRegistry;
   logger: Logger;
@@ -45,13 +49,22 @@ export interface JobWorker {
 const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
-  const { pool, processors, logger, concurrency } = options;
+  const { processors, logger, concurrency } = options;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: concurrency + 2,
+    application_name: "svc-job-worker",
+    options: QUEUE_SESSION_OPTIONS,
+  });
+  pool.on("error", (err) => logger.warn({ err }, "idle job worker connection failed"));
   const clock = options.clock ?? databaseClock;
   const lanes = options.lanes && options.lanes.length > 0 ? options.lanes : null;
   const sweepEvery =
     options.staleSweepIntervalMs ?? Math.min(30_000, Math.max(1_000, options.staleAfterMs / 10));
   const held = new Map<string, { claim: Claim; abort: AbortController; done: Promise<void> }>();
   let stopping = false;
+  /** The pool is ended (stop is done): an outcome still being written is left to the stale rule. */
+  let closed = false;
   let started = false;
   let listener: pg.Client | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
@@ -167,7 +180,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         return;
       } catch (err) {
         const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
-        if (attempt >= 20) {
+        if (attempt >= 20 || closed) {
           logger.error(
             { err, jobId: job.id },
             "could not record the job's outcome; the stale rule will requeue it",
@@ -267,6 +280,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         return 0;
       });
       if (released > 0) logger.info({ released }, "released unfinished jobs back to the queue");
+      closed = true;
+      await pool.end().catch(() => undefined);
     },
   };
 }

@@ -54,7 +54,6 @@ const backendUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 let skippedMs = 0;
 const workerClock: QueueClock = { now: () => new Date(Date.now() + skippedMs) };
 const worker = createJobWorker({
-  pool: database.pool,
   connectionString: backendConfig.DATABASE_URL,
   processors: platformProcessors({ db: database.db, dataEncryptionKey: backendConfig.DATA_ENCRYPTION_KEY }),
   logger,
@@ -202,8 +201,9 @@ describe("chat end to end through the real backend and worker", () => {
       // Two long messages take all 4 slots.
       expect((await chat(jar, "short", ip)).status).toBe(429);
 
-      // Attempt 1 fails: back to queued, 30 s later.
+      // Attempt 1 fails: back to queued, 30 s later (both jobs, before the test moves the clock).
       let job = await waitForJob(jobId, jar, (j) => j.attempts === 1 && j.status === "queued");
+      await waitForJob(second, jar, (j) => j.attempts === 1 && j.status === "queued");
       expect(job.error).toContain("HTTP 503");
       expect(new Date(job.runAt).getTime() - Date.now()).toBeGreaterThan(20_000);
       // A job waiting for its retry still holds its slots.
@@ -211,6 +211,7 @@ describe("chat end to end through the real backend and worker", () => {
 
       skippedMs += 31_000;
       job = await waitForJob(jobId, jar, (j) => j.attempts === 2 && j.status === "queued");
+      await waitForJob(second, jar, (j) => j.attempts === 2 && j.status === "queued");
       skippedMs += 61_000;
       job = await waitForJob(jobId, jar, (j) => j.status === "failed");
       expect(job).toMatchObject({

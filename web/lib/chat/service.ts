@@ -2,7 +2,7 @@ import { HttpError, isHttpError, openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
 // Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
 import { type PlatformJobJson, toJobJson } from "@svc/db/json";
-import { agents, type PlatformJob, platformJobs, users } from "@svc/db/schema";
+import { agents, platformJobs, users } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import type { Pool } from "pg";
 import type { WebContext } from "../context";
