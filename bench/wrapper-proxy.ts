@@ -1,34 +1,86 @@
 /**
- * Wrapper proxy overhead, each figure beside its anchor from the same run:
- * a loopback upstream (node:http, small JSON answer) in one worker thread, the wrapper's runtime proxy in
- * front of it in another, the load generator in the main thread.
- * 1. Throughput: autocannon, same connections and duration, direct, then proxied, then direct again (the
- *    better direct run is the anchor); requests/s, p50 and p99 (autocannon's ms resolution).
+ * Wrapper proxy overhead, each figure beside its anchors from the same run:
+ * a loopback upstream (node:http, small JSON answer) in one worker thread; in front of it, in another, the
+ * wrapper's real request listener (`createWrapperHandler`: own routes through Express, everything else to
+ * the runtime proxy; its supervisor is not started, the proxy does not need it) and, as a second anchor, a
+ * raw TCP relay (no HTTP at all: the most any proxy process can do on this machine); the load generator in
+ * the main thread.
+ * 1. Throughput: autocannon, same connections and duration: direct, through the wrapper, through the relay,
+ *    direct again (the better direct run is the anchor); requests/s, p50 and p99 (ms resolution).
  * 2. Added latency: sequential keep-alive requests, direct and proxied interleaved in rounds, p50/p99 in µs.
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds (8), BENCH_SEQUENTIAL (3000).
  */
+import { mkdtemp } from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
 
-type Role = { role: "upstream" } | { role: "proxy"; upstreamPort: number };
+type Role = { role: "upstream" } | { role: "wrapper" | "relay"; upstreamPort: number };
+const PATH = "/v1/models";
 
 async function runWorker(data: Role): Promise<void> {
-  let server: http.Server;
+  let server: http.Server | net.Server;
   if (data.role === "upstream") {
     const body = JSON.stringify({ ok: true, state: "running", uptime: 42, ts: "2026-01-01T00:00:00.000Z" });
-    server = http.createServer((_req, res) => {
+    const upstream = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       res.end(body);
     });
+    upstream.keepAliveTimeout = 60_000;
+    server = upstream;
+  } else if (data.role === "relay") {
+    server = net.createServer((client) => {
+      const upstream = net.connect(data.upstreamPort, "127.0.0.1");
+      client.setNoDelay(true);
+      upstream.setNoDelay(true);
+      client.pipe(upstream).on("error", () => client.destroy());
+      upstream.pipe(client).on("error", () => upstream.destroy());
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
   } else {
-    const { createRuntimeProxy } = await import("../wrapper/src/proxy");
-    const proxy = createRuntimeProxy({ port: data.upstreamPort });
-    server = http.createServer(proxy.http);
-    server.on("upgrade", proxy.upgrade);
+    const [{ createWrapperHandler }, { loadWrapperConfig }, { createRuntimeProxy }, { createSupervisor }] =
+      await Promise.all([
+        import("../wrapper/src/app"),
+        import("../wrapper/src/config"),
+        import("../wrapper/src/proxy"),
+        import("../wrapper/src/runtime/supervisor"),
+      ]);
+    const { createLogger } = await import("../common/src/index");
+    const stateDir = await mkdtemp(join(tmpdir(), "svc-bench-wrapper-"));
+    const config = loadWrapperConfig({
+      RUNTIME_PORT: String(data.upstreamPort),
+      OPENCLAW_STATE_DIR: stateDir,
+      WRAPPER_ADMIN_PASSWORD: "bench-admin-password",
+      LOG_LEVEL: "info",
+    });
+    const supervisor = createSupervisor({
+      argv: config.runtimeArgv,
+      port: config.RUNTIME_PORT,
+      token: null,
+      stateDir,
+      configPath: config.configPath,
+      healthPollMs: config.RUNTIME_HEALTH_POLL_MS,
+      stopTimeoutMs: config.RUNTIME_STOP_TIMEOUT_MS,
+    });
+    const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
+    const logger = createLogger("wrapper", "info");
+    const wrapper = http.createServer(
+      createWrapperHandler({
+        config,
+        supervisor,
+        proxy,
+        ffmpeg: { available: false, version: null },
+        logger,
+      }),
+    );
+    wrapper.on("upgrade", proxy.upgrade);
+    wrapper.keepAliveTimeout = 60_000;
+    server = wrapper;
   }
-  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   parentPort?.postMessage((server.address() as AddressInfo).port);
 }
@@ -54,7 +106,7 @@ async function sequential(port: number, count: number, agent: http.Agent): Promi
   for (let i = 0; i < count; i++) {
     const start = process.hrtime.bigint();
     await new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: "127.0.0.1", port, path: "/api/status", agent }, (res) => {
+      const req = http.get({ host: "127.0.0.1", port, path: PATH, agent }, (res) => {
         res.resume();
         res.on("end", resolve);
       });
@@ -70,19 +122,22 @@ async function main(): Promise<void> {
   const duration = Number(process.env.BENCH_DURATION ?? 8);
   const seqCount = Number(process.env.BENCH_SEQUENTIAL ?? 3000);
   const upstream = await startWorker({ role: "upstream" });
-  const proxied = await startWorker({ role: "proxy", upstreamPort: upstream.port });
+  const proxied = await startWorker({ role: "wrapper", upstreamPort: upstream.port });
+  const relay = await startWorker({ role: "relay", upstreamPort: upstream.port });
 
   const cannon = async (port: number) => {
-    const result = await autocannon({ url: `http://127.0.0.1:${port}/api/status`, connections, duration });
+    const result = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections, duration });
     if (result.non2xx > 0 || result.errors > 0)
       throw new Error(`errors: ${result.non2xx} non-2xx, ${result.errors}`);
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
   };
   // Warm both paths (JIT, keep-alive sockets) before measuring.
-  await autocannon({ url: `http://127.0.0.1:${proxied.port}/api/status`, connections, duration: 1 });
+  await autocannon({ url: `http://127.0.0.1:${proxied.port}${PATH}`, connections, duration: 1 });
+  await autocannon({ url: `http://127.0.0.1:${relay.port}${PATH}`, connections, duration: 1 });
 
   const direct1 = await cannon(upstream.port);
   const through = await cannon(proxied.port);
+  const relayed = await cannon(relay.port);
   const direct2 = await cannon(upstream.port);
   const direct = direct1.rps >= direct2.rps ? direct1 : direct2;
 
@@ -99,11 +154,16 @@ async function main(): Promise<void> {
   const f = (n: number) => n.toFixed(0);
   console.log(`wrapper-proxy: ${connections} connections x ${duration} s, small JSON answer, loopback`);
   console.log(`direct   (run 1): ${f(direct1.rps)} req/s, p50 ${direct1.p50} ms, p99 ${direct1.p99} ms`);
-  console.log(`proxied         : ${f(through.rps)} req/s, p50 ${through.p50} ms, p99 ${through.p99} ms`);
+  console.log(`wrapper         : ${f(through.rps)} req/s, p50 ${through.p50} ms, p99 ${through.p99} ms`);
+  console.log(`raw TCP relay   : ${f(relayed.rps)} req/s, p50 ${relayed.p50} ms, p99 ${relayed.p99} ms`);
   console.log(`direct   (run 2): ${f(direct2.rps)} req/s, p50 ${direct2.p50} ms, p99 ${direct2.p99} ms`);
   console.log(
     `throughput ratio proxied/direct(best): ${(through.rps / direct.rps).toFixed(2)} (goal >= 0.70); ` +
       `p50 ${through.p50} vs ${direct.p50} ms, p99 ${through.p99} vs ${direct.p99} ms`,
+  );
+  console.log(
+    `ceiling on this machine: raw relay/direct ${(relayed.rps / direct.rps).toFixed(2)}; ` +
+      `wrapper/raw relay ${(through.rps / relayed.rps).toFixed(2)}`,
   );
   const dp50 = pct(directTimes, 50);
   const pp50 = pct(proxiedTimes, 50);
@@ -114,6 +174,7 @@ async function main(): Promise<void> {
   );
   await upstream.worker.terminate();
   await proxied.worker.terminate();
+  await relay.worker.terminate();
 }
 
 if (isMainThread) await main();

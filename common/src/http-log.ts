@@ -5,9 +5,9 @@ import { randomId } from "./ids";
 /**
  * Logs one structured line per request when the response finishes: method, path (no query string, which
  * may carry tokens), status, duration, plus any `res.locals.logFields` a handler set (never bodies). Works
- * as Express middleware.
+ * as Express middleware. `level` is the level of those lines (default info).
  */
-export function requestLogger(logger: Logger) {
+export function requestLogger(logger: Logger, level: "info" | "debug" = "info") {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const started = process.hrtime.bigint();
     const requestId = randomId(12);
@@ -15,7 +15,7 @@ export function requestLogger(logger: Logger) {
     (req as IncomingMessage & { id?: string }).id = requestId;
     res.on("finish", () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
+      logger[level](
         {
           requestId,
           method: req.method,

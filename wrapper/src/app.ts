@@ -1,3 +1,4 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { requestLogger } from "@svc/common";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
@@ -54,4 +55,44 @@ export function createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }: 
   );
   app.use((req, res) => proxy.http(req, res));
   return app;
+}
+
+/** Path prefixes of the wrapper's own routes (lower case, as Express matches them case-insensitively). */
+const OWN_PREFIXES = [
+  "/api/status",
+  "/api/logs",
+  "/api/events",
+  "/api/gateway",
+  "/api/config",
+  "/api/pairing",
+  "/login",
+  "/logout",
+];
+
+/**
+ * True when Express must see the request: a path under one of the wrapper's own prefixes, or a path with
+ * percent-escapes (Express decides what those are). Erring towards Express is always safe: what it does
+ * not answer falls through to the proxy at the end of the app.
+ */
+export function isOwnPath(url: string | undefined): boolean {
+  if (!url) return true;
+  const query = url.indexOf("?");
+  const path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  if (path.includes("%")) return true;
+  for (const prefix of OWN_PREFIXES) if (path.startsWith(prefix)) return true;
+  return false;
+}
+
+/**
+ * The wrapper's request listener. Its own routes go through the Express app; everything else — the
+ * runtime's traffic, the hot path — goes straight to the proxy without Express's routing, logged at debug
+ * level only (the runtime keeps its own access log; proxy failures still answer 502).
+ */
+export function createWrapperHandler(deps: WrapperDeps): RequestListener {
+  const app = createWrapperApp(deps);
+  const { proxy, logger } = deps;
+  const logged = requestLogger(logger, "debug");
+  const toRuntime = (req: IncomingMessage, res: ServerResponse) =>
+    logger.isLevelEnabled("debug") ? logged(req, res, () => proxy.http(req, res)) : proxy.http(req, res);
+  return (req, res) => (isOwnPath(req.url) ? app(req, res) : toRuntime(req, res));
 }

@@ -82,6 +82,18 @@ describe("wrapper process", () => {
     expect(env.OPENCLAW_STATE_DIR).toBe(dir);
   });
 
+  it("answers its own routes as Express matches them and sends every other path to the runtime", async () => {
+    // Express matches case-insensitively and ignores a trailing slash: these are the wrapper's.
+    expect(await json(fetch(`${base}/API/Status/`))).toMatchObject({ state: "running" });
+    expect((await fetch(`${base}/api/logs`)).status).toBe(401);
+    // A path that only shares a prefix, one the wrapper does not route, and an escaped path: the runtime's.
+    for (const path of ["/api/statusx", "/api/gateway/unknown", "/api/st%61tus"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: "not found", path });
+    }
+  });
+
   it("proxies WebSocket upgrades", async () => {
     const ws = new WebSocket(`${base.replace("http", "ws")}/ws`);
     const echoed = await new Promise<string>((resolve, reject) => {

@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http";
 import { createLogger, exitOnStartupError, listen } from "@svc/common";
-import { createWrapperApp } from "./app";
+import { createWrapperHandler } from "./app";
 import { loadWrapperConfig } from "./config";
 import { createRuntimeProxy } from "./proxy";
 import { detectFfmpeg } from "./runtime/ffmpeg";
@@ -25,7 +25,7 @@ try {
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
-  const server = createServer(createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }));
+  const server = createServer(createWrapperHandler({ config, supervisor, proxy, ffmpeg, logger }));
   server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
   await listen(server, config.WRAPPER_PORT, config.HOST);
   logger.info({ port: config.WRAPPER_PORT, runtimePort: config.RUNTIME_PORT }, "wrapper listening");
