@@ -62,7 +62,8 @@ function forwardedHeaders(req: IncomingMessage): string[] {
   let named: Set<string> | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i].length !== 10 || raw[i].toLowerCase() !== "connection") continue;
-    for (const token of connectionTokens(raw[i + 1]) ?? []) (named ??= new Set()).add(token);
+    named ??= new Set();
+    for (const token of connectionTokens(raw[i + 1]) ?? []) named.add(token);
   }
   const out: string[] = [];
   let forwardedFor: string | null = null;
