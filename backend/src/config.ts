@@ -34,6 +34,51 @@ export const envSchema = z.object({
   JOB_POLL_INTERVAL_MS: positiveInt(5_000),
   /** On SIGTERM, how long running jobs may finish before the rest go back to `queued`. */
   JOB_SHUTDOWN_GRACE_MS: positiveInt(10_000),
+
+  // ---- Runtime maintenance (hosting drivers, provisioning, lifecycle operations) ----
+  /** Which hosting driver runs agents: `local` (wrapper processes on this machine), `railway` or `docker`. */
+  HOSTING_PROVIDER: z
+    .enum(["local", "railway", "docker"], "must be local, railway or docker")
+    .default("local"),
+  /** Railway's public GraphQL endpoint (overridable for tests and proxies). */
+  HOSTING_API_URL: httpUrl().default("https://backboard.railway.com/graphql/v2"),
+  HOSTING_API_KEY: z.string().optional(),
+  /** `account` (Bearer) or `project` (`Project-Access-Token` header). */
+  HOSTING_TOKEN_TYPE: z.enum(["account", "project"], "must be account or project").default("account"),
+  HOSTING_PROJECT_ID: z.string().optional(),
+  HOSTING_ENVIRONMENT_ID: z.string().optional(),
+  /** The platform's current default runtime image (`update` and new agents use it). */
+  RUNTIME_IMAGE: z.string().default("ghcr.io/openclaw/openclaw:2026.4.11"),
+  /** Docker Engine API: `unix:///var/run/docker.sock` or `tcp://host:2375` / `http://host:2375`. */
+  DOCKER_HOST: z.string().default("unix:///var/run/docker.sock"),
+  /** Local driver: the command each agent's wrapper runs as its runtime (`{port}` = its RUNTIME_PORT). */
+  LOCAL_RUNTIME_COMMAND: z
+    .string()
+    .default("openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured"),
+  /** Local driver: where each agent's data lives (`<dir>/<agentId>/`). */
+  LOCAL_AGENTS_DIR: z.string().default(".data/agents"),
+  /** The backend URL agents use for `/api/ai/chat` and the classify hook (sent in their environment). */
+  BACKEND_PUBLIC_URL: httpUrl().default("http://127.0.0.1:4000"),
+  /** Lifecycle operations answer 503 when false. */
+  ENABLE_RUNTIME_CONTROLS: flag(true),
+  /** `waitForHealthy`: poll interval and timeout (spec: 2 s, 60 s). */
+  RUNTIME_HEALTH_POLL_MS: positiveInt(2_000),
+  RUNTIME_HEALTH_TIMEOUT_MS: positiveInt(60_000),
+
+  // ---- Watchdog (spec "Watchdog lifecycle", "Watchdog notifications") ----
+  WATCHDOG_ENABLED: flag(true),
+  WATCHDOG_AUTO_REPAIR: flag(true),
+  WATCHDOG_INTERVAL_MS: positiveInt(2 * 60 * 1000),
+  WATCHDOG_DEGRADED_INTERVAL_MS: positiveInt(5_000),
+  WATCHDOG_CRASH_WINDOW_MS: positiveInt(5 * 60 * 1000),
+  WATCHDOG_CRASH_THRESHOLD: positiveInt(3),
+  WATCHDOG_STARTUP_GRACE_MS: positiveInt(30_000),
+  /** Chat-bot notifications (Telegram-style Bot API: `{base}/bot<token>/sendMessage`). */
+  WATCHDOG_BOT_TOKEN: z.string().optional(),
+  WATCHDOG_ADMIN_CHAT_ID: z.string().optional(),
+  WATCHDOG_BOT_API_URL: httpUrl().default("https://api.telegram.org"),
+  /** Chat webhook (Slack/Discord-style JSON POST) for the same notifications. */
+  WATCHDOG_WEBHOOK_URL: httpUrl().optional(),
 });
 
 export type BackendConfig = z.infer<typeof envSchema>;

@@ -1,0 +1,131 @@
+/**
+ * The hosting-platform driver interface (spec "Runtime maintenance and proxy"): one shape for the `local`,
+ * `railway` and `docker` drivers, chosen by `HOSTING_PROVIDER`. A "service" is one agent's runtime: the
+ * wrapper (`wrapper/`) in front of the agent runtime gateway. Drivers never see platform secrets: the
+ * environment they are given is exactly what the agent may hold (see `agentEnvironment`).
+ */
+
+export type HostingProviderName = "local" | "railway" | "docker";
+
+/** Deployment state mapped from each platform's own vocabulary. */
+export type ServiceStatus = "running" | "deploying" | "crashed" | "failed" | "stopped" | "unknown";
+
+export interface HostedService {
+  /** The platform's id of the service (persisted on the agent as `runtimeServiceId`). */
+  id: string;
+  /** Stable name derived from the agent id (`agentServiceName`), used to find a service without its id. */
+  name: string;
+  /** Base URL of the agent's wrapper (what the probe, proxy and chat use), or null while it has none. */
+  url: string | null;
+  image: string | null;
+  status: ServiceStatus;
+  /** Free-form details the platform reports (deployment id, container id, ports, …). */
+  metadata: Record<string, unknown>;
+}
+
+export interface CreateServiceInput {
+  agentId: string;
+  name: string;
+  image: string;
+  env: Record<string, string>;
+}
+
+export interface ServiceStats {
+  /** CPU percent, or null when the platform does not report it (never made up). */
+  cpuPercent: number | null;
+  memoryBytes: number | null;
+  memoryLimitBytes: number | null;
+}
+
+export interface ServiceLogLine {
+  ts: string;
+  stream: "stdout" | "stderr";
+  line: string;
+}
+
+export interface HostingPlatform {
+  readonly provider: HostingProviderName;
+  /** Reachability and credentials of the platform API; throws HostingError when unusable. */
+  ping(): Promise<void>;
+  list(): Promise<HostedService[]>;
+  /** By persisted id when given, else by listing and matching `name`; null when absent. */
+  find(ref: { id?: string | null; name: string }): Promise<HostedService | null>;
+  create(input: CreateServiceInput): Promise<HostedService>;
+  /** Replaces the service's whole environment with `env`. */
+  setEnv(id: string, env: Record<string, string>): Promise<void>;
+  setImage(id: string, image: string): Promise<void>;
+  /** (Re)deploys with the current image and environment; the service ends up starting or running. */
+  deploy(id: string): Promise<HostedService>;
+  restart(id: string): Promise<void>;
+  stop(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  stats(id: string): Promise<ServiceStats>;
+  logs(id: string, lines: number): Promise<ServiceLogLine[]>;
+  /** Releases what the driver holds (local: leaves agent processes to the next start? see driver docs). */
+  close(): Promise<void>;
+}
+
+/**
+ * A hosting failure with a reason the routes map: `not_configured` (credentials or ids missing → 503),
+ * `not_found` (no such service), `platform` (the platform refused or failed → 500).
+ */
+export class HostingError extends Error {
+  constructor(
+    readonly reason: "not_configured" | "not_found" | "platform",
+    message: string,
+  ) {
+    super(message);
+    this.name = "HostingError";
+  }
+}
+
+/** The service name of an agent on every platform. */
+export function agentServiceName(agentId: string): string {
+  return `agent-${agentId
+    .replace(/^agt_/, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")}`.slice(0, 60);
+}
+
+/** Environment variable names that must never reach an agent (a test checks every driver against it). */
+export const PLATFORM_SECRET_NAMES = [
+  "DATABASE_URL",
+  "INTERNAL_API_KEY",
+  "HMAC_SECRET",
+  "SESSION_SECRET",
+  "DATA_ENCRYPTION_KEY",
+  "WALLET_ENCRYPTION_KEY",
+  "AI_PROVIDER_KEY",
+  "HOSTING_API_KEY",
+  "HOSTING_WEBHOOK_SECRET",
+  "KV_REST_API_TOKEN",
+  "WATCHDOG_BOT_TOKEN",
+  "TEST_DATABASE_URL",
+] as const;
+
+export interface AgentEnvironmentInput {
+  gatewayToken: string;
+  aiProvider: string;
+  agentType: string;
+  plan: string;
+  agentId: string;
+  backendUrl: string;
+}
+
+/**
+ * Everything an agent's service gets in its environment: its own gateway token, the AI provider name
+ * (it reaches the provider through the backend's `/api/ai/chat` with that token), agent type, plan, and
+ * the backend URL for `/api/ai/chat` and the classify hook. Nothing else.
+ */
+export function agentEnvironment(input: AgentEnvironmentInput): Record<string, string> {
+  return {
+    OPENCLAW_GATEWAY_TOKEN: input.gatewayToken,
+    AI_PROVIDER: input.aiProvider,
+    AGENT_TYPE: input.agentType,
+    AGENT_PLAN: input.plan,
+    AGENT_ID: input.agentId,
+    PLATFORM_BACKEND_URL: input.backendUrl,
+    PLATFORM_AI_CHAT_URL: `${input.backendUrl.replace(/\/$/, "")}/api/ai/chat`,
+    PLATFORM_CLASSIFY_URL: `${input.backendUrl.replace(/\/$/, "")}/api/permissions/classify`,
+  };
+}
