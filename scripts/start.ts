@@ -7,7 +7,8 @@
  * SIGTERM stops everything, the database included. Any start-up failure is one line and exit code 1, with
  * nothing left running.
  */
-import { join } from "node:path";
+import { access, constants } from "node:fs/promises";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isPortTaken } from "@svc/common";
 import type { EmbeddedPostgres } from "@svc/db/embedded";
@@ -76,6 +77,25 @@ function servicePlan(config: LauncherConfig, name: ServiceName) {
   }
 }
 
+/**
+ * The runtime local agents run: OpenClaw's gateway when `openclaw` is on PATH, else the development
+ * runtime (`wrapper/dev-runtime/`, a small gateway that answers chat through the backend's AI endpoint).
+ */
+async function localRuntimeCommand(): Promise<string> {
+  const onPath = await Promise.all(
+    (process.env.PATH ?? "").split(delimiter).map((dir) =>
+      access(join(dir, "openclaw"), constants.X_OK).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  if (onPath.some(Boolean))
+    return "openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured";
+  say("openclaw is not installed: local agents run the development runtime (wrapper/dev-runtime/)");
+  return `${process.execPath} ${join(root, "wrapper/dev-runtime/server.mjs")} --port {port}`;
+}
+
 async function main(): Promise<void> {
   const config = loadLauncherConfig(root);
   const services = config.START_SERVICES;
@@ -114,6 +134,9 @@ async function main(): Promise<void> {
     BACKEND_URL: config.BACKEND_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
     SUMMARIZER_URL: config.SUMMARIZER_URL ?? `http://127.0.0.1:${config.SUMMARIZER_PORT}`,
     PUBLIC_URL: config.PUBLIC_URL ?? url(config.WEB_PORT),
+    BACKEND_PUBLIC_URL: process.env.BACKEND_PUBLIC_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
+    LOCAL_AGENTS_DIR: process.env.LOCAL_AGENTS_DIR ?? join(config.dataDir, "agents"),
+    LOCAL_RUNTIME_COMMAND: process.env.LOCAL_RUNTIME_COMMAND ?? (await localRuntimeCommand()),
   };
 
   for (const name of services) {

@@ -62,8 +62,8 @@ export const envSchema = z.object({
   /** Lifecycle operations answer 503 when false. */
   ENABLE_RUNTIME_CONTROLS: flag(true),
   /** `waitForHealthy`: poll interval and timeout (spec: 2 s, 60 s). */
-  RUNTIME_HEALTH_POLL_MS: positiveInt(2_000),
-  RUNTIME_HEALTH_TIMEOUT_MS: positiveInt(60_000),
+  PROVISION_HEALTH_POLL_MS: positiveInt(2_000),
+  PROVISION_HEALTH_TIMEOUT_MS: positiveInt(60_000),
 
   // ---- Watchdog (spec "Watchdog lifecycle", "Watchdog notifications") ----
   WATCHDOG_ENABLED: flag(true),

@@ -44,6 +44,17 @@ export const envSchema = z.object({
   CHAT_RATE_LIMIT_PER_MINUTE: positiveInt(30),
   /** Workload slots per user: a chat message takes 1, over 800 characters 2; freed when its job ends. */
   CHAT_WORKLOAD_SLOTS: positiveInt(4),
+  /** Web summarizer base URL (dashboard health probes it). */
+  SUMMARIZER_URL: httpUrl().default("http://127.0.0.1:4100"),
+  /** Runtime lifecycle buttons and routes; false → the web answers 503 for lifecycle actions. */
+  NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS: flag(true),
+  /** The platform's default runtime image (version fallback when the backend is unreachable). */
+  RUNTIME_IMAGE: z.string().default("ghcr.io/openclaw/openclaw:2026.4.11"),
+  /** Hosting-status webhook secret (`x-webhook-secret` or `Authorization: Bearer`); unset → 503. */
+  HOSTING_WEBHOOK_SECRET: z.string().optional(),
+  /** Key-value store (common REST protocol) keeping webhook records 7 days; unset → not stored. */
+  KV_REST_API_URL: httpUrl().optional(),
+  KV_REST_API_TOKEN: z.string().optional(),
 });
 
 export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
