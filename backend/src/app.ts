@@ -10,20 +10,30 @@ import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
 import { databaseClock } from "./jobs/queue";
 import { platformJobRoutes } from "./jobs/routes";
+import { runtimeInstanceRoutes } from "./runtime/instances";
+import type { PlatformSource } from "./runtime/platform";
+import { runtimeProxyRoutes } from "./runtime/proxy";
+import { runtimeOperationRoutes, runtimeVersionRoutes } from "./runtime/routes";
 
 export interface BackendDeps {
   config: BackendConfig;
   database: DatabaseHandle;
   logger: Logger;
+  /** The hosting platform of the runtime operations (absent: they answer 503 not configured). */
+  platform?: PlatformSource;
+  /** Called after an operator (re)started an agent (the watchdog's reset hook). */
+  onOperatorAction?: (agentId: string) => void;
 }
 
 /** Builds the backend app from its dependencies; `server.ts` starts it. */
-export function createApp({ config, database, logger }: BackendDeps): Express {
+export function createApp({ config, database, logger, platform, onOperatorAction }: BackendDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogger(logger));
+  // Before the JSON parser: proxied request bodies stream through untouched.
+  app.use(runtimeProxyRoutes({ db: database.db, config }));
   app.use(express.json({ limit: "1mb" }));
-  app.use(healthRoutes(database.pool));
+  app.use(healthRoutes({ pool: database.pool, platform, hostingProvider: config.HOSTING_PROVIDER }));
   app.use(apiKeyRoutes(database.db, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(
     platformJobRoutes(
@@ -33,6 +43,9 @@ export function createApp({ config, database, logger }: BackendDeps): Express {
   );
   app.use(adminRoutes(database.db, config));
   app.use(aiRoutes(database.db, config));
+  app.use(runtimeVersionRoutes(config));
+  app.use(runtimeOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
+  app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(notFound);
   app.use(errorMapper(logger));
   return app;

@@ -1,5 +1,9 @@
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { csv, flag, httpUrl, logLevel, parseEnv, port, positiveInt, postgresUrl } from "@svc/common";
 import { z } from "zod";
+
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export const envSchema = z.object({
   BACKEND_PORT: port(4000),
@@ -55,8 +59,11 @@ export const envSchema = z.object({
   LOCAL_RUNTIME_COMMAND: z
     .string()
     .default("openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured"),
-  /** Local driver: where each agent's data lives (`<dir>/<agentId>/`). */
-  LOCAL_AGENTS_DIR: z.string().default(".data/agents"),
+  /** Local driver: where each agent's data lives (`<dir>/<agentId>/`); relative to the repository root. */
+  LOCAL_AGENTS_DIR: z
+    .string()
+    .default(".data/agents")
+    .transform((dir) => resolve(REPO_ROOT, dir)),
   /** The backend URL agents use for `/api/ai/chat` and the classify hook (sent in their environment). */
   BACKEND_PUBLIC_URL: httpUrl().default("http://127.0.0.1:4000"),
   /** Lifecycle operations answer 503 when false. */

@@ -7,8 +7,11 @@ import { createLogger, exitOnStartupError, listen } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { createApp } from "./app";
 import { loadBackendConfig } from "./config";
+import { createHostingPlatform } from "./hosting/index";
 import { platformProcessors } from "./jobs/registry";
 import { createJobWorker, type JobWorker } from "./jobs/worker";
+import { runtimeProxyUpgrade } from "./runtime/proxy";
+import { createWatchdogManager, resetAfterOperatorAction, type WatchdogManager } from "./watchdog/index";
 
 const workerOnly = process.argv.includes("--worker");
 
@@ -19,11 +22,23 @@ try {
     applicationName: workerOnly ? "svc-worker" : "svc-backend",
     max: Math.max(10, config.JOB_WORKER_CONCURRENCY + 4),
   });
+  // One hosting platform per process, shared by the API, the job processors and the watchdog.
+  const platform = createHostingPlatform(config, { logger });
+  const onOperatorAction = (agentId: string) => {
+    resetAfterOperatorAction(database.db, agentId).catch((err: unknown) =>
+      logger.warn({ err, agentId }, "watchdog reset after an operator action failed"),
+    );
+  };
   let worker: JobWorker | undefined;
   if (workerOnly || config.JOB_WORKER_ENABLED) {
     worker = createJobWorker({
       connectionString: config.DATABASE_URL,
-      processors: platformProcessors({ db: database.db, dataEncryptionKey: config.DATA_ENCRYPTION_KEY }),
+      processors: platformProcessors({
+        db: database.db,
+        dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
+        platform,
+        config,
+      }),
       logger,
       concurrency: config.JOB_WORKER_CONCURRENCY,
       lanes: config.JOB_WORKER_LANES,
@@ -32,13 +47,42 @@ try {
       shutdownGraceMs: config.JOB_SHUTDOWN_GRACE_MS,
     });
   }
-  const server = workerOnly ? undefined : createServer(createApp({ config, database, logger }));
+  const server = workerOnly
+    ? undefined
+    : createServer(createApp({ config, database, logger, platform, onOperatorAction }));
   if (server) {
+    // WebSocket upgrades to an agent (`/api/runtime/proxy/:agentId/...`); any other upgrade is refused.
+    const upgradeRuntimeProxy = runtimeProxyUpgrade({ db: database.db, config });
+    server.on("upgrade", (req, socket, head) => {
+      if (!upgradeRuntimeProxy(req, socket, head)) socket.destroy();
+    });
     await listen(server, config.BACKEND_PORT, config.HOST);
     logger.info({ port: config.BACKEND_PORT, host: config.HOST }, "backend listening");
   }
+  // Local agents that were running come back (the API process only: two processes restoring the same
+  // agents directory could start an agent twice).
+  if (!workerOnly && platform.restoreRunning) {
+    platform
+      .restoreRunning()
+      .then((ids) => ids.length > 0 && logger.info({ agents: ids }, "local agents restored"))
+      .catch((err: unknown) => logger.error({ err }, "local agent restore failed"));
+  }
   await worker?.start();
   if (worker) logger.info({ concurrency: config.JOB_WORKER_CONCURRENCY }, "job worker started");
+  // Every backend process may run the watchdog: advisory locks give each agent exactly one watcher.
+  let watchdog: WatchdogManager | undefined;
+  if (config.WATCHDOG_ENABLED) {
+    watchdog = createWatchdogManager({
+      db: database.db,
+      connectionString: config.DATABASE_URL,
+      platform,
+      config,
+      logger,
+      dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
+    });
+    await watchdog.start();
+    logger.info({ ownerId: watchdog.ownerId }, "watchdog started");
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -48,7 +92,12 @@ try {
     server?.close();
     server?.closeIdleConnections();
     setTimeout(() => server?.closeAllConnections(), 5_000).unref();
+    await watchdog?.stop().catch((err: unknown) => logger.error({ err }, "watchdog stop failed"));
     await worker?.stop().catch((err: unknown) => logger.error({ err }, "worker stop failed"));
+    // Local agents stop with the API process (their desired state stays running: the next start restores
+    // them). A worker-only process leaves the agents it provisioned running; the API process adopts them.
+    if (!workerOnly)
+      await platform.close().catch((err: unknown) => logger.error({ err }, "hosting close failed"));
     await database.close().catch(() => undefined);
     process.exit(0);
   };

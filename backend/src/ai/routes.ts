@@ -1,12 +1,13 @@
 import { isHttpError } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type Response, Router } from "express";
+import { type RequestHandler, type Response, Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
 import { requireMatchingPlan } from "../auth/plan";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import { type AiProviderClient, createAiProviderClient } from "./client";
+import { gatewayTokenChatAuth } from "./gateway-auth";
 import { chatCompletionBody } from "./schema";
 import { type ChatAnswer, forwardChatCompletion, providerFailure } from "./service";
 
@@ -18,11 +19,13 @@ export type AiRoutesConfig = Pick<
   | "AI_PROVIDER_URL"
   | "AI_PROVIDER_KEY"
   | "AI_PROVIDER_TIMEOUT_MS"
+  | "DATA_ENCRYPTION_KEY"
 >;
 
 /**
- * `POST /api/ai/chat` (internal key + signed user context + plan middleware): an OpenAI-compatible chat
- * completion forwarded to the AI provider; JSON answers as JSON, `stream: true` as server-sent events.
+ * `POST /api/ai/chat`: an OpenAI-compatible chat completion forwarded to the AI provider; JSON answers as
+ * JSON, `stream: true` as server-sent events. Two ways in: an agent's own gateway token as Bearer (user and
+ * plan from its account), or the internal key + signed user context + plan middleware (the web).
  */
 export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
   const client: AiProviderClient = createAiProviderClient({
@@ -32,18 +35,20 @@ export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
     timeoutMs: config.AI_PROVIDER_TIMEOUT_MS,
   });
   const router = Router();
+  const chat: RequestHandler = async (req, res) => {
+    const request = parseBody(chatCompletionBody, req.body);
+    const clientGone = abortWhenClientLeaves(res);
+    const answer = await forwardChatCompletion(client, request, clientGone);
+    if (answer.kind === "json") res.status(answer.status).json(answer.body);
+    else await pipeEventStream(res, answer, clientGone);
+  };
+  router.post("/api/ai/chat", gatewayTokenChatAuth(db, config), chat);
   router.post(
     "/api/ai/chat",
     requireInternalKey(config.INTERNAL_API_KEY),
     verifyUserContext({ secret: userContextSecret(config), required: true }),
     requireMatchingPlan(db),
-    async (req, res) => {
-      const request = parseBody(chatCompletionBody, req.body);
-      const clientGone = abortWhenClientLeaves(res);
-      const answer = await forwardChatCompletion(client, request, clientGone);
-      if (answer.kind === "json") res.status(answer.status).json(answer.body);
-      else await pipeEventStream(res, answer, clientGone);
-    },
+    chat,
   );
   return router;
 }

@@ -61,8 +61,13 @@ export interface HostingPlatform {
   remove(id: string): Promise<void>;
   stats(id: string): Promise<ServiceStats>;
   logs(id: string, lines: number): Promise<ServiceLogLine[]>;
-  /** Releases what the driver holds (local: leaves agent processes to the next start? see driver docs). */
+  /** Releases what the driver holds (see each driver's docs for what happens to running agents). */
   close(): Promise<void>;
+  /**
+   * Drivers whose agents live with the platform (local): starts every agent meant to be running whose
+   * process is gone, e.g. after the platform restarted; returns the ids it started. Called at backend start.
+   */
+  restoreRunning?(): Promise<string[]>;
 }
 
 /**
@@ -120,6 +125,9 @@ export interface AgentEnvironmentInput {
 export function agentEnvironment(input: AgentEnvironmentInput): Record<string, string> {
   return {
     OPENCLAW_GATEWAY_TOKEN: input.gatewayToken,
+    // The wrapper's admin API (config, pairing, logs) answers the same token: the platform manages the
+    // agent with the one credential the agent holds.
+    WRAPPER_ADMIN_PASSWORD: input.gatewayToken,
     AI_PROVIDER: input.aiProvider,
     AGENT_TYPE: input.agentType,
     AGENT_PLAN: input.plan,

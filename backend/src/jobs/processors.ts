@@ -7,19 +7,10 @@ export interface ProcessorContext {
   logger: Logger;
 }
 
-/** Runs one job; its return value is stored as the job's `result`; a throw is a failed attempt. */
+/**
+ * Runs one job; its return value is stored as the job's `result`; a throw is a failed attempt. The job is
+ * the claimed row: `attempts` already counts this attempt, so `attempts >= maxAttempts` is the last one.
+ */
 export type JobProcessor = (job: PlatformJob, ctx: ProcessorContext) => Promise<Record<string, unknown>>;
 
 export type ProcessorRegistry = Partial<Record<PlatformJobType, JobProcessor>>;
-
-/**
- * Job types whose work arrives with the runtime maintenance issue (#7): until then they fail with this
- * clear error on every attempt, never a fake success.
- */
-export function notAvailableYet(jobType: PlatformJobType): JobProcessor {
-  return async () => {
-    throw new Error(
-      `${jobType} is not available yet: agent runtime provisioning and repair are not built on this platform`,
-    );
-  };
-}

@@ -1,16 +1,46 @@
 import type { Database } from "@svc/db";
+import { gatewayTokenStore } from "../agents/tokens";
 import { gatewayChatProcessor } from "../chat/processor";
-import { notAvailableYet, type ProcessorRegistry } from "./processors";
+import { envSchema } from "../config";
+import { provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "../runtime/jobs";
+import { createRuntimeOperations, type RuntimeOperationsConfig } from "../runtime/operations";
+import type { PlatformSource } from "../runtime/platform";
+import type { ProcessorRegistry } from "./processors";
 
-/** The processor of every job type. */
-export function platformProcessors(deps: {
+export interface PlatformProcessorDeps {
   db: Database;
   dataEncryptionKey: string | undefined;
-}): ProcessorRegistry {
+  /**
+   * The hosting platform (or a resolver that may throw HostingError `not_configured`). Without it the runtime
+   * jobs (provision, sync, repair) fail every attempt with "no hosting platform is configured".
+   */
+  platform?: PlatformSource;
+  /** RUNTIME_IMAGE, BACKEND_PUBLIC_URL and the health wait; the configuration defaults when absent. */
+  config?: RuntimeOperationsConfig;
+}
+
+/** The processor of every job type. */
+export function platformProcessors(deps: PlatformProcessorDeps): ProcessorRegistry {
+  const config = deps.config ?? runtimeDefaults();
+  const tokens = gatewayTokenStore(deps.db, deps.dataEncryptionKey);
+  const operations = createRuntimeOperations({ db: deps.db, platform: deps.platform, config, tokens });
+  const runtime = { db: deps.db, platform: deps.platform, config, tokens, operations };
   return {
     gateway_chat_completion: gatewayChatProcessor(deps),
-    provision_managed_runtime: notAvailableYet("provision_managed_runtime"),
-    runtime_sync: notAvailableYet("runtime_sync"),
-    retry_repair: notAvailableYet("retry_repair"),
+    provision_managed_runtime: provisionProcessor(runtime),
+    runtime_sync: runtimeSyncProcessor(runtime),
+    retry_repair: retryRepairProcessor(runtime),
   };
+}
+
+function runtimeDefaults(): RuntimeOperationsConfig {
+  return envSchema
+    .pick({
+      ENABLE_RUNTIME_CONTROLS: true,
+      RUNTIME_IMAGE: true,
+      BACKEND_PUBLIC_URL: true,
+      PROVISION_HEALTH_POLL_MS: true,
+      PROVISION_HEALTH_TIMEOUT_MS: true,
+    })
+    .parse({});
 }

@@ -86,17 +86,17 @@ describe("job worker", () => {
     expect((after?.runAt.getTime() ?? 0) - (after?.updatedAt.getTime() ?? 0)).toBe(30_000);
   });
 
-  it("provisioning and repair job types fail with a clear error until their work exists", async () => {
+  it("runtime job types fail with a clear error when the worker has no hosting platform", async () => {
     await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
     const job = await enqueueJob(pool, databaseClock, {
       jobType: "provision_managed_runtime",
-      payload: { userId: "u" },
+      payload: { userId: "usr_w", agentId: "agt_w" },
     });
     const after = await until(
       () => getJob(pool, job.id),
       (j) => j?.attempts === 1 && j.status === "queued",
     );
-    expect(after?.error).toMatch(/^provision_managed_runtime is not available yet/);
+    expect(after?.error).toBe("no hosting platform is configured for this backend");
   });
 
   it("runs at most `concurrency` jobs at once", async () => {

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, messageOf } from "@/components/api";
 import type { AccountSummary as Account } from "@/lib/accounts/service";
+import { AgentPanel } from "./agent-panel";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { PasskeysPanel } from "./passkeys-panel";
 
@@ -87,6 +88,7 @@ export function DashboardView({ justVerified }: { justVerified: boolean }) {
           up with it both get credits. Credits earned: {account.referralCredits}.
         </p>
       </section>
+      <AgentPanel />
       <PasskeysPanel />
       <ApiKeysPanel />
     </main>

@@ -1,0 +1,182 @@
+/**
+ * Per-agent gateway tokens (spec "Gateway token", "Repair", "Heal gateway token"): 64 hex characters,
+ * stored encrypted with DATA_ENCRYPTION_KEY (the owner gets them back), and usable as a Bearer credential
+ * by the agent itself (`/api/ai/chat`, the runtime proxy's WebSocket).
+ *
+ * Finding the agent of a presented token: the table holds only ciphertext (no lookup column), so this
+ * process keeps a map SHA-256(token) → agent id, built by decrypting every stored token once and updated on
+ * every token write made here. A hit is always re-checked against the agent's current stored token
+ * (constant time), so a token rotated by another process never authenticates from a stale entry; a miss
+ * rescans, at most once per `minScanIntervalMs`, so tokens written by other processes are found too while
+ * a stream of wrong tokens costs at most one scan per interval.
+ */
+import { randomBytes } from "node:crypto";
+import { HttpError, openGatewayToken, safeEqual, sealGatewayToken, sha256Hex } from "@svc/common";
+import type { Database } from "@svc/db";
+import { agents } from "@svc/db/schema";
+import { eq, isNotNull } from "drizzle-orm";
+
+/** A fresh per-user gateway token: 32 random bytes as 64 hex characters. */
+export function generateGatewayToken(): string {
+  return randomBytes(32).toString("hex");
+}
+
+/** The agent a presented gateway token belongs to. */
+export interface TokenOwner {
+  agentId: string;
+  userId: string;
+}
+
+export interface GatewayTokenStoreOptions {
+  /** Least time between two full scans caused by unknown tokens (default 5 s). */
+  minScanIntervalMs?: number;
+  now?: () => number;
+}
+
+export class GatewayTokenStore {
+  private readonly byHash = new Map<string, string>();
+  private loaded = false;
+  private lastScanAt = Number.NEGATIVE_INFINITY;
+  private scanning: Promise<void> | null = null;
+  private readonly minScanIntervalMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly dataEncryptionKey: string | undefined,
+    options: GatewayTokenStoreOptions = {},
+  ) {
+    this.minScanIntervalMs = options.minScanIntervalMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Whether tokens can be stored and read (DATA_ENCRYPTION_KEY is set). */
+  get usable(): boolean {
+    return Boolean(this.dataEncryptionKey);
+  }
+
+  private key(): string {
+    if (!this.dataEncryptionKey) {
+      throw new HttpError(
+        503,
+        "data_encryption_key_unset",
+        "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be stored or read",
+      );
+    }
+    return this.dataEncryptionKey;
+  }
+
+  /** The agent's token in clear, or null when it has none. */
+  open(agent: { gatewayTokenEncrypted: string | null }): string | null {
+    if (!agent.gatewayTokenEncrypted) return null;
+    return openGatewayToken(this.key(), agent.gatewayTokenEncrypted);
+  }
+
+  /** Stores `token` (encrypted) as the agent's gateway token. */
+  async write(agentId: string, token: string): Promise<void> {
+    const sealed = sealGatewayToken(this.key(), token);
+    await this.db.update(agents).set({ gatewayTokenEncrypted: sealed }).where(eq(agents.id, agentId));
+    for (const [hash, id] of this.byHash) if (id === agentId) this.byHash.delete(hash);
+    this.byHash.set(sha256Hex(token), agentId);
+  }
+
+  /** The agent's token, generating and storing one when it has none. */
+  async ensure(agent: { id: string; gatewayTokenEncrypted: string | null }): Promise<{
+    token: string;
+    generated: boolean;
+  }> {
+    const existing = this.open(agent);
+    if (existing) return { token: existing, generated: false };
+    const token = generateGatewayToken();
+    await this.write(agent.id, token);
+    return { token, generated: true };
+  }
+
+  /** Whether `token` is this agent's current gateway token (constant time). */
+  matches(agent: { gatewayTokenEncrypted: string | null }, token: string): boolean {
+    if (!this.dataEncryptionKey || !agent.gatewayTokenEncrypted) return false;
+    try {
+      return safeEqual(openGatewayToken(this.dataEncryptionKey, agent.gatewayTokenEncrypted), token);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The agent whose current gateway token is `token`, or null. */
+  async findOwner(token: string): Promise<TokenOwner | null> {
+    if (!this.dataEncryptionKey || token.length === 0) return null;
+    const hash = sha256Hex(token);
+    const cached = this.byHash.get(hash);
+    if (cached) {
+      const owner = await this.verify(cached, token);
+      if (owner) return owner;
+      this.byHash.delete(hash);
+    }
+    if (!this.loaded || this.now() - this.lastScanAt >= this.minScanIntervalMs) {
+      await this.scan();
+      const found = this.byHash.get(hash);
+      if (found) return this.verify(found, token);
+    }
+    return null;
+  }
+
+  private async verify(agentId: string, token: string): Promise<TokenOwner | null> {
+    const rows = await this.db
+      .select({ id: agents.id, userId: agents.userId, gatewayTokenEncrypted: agents.gatewayTokenEncrypted })
+      .from(agents)
+      .where(eq(agents.id, agentId))
+      .limit(1);
+    const agent = rows[0];
+    if (!agent || !this.matches(agent, token)) return null;
+    return { agentId: agent.id, userId: agent.userId };
+  }
+
+  /** Rebuilds the hash map from every stored token; concurrent callers share one scan. */
+  private scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      try {
+        const key = this.key();
+        const rows = await this.db
+          .select({ id: agents.id, sealed: agents.gatewayTokenEncrypted })
+          .from(agents)
+          .where(isNotNull(agents.gatewayTokenEncrypted));
+        const next = new Map<string, string>();
+        for (const row of rows) {
+          try {
+            next.set(sha256Hex(openGatewayToken(key, row.sealed as string)), row.id);
+          } catch {
+            // Sealed with another key or corrupt: it can authenticate nobody.
+          }
+        }
+        this.byHash.clear();
+        for (const [hash, id] of next) this.byHash.set(hash, id);
+        this.loaded = true;
+        this.lastScanAt = this.now();
+      } finally {
+        this.scanning = null;
+      }
+    })();
+    return this.scanning;
+  }
+}
+
+const stores = new WeakMap<Database, Map<string, GatewayTokenStore>>();
+
+/**
+ * The process-wide token store of a database and key: routes, job processors and `/api/ai/chat` share it,
+ * so a token written by one is known to the others without a scan.
+ */
+export function gatewayTokenStore(db: Database, dataEncryptionKey: string | undefined): GatewayTokenStore {
+  let byKey = stores.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    stores.set(db, byKey);
+  }
+  const name = dataEncryptionKey ? sha256Hex(dataEncryptionKey) : "";
+  let store = byKey.get(name);
+  if (!store) {
+    store = new GatewayTokenStore(db, dataEncryptionKey);
+    byKey.set(name, store);
+  }
+  return store;
+}

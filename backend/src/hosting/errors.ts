@@ -1,0 +1,19 @@
+import { HttpError } from "@svc/common";
+import { HostingError } from "./types";
+
+/**
+ * Maps a hosting failure to the client-visible error (spec "Errors", lifecycle operations): the platform
+ * cannot be resolved (missing credentials or ids) → 503, no such service → 404, the action itself failed →
+ * 500. Anything that is not a HostingError is returned unchanged.
+ */
+export function hostingHttpError(err: unknown): unknown {
+  if (!(err instanceof HostingError)) return err;
+  switch (err.reason) {
+    case "not_configured":
+      return new HttpError(503, "hosting_not_configured", err.message);
+    case "not_found":
+      return new HttpError(404, "not_found", err.message);
+    default:
+      return new HttpError(500, "hosting_failed", err.message);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The hosting platform of this backend, chosen by HOSTING_PROVIDER (`local` by default, `railway`,
+ * `docker`). Every driver is given the platform's secret values so it refuses to hand any of them to an
+ * agent (see env.ts).
+ */
+import type { Logger } from "pino";
+import type { BackendConfig } from "../config";
+import { createDockerHostingPlatform, type DockerHostingOptions } from "./docker";
+import { platformSecretValues } from "./env";
+import { createLocalHostingPlatform, type LocalHostingOptions } from "./local";
+import { createRailwayHostingPlatform } from "./railway";
+import type { HostingPlatform } from "./types";
+
+export type HostingConfig = Pick<
+  BackendConfig,
+  | "HOSTING_PROVIDER"
+  | "HOSTING_API_URL"
+  | "HOSTING_API_KEY"
+  | "HOSTING_TOKEN_TYPE"
+  | "HOSTING_PROJECT_ID"
+  | "HOSTING_ENVIRONMENT_ID"
+  | "DOCKER_HOST"
+  | "LOCAL_RUNTIME_COMMAND"
+  | "LOCAL_AGENTS_DIR"
+  | "DATABASE_URL"
+  | "INTERNAL_API_KEY"
+  | "HMAC_SECRET"
+  | "DATA_ENCRYPTION_KEY"
+  | "AI_PROVIDER_KEY"
+  | "WATCHDOG_BOT_TOKEN"
+>;
+
+export interface HostingPlatformOptions {
+  logger?: Logger;
+  /** Local driver settings beyond the configuration (tests: short stop grace, wrapper env knobs). */
+  local?: Partial<Omit<LocalHostingOptions, "agentsDir" | "runtimeCommand" | "secretValues">>;
+  /** Docker driver settings beyond the configuration (publish host, timeouts). */
+  docker?: Partial<Omit<DockerHostingOptions, "dockerHost" | "secretValues">>;
+  /** Railway per-call timeout. */
+  railwayTimeoutMs?: number;
+}
+
+export function createHostingPlatform(
+  config: HostingConfig,
+  options: HostingPlatformOptions = {},
+): HostingPlatform {
+  const secretValues = platformSecretValues(config);
+  switch (config.HOSTING_PROVIDER) {
+    case "railway":
+      return createRailwayHostingPlatform({
+        apiUrl: config.HOSTING_API_URL,
+        apiKey: config.HOSTING_API_KEY,
+        tokenType: config.HOSTING_TOKEN_TYPE,
+        projectId: config.HOSTING_PROJECT_ID,
+        environmentId: config.HOSTING_ENVIRONMENT_ID,
+        secretValues,
+        requestTimeoutMs: options.railwayTimeoutMs,
+      });
+    case "docker":
+      return createDockerHostingPlatform({ ...options.docker, dockerHost: config.DOCKER_HOST, secretValues });
+    default:
+      return createLocalHostingPlatform({
+        logger: options.logger,
+        ...options.local,
+        agentsDir: config.LOCAL_AGENTS_DIR,
+        runtimeCommand: config.LOCAL_RUNTIME_COMMAND,
+        secretValues,
+      });
+  }
+}
+
+export { hostingHttpError } from "./errors";
+export { LocalHostingPlatform } from "./local";
+export * from "./types";

@@ -1,0 +1,388 @@
+/**
+ * The `local` hosting driver (default): an agent is a wrapper process (`wrapper/`) on this machine, which
+ * runs LOCAL_RUNTIME_COMMAND as its runtime. Choices:
+ * - State per agent in `<agentsDir>/<agentId>/service.json` (0600; see local-store.ts): ports, environment,
+ *   image, desired state, wrapper pid. The service id is the agent id. The runtime keeps its data in
+ *   `<agentId>/state` (OPENCLAW_STATE_DIR), the wrapper's output goes to `<agentId>/wrapper.log`, and HOME
+ *   is the agent's directory, so agents sharing the machine do not share files.
+ * - Each agent has its own wrapper port and runtime port, chosen free at creation and kept; a port found
+ *   taken at a later start is replaced (the service URL then changes: `deploy` returns the new one).
+ * - The wrapper is spawned detached, as the leader of its own process group (the runtime is in it), with
+ *   ONLY the agent's environment plus the wrapper's own settings and a few basics (PATH, locale, TZ, ...):
+ *   never the platform's process.env, which holds its secrets.
+ * - `stop` sends SIGTERM to the group (the wrapper stops the runtime), then SIGKILL after `stopTimeoutMs`;
+ *   `restart` asks the wrapper (POST /api/gateway/restart) when it is up, else starts it; `deploy`
+ *   respawns with the current environment; `remove` stops and deletes the directory.
+ * - The platform restarting: `restoreRunning()` (called at backend start) starts every agent whose desired
+ *   state is `running` and whose wrapper is not alive, and adopts those still alive. `close()` (backend
+ *   shutdown) stops the agents this instance started or adopted but leaves their desired state `running`,
+ *   so the next start brings them back. A wrapper that dies on its own is reported `crashed` and is not
+ *   restarted here (the watchdog repairs it).
+ * - `stats` reads CPU and resident memory of the process group from /proc (no memory limit: null).
+ */
+import { mkdir, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, isPortTaken } from "@svc/common";
+import type { Logger } from "pino";
+import { assertAgentEnv } from "./env";
+import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
+import { type LocalServiceRecord, LocalServiceStore } from "./local-store";
+import { groupUsage, isProcessAlive } from "./proc";
+import {
+  type CreateServiceInput,
+  type HostedService,
+  HostingError,
+  type HostingPlatform,
+  type ServiceLogLine,
+  type ServiceStats,
+  type ServiceStatus,
+} from "./types";
+
+export interface LocalHostingOptions {
+  /** LOCAL_AGENTS_DIR; resolved against the current directory. */
+  agentsDir: string;
+  /** LOCAL_RUNTIME_COMMAND: the wrapper's RUNTIME_COMMAND (`{port}` = the agent's runtime port). */
+  runtimeCommand: string;
+  /** Extra wrapper settings (LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, ...); checked like the agent environment. */
+  wrapperEnv?: Record<string, string>;
+  /** The platform's secret values, refused in any environment given to an agent. */
+  secretValues?: readonly string[];
+  /** SIGTERM → SIGKILL grace for the wrapper's process group (default 15 s; the wrapper's own is 10 s). */
+  stopTimeoutMs?: number;
+  /** Interval between the two /proc samples of `stats` (default 250 ms). */
+  statsSampleMs?: number;
+  /** Timeout of calls to a wrapper's API (default 3 s). */
+  requestTimeoutMs?: number;
+  /** The wrapper package directory (default: `wrapper/` of this repository). */
+  wrapperDir?: string;
+  logger?: Logger;
+}
+
+const DEFAULT_WRAPPER_DIR = fileURLToPath(new URL("../../../wrapper/", import.meta.url));
+const WRAPPER_STATES: Record<string, ServiceStatus> = {
+  running: "running",
+  starting: "deploying",
+  crashed: "crashed",
+  stopped: "stopped",
+};
+
+export class LocalHostingPlatform implements HostingPlatform {
+  readonly provider = "local" as const;
+  private readonly store: LocalServiceStore;
+  private readonly wrapperDir: string;
+  private readonly stopTimeoutMs: number;
+  private readonly statsSampleMs: number;
+  private readonly requestTimeoutMs: number;
+  /** Agents whose processes this instance started or adopted: what `close()` stops. */
+  private readonly owned = new Set<string>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: LocalHostingOptions) {
+    this.store = new LocalServiceStore(resolve(options.agentsDir));
+    this.wrapperDir = options.wrapperDir ?? DEFAULT_WRAPPER_DIR;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 15_000;
+    this.statsSampleMs = options.statsSampleMs ?? 250;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 3_000;
+    assertAgentEnv(options.wrapperEnv ?? {}, options.secretValues ?? []);
+  }
+
+  async ping(): Promise<void> {
+    if (!this.options.runtimeCommand.trim())
+      throw new HostingError("not_configured", "LOCAL_RUNTIME_COMMAND is empty");
+    try {
+      await stat(`${this.wrapperDir}/src/server.ts`);
+    } catch {
+      throw new HostingError("not_configured", `the wrapper is missing at ${this.wrapperDir}`);
+    }
+    await mkdir(this.store.root, { recursive: true, mode: 0o700 });
+  }
+
+  async list(): Promise<HostedService[]> {
+    const records = await this.store.all();
+    return Promise.all(records.map((record) => this.describe(record)));
+  }
+
+  async find(ref: { id?: string | null; name: string }): Promise<HostedService | null> {
+    if (ref.id) {
+      const record = await this.store.read(ref.id);
+      if (record) return this.describe(record);
+    }
+    const record = (await this.store.all()).find((r) => r.name === ref.name);
+    return record ? this.describe(record) : null;
+  }
+
+  /** Creates the agent's service and starts it; an existing one is reconfigured and redeployed. */
+  async create(input: CreateServiceInput): Promise<HostedService> {
+    assertAgentEnv(input.env, this.options.secretValues ?? []);
+    this.store.dir(input.agentId);
+    return this.withLock(input.agentId, async () => {
+      const existing = await this.store.read(input.agentId);
+      const now = new Date().toISOString();
+      const record: LocalServiceRecord = existing
+        ? { ...existing, name: input.name, image: input.image, env: { ...input.env } }
+        : {
+            agentId: input.agentId,
+            name: input.name,
+            image: input.image,
+            env: { ...input.env },
+            ...(await this.allocatePorts(input.agentId)),
+            desired: "running",
+            pid: null,
+            pidStart: null,
+            createdAt: now,
+            updatedAt: now,
+          };
+      await this.stopProcess(record);
+      await this.start(record);
+      return this.describe(record);
+    });
+  }
+
+  /** Replaces the stored environment; it reaches the agent at the next `deploy`. */
+  async setEnv(id: string, env: Record<string, string>): Promise<void> {
+    assertAgentEnv(env, this.options.secretValues ?? []);
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      await this.store.write({ ...record, env: { ...env } });
+    });
+  }
+
+  setImage(id: string, image: string): Promise<void> {
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      await this.store.write({ ...record, image });
+    });
+  }
+
+  deploy(id: string): Promise<HostedService> {
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      await this.stopProcess(record);
+      await this.start(record);
+      return this.describe(record);
+    });
+  }
+
+  restart(id: string): Promise<void> {
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      if (await this.alive(record)) {
+        const res = await this.callWrapper(record, "/api/gateway/restart", { method: "POST" }).catch(
+          () => null,
+        );
+        if (res?.ok) return;
+      }
+      // The wrapper is down, or up but unable to restart its runtime: start it over.
+      await this.stopProcess(record);
+      await this.start(record);
+    });
+  }
+
+  stop(id: string): Promise<void> {
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      record.desired = "stopped";
+      await this.stopProcess(record);
+    });
+  }
+
+  remove(id: string): Promise<void> {
+    return this.withLock(id, async () => {
+      const record = await this.store.require(id);
+      await this.stopProcess(record);
+      this.owned.delete(id);
+      await this.store.delete(id);
+    });
+  }
+
+  async stats(id: string): Promise<ServiceStats> {
+    const record = await this.store.require(id);
+    const usage =
+      record.pid && (await this.alive(record)) ? await groupUsage(record.pid, this.statsSampleMs) : null;
+    return {
+      cpuPercent: usage?.cpuPercent ?? null,
+      memoryBytes: usage?.rssBytes ?? null,
+      memoryLimitBytes: null,
+    };
+  }
+
+  async logs(id: string, lines: number): Promise<ServiceLogLine[]> {
+    const record = await this.store.require(id);
+    const count = Math.max(1, Math.min(Math.floor(lines), 500));
+    if (await this.alive(record)) {
+      const res = await this.callWrapper(record, `/api/logs?lines=${count}`, {}).catch(() => null);
+      if (res?.ok) {
+        const body = (await res.json().catch(() => null)) as { logs?: ServiceLogLine[] } | null;
+        if (Array.isArray(body?.logs)) return body.logs;
+      }
+    }
+    return tailLogFile(this.store.logPath(record.agentId), count);
+  }
+
+  /** Starts every agent meant to be running whose wrapper is not alive; returns the ids it started. */
+  async restoreRunning(): Promise<string[]> {
+    const restored: string[] = [];
+    for (const { agentId } of await this.store.all()) {
+      await this.withLock(agentId, async () => {
+        const record = await this.store.read(agentId);
+        if (record?.desired !== "running") return;
+        if (await this.alive(record)) {
+          this.owned.add(agentId);
+          return;
+        }
+        await this.stopProcess(record);
+        await this.start(record);
+        restored.push(agentId);
+      }).catch((err: unknown) => this.options.logger?.error({ err, agentId }, "local agent restore failed"));
+    }
+    return restored;
+  }
+
+  /** Stops the agents this instance started or adopted, keeping their desired state (see the file's doc). */
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.owned].map((agentId) =>
+        this.withLock(agentId, async () => {
+          const record = await this.store.read(agentId);
+          if (record) await this.stopProcess(record);
+        }).catch(() => undefined),
+      ),
+    );
+    this.owned.clear();
+  }
+
+  private withLock<T>(agentId: string, operation: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(agentId) ?? Promise.resolve();
+    const result = previous.then(operation, operation);
+    const settled = result.catch(() => undefined);
+    this.locks.set(agentId, settled);
+    void settled.then(() => {
+      if (this.locks.get(agentId) === settled) this.locks.delete(agentId);
+    });
+    return result;
+  }
+
+  private url(record: LocalServiceRecord): string {
+    return `http://127.0.0.1:${record.wrapperPort}`;
+  }
+
+  private alive(record: LocalServiceRecord): Promise<boolean> {
+    return record.pid ? isProcessAlive(record.pid, record.pidStart) : Promise.resolve(false);
+  }
+
+  private async callWrapper(record: LocalServiceRecord, path: string, init: RequestInit): Promise<Response> {
+    const token = record.env.WRAPPER_ADMIN_PASSWORD ?? record.env.OPENCLAW_GATEWAY_TOKEN;
+    return fetch(`${this.url(record)}${path}`, {
+      ...init,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(this.requestTimeoutMs),
+    });
+  }
+
+  private async describe(record: LocalServiceRecord): Promise<HostedService> {
+    const alive = await this.alive(record);
+    let status: ServiceStatus;
+    let wrapper: Record<string, unknown> | null = null;
+    if (!alive) {
+      status = record.desired === "running" ? "crashed" : "stopped";
+    } else {
+      wrapper = await fetch(`${this.url(record)}/api/status`, {
+        signal: AbortSignal.timeout(this.requestTimeoutMs),
+      })
+        .then((res) => (res.ok ? (res.json() as Promise<Record<string, unknown>>) : null))
+        .catch(() => null);
+      // A wrapper that does not answer yet is still starting.
+      status = WRAPPER_STATES[String(wrapper?.state)] ?? "deploying";
+    }
+    return {
+      id: record.agentId,
+      name: record.name,
+      url: this.url(record),
+      image: record.image,
+      status,
+      metadata: {
+        agentId: record.agentId,
+        desired: record.desired,
+        pid: alive ? record.pid : null,
+        wrapperPort: record.wrapperPort,
+        runtimePort: record.runtimePort,
+        gatewayState: typeof wrapper?.state === "string" ? wrapper.state : null,
+        uptime: typeof wrapper?.uptime === "number" ? wrapper.uptime : null,
+        createdAt: record.createdAt,
+      },
+    };
+  }
+
+  /** Ports no other agent holds and nothing listens on. */
+  private async allocatePorts(agentId: string): Promise<{ wrapperPort: number; runtimePort: number }> {
+    const reserved = new Set<number>();
+    for (const other of await this.store.all()) {
+      if (other.agentId === agentId) continue;
+      reserved.add(other.wrapperPort);
+      reserved.add(other.runtimePort);
+    }
+    const pick = async (): Promise<number> => {
+      for (;;) {
+        const port = await freePort();
+        if (!reserved.has(port)) {
+          reserved.add(port);
+          return port;
+        }
+      }
+    };
+    return { wrapperPort: await pick(), runtimePort: await pick() };
+  }
+
+  private async start(record: LocalServiceRecord): Promise<void> {
+    if (
+      (await isPortTaken(record.wrapperPort, "127.0.0.1")) ||
+      (await isPortTaken(record.runtimePort, "127.0.0.1"))
+    ) {
+      Object.assign(record, await this.allocatePorts(record.agentId));
+    }
+    const stateDir = this.store.stateDir(record.agentId);
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    const env = wrapperEnvironment({
+      agentEnv: record.env,
+      settings: this.options.wrapperEnv ?? {},
+      home: this.store.dir(record.agentId),
+      stateDir,
+      wrapperPort: record.wrapperPort,
+      runtimePort: record.runtimePort,
+      runtimeCommand: this.options.runtimeCommand,
+    });
+    const { pid, pidStart } = await spawnWrapper({
+      wrapperDir: this.wrapperDir,
+      env,
+      logPath: this.store.logPath(record.agentId),
+    });
+    Object.assign(record, { pid, pidStart, desired: "running" });
+    this.owned.add(record.agentId);
+    await this.store.write(record);
+    this.options.logger?.info(
+      { agentId: record.agentId, pid, port: record.wrapperPort },
+      "local agent started",
+    );
+  }
+
+  /** Stops the wrapper's process group (if any is left) and records the process as gone. */
+  private async stopProcess(record: LocalServiceRecord): Promise<void> {
+    // A live wrapper, or a runtime left over in its group after the wrapper died; never the group of another
+    // process that got the wrapper's pid since.
+    const pid = record.pid;
+    const reused = pid !== null && (await isProcessAlive(pid)) && !(await this.alive(record));
+    if (pid && !reused && (await stopProcessGroup(pid, this.stopTimeoutMs)))
+      this.options.logger?.warn(
+        { agentId: record.agentId, pid: record.pid },
+        "local agent ignored SIGTERM; killed",
+      );
+    record.pid = null;
+    record.pidStart = null;
+    await this.store.write(record);
+  }
+}
+
+export function createLocalHostingPlatform(options: LocalHostingOptions): LocalHostingPlatform {
+  return new LocalHostingPlatform(options);
+}

@@ -1,0 +1,241 @@
+/**
+ * End to end on this machine: the real backend (routes + job worker) with the LOCAL hosting driver, which
+ * runs real wrapper processes in front of the fake runtime (common/testing/fakes/fake-runtime.mjs).
+ * Provisioning through the queue, then the operations and the proxy against the live agent.
+ */
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createLogger, openGatewayToken } from "@svc/common";
+import { connectDatabase } from "@svc/db";
+import { agents } from "@svc/db/schema";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { createApp } from "../app";
+import { loadBackendConfig } from "../config";
+import { createLocalHostingPlatform, type LocalHostingPlatform } from "../hosting/local";
+import { platformProcessors } from "../jobs/registry";
+import { createJobWorker, type JobWorker } from "../jobs/worker";
+import { runtimeProxyUpgrade } from "./proxy";
+import {
+  createUser,
+  DATA_KEY,
+  HMAC_SECRET,
+  headersFor,
+  INTERNAL_API_KEY,
+  readAgent,
+  type TestUser,
+} from "./testing/fixtures";
+
+const FAKE_RUNTIME = fileURLToPath(
+  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+);
+const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const logger = createLogger("runtime-local-e2e", "silent");
+let dir = "";
+let platform: LocalHostingPlatform;
+let worker: JobWorker;
+let server: Server;
+let base = "";
+let owner: TestUser;
+const agentId = "agt_locale2e0000000001";
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "svc-runtime-e2e-"));
+  platform = createLocalHostingPlatform({
+    agentsDir: dir,
+    runtimeCommand: `${process.execPath} ${FAKE_RUNTIME}`,
+    wrapperEnv: { LOG_LEVEL: "warn", RUNTIME_HEALTH_POLL_MS: "50", FAKE_RUNTIME_READY_AFTER_MS: "50" },
+    stopTimeoutMs: 5_000,
+    statsSampleMs: 100,
+  });
+  const config = loadBackendConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    INTERNAL_API_KEY,
+    HMAC_SECRET,
+    DATA_ENCRYPTION_KEY: DATA_KEY,
+    HOSTING_PROVIDER: "local",
+    RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
+    PROVISION_HEALTH_POLL_MS: "100",
+    PROVISION_HEALTH_TIMEOUT_MS: "30000",
+  });
+  server = createServer(createApp({ config, database, logger, platform }));
+  const upgrade = runtimeProxyUpgrade({ db: database.db, config });
+  server.on("upgrade", (req, socket, head) => {
+    if (!upgrade(req, socket, head)) socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  worker = createJobWorker({
+    connectionString: config.DATABASE_URL,
+    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY, platform, config }),
+    logger,
+    concurrency: 2,
+    pollIntervalMs: 100,
+    staleAfterMs: 600_000,
+    shutdownGraceMs: 5_000,
+  });
+  await worker.start();
+  owner = await createUser(database.db, { plan: "pro" });
+  await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "Local" });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await platform?.close();
+  await database.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function op(method: "GET" | "POST", name: string, body?: unknown) {
+  return fetch(`${base}/api/agents/${agentId}/${name}`, {
+    method,
+    headers: { ...headersFor(owner), ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+}
+
+function proxied(path: string, init: RequestInit = {}) {
+  return fetch(`${base}/api/runtime/proxy/${agentId}${path}`, {
+    ...init,
+    headers: { ...headersFor(owner), ...(init.headers as Record<string, string>) },
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests assert the shapes of these JSON answers themselves
+type Json = any;
+
+/** A response's JSON body. */
+async function json(res: Response | Promise<Response>): Promise<Json> {
+  return (await res).json();
+}
+
+async function storedToken(): Promise<string> {
+  return openGatewayToken(DATA_KEY, (await readAgent(database.db, agentId)).gatewayTokenEncrypted as string);
+}
+
+describe("a local agent from provisioning to maintenance", () => {
+  it("provisions through POST /api/platform-jobs/provision and the worker", async () => {
+    const res = await fetch(`${base}/api/platform-jobs/provision`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ userId: owner.id, email: owner.email, agentId, plan: "pro" }),
+    });
+    expect(res.status).toBe(202);
+    const { job } = await json(res);
+    const done = await vi.waitFor(
+      async () => {
+        const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
+          headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
+        });
+        const current = (await json(read)).job;
+        if (current.status !== "completed") throw new Error(`${current.status}: ${current.error}`);
+        return current;
+      },
+      { timeout: 40_000, interval: 100 },
+    );
+    const agent = await readAgent(database.db, agentId);
+    expect(done.result).toEqual({
+      agentId,
+      url: agent.url,
+      serviceId: agentId,
+      image: "ghcr.io/openclaw/openclaw:latest",
+      version: "2026.4.11",
+    });
+    expect(agent).toMatchObject({
+      status: "running",
+      runtimeServiceId: agentId,
+      hostingProvider: "local",
+      plan: "pro",
+    });
+    expect(await storedToken()).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("state and health see it running; stats are the driver's figures", async () => {
+    const state = await json(op("GET", "state"));
+    expect(state.probe.status).toBe("running");
+    const health = await json(op("GET", "health"));
+    expect(health).toMatchObject({ agentId, status: "running" });
+    const stats = await json(op("GET", "stats"));
+    expect(stats.memoryLimitBytes).toBeNull();
+    expect(stats.telemetry).toEqual({ restartCounts: false, lastExit: false, perMessage: false });
+  });
+
+  it("the proxy reaches the runtime with the agent's token (HTTP and WebSocket)", async () => {
+    const chat = await proxied("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "remember this" }] }),
+    });
+    expect(chat.status).toBe(200);
+    expect((await json(chat)).choices[0].message.content).toBe("runtime heard: remember this");
+
+    const ws = new WebSocket(`${base.replace("http", "ws")}/api/runtime/proxy/${agentId}/ws`, {
+      headers: { authorization: `Bearer ${await storedToken()}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    const echoed = new Promise<string>((resolve) => ws.once("message", (data) => resolve(data.toString())));
+    ws.send("through wrapper and proxy");
+    expect(await echoed).toBe("through wrapper and proxy");
+    ws.close();
+  });
+
+  it("reset-memory deletes what the runtime remembered", async () => {
+    const res = await op("POST", "reset-memory");
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body).toMatchObject({ ok: true, action: "reset-memory" });
+    expect(body.deleted).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the compatibility check fixes the real wrapper config once", async () => {
+    const first = await json(op("POST", "compat"));
+    expect(first).toEqual({ applied: ["pairing-scopes"] });
+    expect(await json(op("POST", "compat"))).toEqual({ applied: [] });
+  });
+
+  it("heal-token: a new token reaches the agent, the old one stops working", async () => {
+    const old = await storedToken();
+    const res = await op("POST", "heal-token");
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.ok).toBe(true);
+    const healed = await storedToken();
+    expect(healed).not.toBe(old);
+    const { url } = await readAgent(database.db, agentId);
+    const ask = (token: string) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await ask(old)).status).toBe(401);
+    expect((await ask(healed)).status).toBe(200);
+  });
+
+  it("stop, then start again", async () => {
+    expect((await op("POST", "stop")).status).toBe(200);
+    expect((await readAgent(database.db, agentId)).status).toBe("stopped");
+    const down = await json(op("GET", "health"));
+    expect(down.status).toBe("unreachable");
+    expect((await op("POST", "start")).status).toBe(200);
+    const up = await vi.waitFor(
+      async () => {
+        const health = await json(op("GET", "health"));
+        if (health.status !== "running") throw new Error(health.status);
+        return health;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(up.status).toBe("running");
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * What every runtime operation and job needs from the hosting platform: the platform itself (503 when it
+ * cannot be resolved), the agent's service (from the persisted `runtimeServiceId`, else by listing and
+ * matching names; a found id is persisted), and the agent's environment.
+ */
+import { HttpError } from "@svc/common";
+import type { Database } from "@svc/db";
+import type { Agent } from "@svc/db/schema";
+import { updateAgentRuntime } from "../agents/service";
+import { hostingHttpError } from "../hosting/errors";
+import {
+  agentEnvironment,
+  agentServiceName,
+  type HostedService,
+  HostingError,
+  type HostingPlatform,
+} from "../hosting/types";
+
+/** The platform, or how to get it (a resolver may throw HostingError `not_configured`). */
+export type PlatformSource = HostingPlatform | (() => HostingPlatform) | undefined;
+
+const CREDENTIALS_HINT =
+  "set HOSTING_API_KEY, HOSTING_ENVIRONMENT_ID and HOSTING_PROJECT_ID (for a project token also set " +
+  "HOSTING_TOKEN_TYPE=project so the key is sent as Project-Access-Token)";
+
+export function resolvePlatform(source: PlatformSource): HostingPlatform {
+  if (!source) throw new HostingError("not_configured", "no hosting platform is configured for this backend");
+  return typeof source === "function" ? source() : source;
+}
+
+/**
+ * A failure as the client sees it (spec "Errors", lifecycle operations): platform not resolvable → 503
+ * naming the variables to set; no such service → 404; the platform refused or failed → 500. HttpErrors pass
+ * through; anything else becomes 500 `action_failed` naming the action.
+ */
+export function operationError(action: string, err: unknown): unknown {
+  if (err instanceof HostingError) {
+    const mapped = hostingHttpError(err) as HttpError;
+    if (err.reason === "not_configured" && !err.message.includes("HOSTING_TOKEN_TYPE")) {
+      return new HttpError(503, mapped.code, `${err.message}: ${CREDENTIALS_HINT}`);
+    }
+    if (err.reason === "platform")
+      return new HttpError(500, "action_failed", `${action} failed: ${err.message}`);
+    return mapped;
+  }
+  if (err instanceof HttpError) return err;
+  if (err instanceof Error && err.name === "AgentCallError") {
+    return new HttpError(500, "action_failed", `${action} failed: ${err.message}`);
+  }
+  return err;
+}
+
+/** The agent's service on the platform, persisting its id when it was found by name. */
+export async function resolveService(
+  db: Database,
+  platform: HostingPlatform,
+  agent: Agent,
+): Promise<HostedService> {
+  const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
+  if (!service) {
+    throw new HostingError(
+      "not_found",
+      `the agent's runtime service (${agentServiceName(agent.id)}) does not exist on the hosting platform; provision the agent first`,
+    );
+  }
+  if (service.id !== agent.runtimeServiceId) {
+    await updateAgentRuntime(db, agent.id, { runtimeServiceId: service.id });
+    agent.runtimeServiceId = service.id;
+  }
+  return service;
+}
+
+/** Exactly the environment the agent's service gets (see `agentEnvironment`). */
+export function environmentFor(
+  agent: Pick<Agent, "id" | "aiProvider" | "agentType" | "plan">,
+  gatewayToken: string,
+  backendUrl: string,
+): Record<string, string> {
+  return agentEnvironment({
+    gatewayToken,
+    aiProvider: agent.aiProvider,
+    agentType: agent.agentType,
+    plan: agent.plan,
+    agentId: agent.id,
+    backendUrl,
+  });
+}

@@ -1,0 +1,325 @@
+/**
+ * `ANY /api/runtime/proxy/:agentId/...` (spec "Runtime maintenance and proxy"): HTTP and WebSocket to the
+ * agent, with the `/api/runtime/proxy/:agentId` prefix stripped, streaming both ways with backpressure.
+ * The target is the agent's stored URL (its wrapper, which hands everything it does not serve itself to the
+ * runtime gateway on port 18789).
+ *
+ * Authorization (our decision where the spec leaves it open):
+ * - HTTP: internal key + signed user context, and the agent must belong to the user (or the user is an
+ *   administrator); another user's agent is 404. The caller's `Authorization` (the internal key), cookies
+ *   and `x-user-*` headers never reach the agent; the agent's own gateway token is sent instead, so the
+ *   owner's dashboard reaches the gateway and the wrapper's admin API through the proxy (the owner can read
+ *   that token anyway).
+ * - WebSocket upgrades need `Authorization: Bearer <token>`: either the agent's gateway token (forwarded as
+ *   it is), or the internal key together with a valid signed user context that may act on the agent (then
+ *   the agent's gateway token replaces it). Anything else: 401 without a Bearer, 403 otherwise.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import https from "node:https";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import tls from "node:tls";
+import { HttpError, isHttpError, safeEqual, signUserContext, type UserContext } from "@svc/common";
+import type { Database } from "@svc/db";
+import type { Agent } from "@svc/db/schema";
+import { type Request, type Response, Router } from "express";
+import { findAgent, loadAgentFor } from "../agents/service";
+import { type GatewayTokenStore, gatewayTokenStore } from "../agents/tokens";
+import { isAdminEmail } from "../auth/admin";
+import { requireInternalKey } from "../auth/internal-key";
+import { userContextSecret, verifyUserContext } from "../auth/user-context";
+import type { BackendConfig } from "../config";
+import { actorOf } from "./routes";
+
+export const PROXY_PREFIX = "/api/runtime/proxy";
+/** How long the agent may take to send its response headers (a started stream may then run on). */
+export const PROXY_RESPONSE_TIMEOUT_MS = 30_000;
+
+export type RuntimeProxyConfig = Pick<
+  BackendConfig,
+  "INTERNAL_API_KEY" | "HMAC_SECRET" | "ADMIN_EMAILS" | "DATA_ENCRYPTION_KEY"
+>;
+
+export interface RuntimeProxyDeps {
+  db: Database;
+  config: RuntimeProxyConfig;
+  responseTimeoutMs?: number;
+}
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+  "host",
+]);
+
+/** Headers of ours that must never reach an agent. */
+function isPlatformHeader(name: string): boolean {
+  return (
+    name === "authorization" ||
+    name === "cookie" ||
+    name.startsWith("x-user-") ||
+    name === "x-payments-subscription-id"
+  );
+}
+
+function connectionTokens(value: string | string[] | undefined): Set<string> {
+  const tokens = new Set<string>();
+  for (const token of (Array.isArray(value) ? value.join(",") : (value ?? "")).split(",")) {
+    const name = token.trim().toLowerCase();
+    if (name) tokens.add(name);
+  }
+  return tokens;
+}
+
+/** The request headers for the agent: end-to-end ones minus ours, X-Forwarded-*, and the agent's Bearer. */
+function upstreamHeaders(req: IncomingMessage, target: URL, bearer: string | null): OutgoingHttpHeaders {
+  const named = connectionTokens(req.headers.connection);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || isPlatformHeader(name)) continue;
+    if (name === "x-forwarded-for" || name === "x-forwarded-proto" || name === "x-forwarded-host") continue;
+    out[name] = value;
+  }
+  const client = req.socket.remoteAddress ?? "";
+  const prior = req.headers["x-forwarded-for"];
+  out["x-forwarded-for"] = prior ? `${prior}, ${client}` : client;
+  out["x-forwarded-proto"] = req.headers["x-forwarded-proto"] ?? "http";
+  if (req.headers.host) out["x-forwarded-host"] = req.headers["x-forwarded-host"] ?? req.headers.host;
+  out.host = target.host;
+  if (bearer) out.authorization = `Bearer ${bearer}`;
+  return out;
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = connectionTokens(headers.connection);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The agent URL joined with the path after the proxy prefix (the agent URL's own path kept as a base). */
+export function proxyTarget(agentUrl: string, rest: string): URL {
+  const base = new URL(agentUrl);
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const suffix = rest.startsWith("/") ? rest : `/${rest}`;
+  return new URL(`${base.protocol}//${base.host}${basePath}${suffix}`);
+}
+
+/** The part of a request path after `/api/runtime/proxy/:agentId`, and the agent id; null when not ours. */
+export function splitProxyPath(url: string): { agentId: string; rest: string } | null {
+  if (!url.startsWith(`${PROXY_PREFIX}/`)) return null;
+  const afterPrefix = url.slice(PROXY_PREFIX.length + 1);
+  const end = afterPrefix.search(/[/?]/);
+  const rawId = end < 0 ? afterPrefix : afterPrefix.slice(0, end);
+  if (!rawId) return null;
+  let agentId: string;
+  try {
+    agentId = decodeURIComponent(rawId);
+  } catch {
+    return null;
+  }
+  const rest = end < 0 ? "/" : afterPrefix.slice(end);
+  return { agentId, rest: rest.startsWith("?") ? `/${rest}` : rest };
+}
+
+const keepAlive = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+function sendError(res: Response, status: number, error: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(status).json({ error, message });
+}
+
+/** Streams one HTTP exchange to `target`; the caller going away aborts the agent's side. */
+function proxyHttp(req: Request, res: Response, target: URL, bearer: string | null, timeoutMs: number): void {
+  const secure = target.protocol === "https:";
+  const upstream = (secure ? https : http).request(target, {
+    method: req.method,
+    headers: upstreamHeaders(req, target, bearer),
+    agent: secure ? keepAlive.https : keepAlive.http,
+  });
+  const timer = setTimeout(() => {
+    upstream.destroy(new Error("timeout"));
+    sendError(res, 504, "agent_timeout", `the agent did not answer within ${timeoutMs / 1000} s`);
+  }, timeoutMs);
+  upstream.on("response", (answer) => {
+    clearTimeout(timer);
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage ?? "", responseHeaders(answer.headers));
+    answer.pipe(res);
+    answer.on("error", () => res.destroy());
+  });
+  upstream.on("error", (err) => {
+    clearTimeout(timer);
+    if (res.writableEnded) return; // the 504 above already answered
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    sendError(res, 502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+  });
+  res.on("close", () => {
+    clearTimeout(timer);
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.pipe(upstream);
+}
+
+/** HTTP routes of the proxy. Mount them before any body parser: the request body streams through as is. */
+export function runtimeProxyRoutes(deps: RuntimeProxyDeps): Router {
+  const { db, config } = deps;
+  const tokens = gatewayTokenStore(db, config.DATA_ENCRYPTION_KEY);
+  const timeoutMs = deps.responseTimeoutMs ?? PROXY_RESPONSE_TIMEOUT_MS;
+  const router = Router();
+  router.use(
+    `${PROXY_PREFIX}/:agentId`,
+    requireInternalKey(config.INTERNAL_API_KEY),
+    verifyUserContext({ secret: userContextSecret(config), required: true }),
+    async (req: Request, res: Response) => {
+      const split = splitProxyPath(req.originalUrl);
+      if (!split) throw new HttpError(404, "not_found", "no agent in the proxy path");
+      const agent = await loadAgentFor(db, split.agentId, actorOf(res, config.ADMIN_EMAILS));
+      if (!agent.url) throw new HttpError(409, "agent_not_deployed", "the agent has no deployed runtime yet");
+      proxyHttp(req, res, proxyTarget(agent.url, split.rest), tokens.open(agent), timeoutMs);
+    },
+  );
+  return router;
+}
+
+function refuse(socket: Duplex, status: number, error: string, message: string): void {
+  const body = JSON.stringify({ error, message });
+  const reason = http.STATUS_CODES[status] ?? "Error";
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** Who may open the WebSocket, and the Bearer the agent gets; an HttpError when refused. */
+async function authorizeUpgrade(
+  req: IncomingMessage,
+  agentId: string,
+  deps: RuntimeProxyDeps,
+  tokens: GatewayTokenStore,
+): Promise<{ agent: Agent; bearer: string | null }> {
+  const { config, db } = deps;
+  const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "");
+  if (!match) throw new HttpError(401, "unauthorized", "Authorization: Bearer <token> required");
+  const presented = match[1];
+  if (config.INTERNAL_API_KEY && safeEqual(presented, config.INTERNAL_API_KEY)) {
+    const context = verifiedContext(req, userContextSecret(config));
+    const actor = { userId: context.userId, isAdmin: isAdminEmail(config.ADMIN_EMAILS, context.userEmail) };
+    const agent = await loadAgentFor(db, agentId, actor);
+    return { agent, bearer: tokens.open(agent) };
+  }
+  const agent = await findAgent(db, agentId);
+  if (!agent || !tokens.matches(agent, presented)) {
+    throw new HttpError(403, "forbidden", "the token is not this agent's gateway token");
+  }
+  return { agent, bearer: presented };
+}
+
+/** The signed user context of an upgrade request (the signature is required). */
+function verifiedContext(req: IncomingMessage, secret: string | undefined): UserContext {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const context: UserContext = {
+    userId: header("x-user-id") ?? "anonymous",
+    userEmail: header("x-user-email") ?? "",
+    userRole: header("x-user-role") ?? "user",
+  };
+  if (secret) {
+    const signature = header("x-user-signature");
+    if (!signature) throw new HttpError(401, "SIGNATURE_REQUIRED", "x-user-signature header is required");
+    if (!safeEqual(signature, signUserContext(secret, context)))
+      throw new HttpError(401, "INVALID_SIGNATURE", "x-user-signature does not match the user context");
+  }
+  return context;
+}
+
+/** Pipes an authorized upgrade to the agent: the request head is rewritten, then bytes flow both ways. */
+function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: URL, bearer: string | null) {
+  const secure = target.protocol === "wss:" || target.protocol === "https:";
+  const port = Number(target.port) || (secure ? 443 : 80);
+  const upstream = secure
+    ? tls.connect({ host: target.hostname, port, servername: target.hostname })
+    : net.connect({ host: target.hostname, port });
+  let connected = false;
+  const destroyBoth = () => {
+    socket.destroy();
+    upstream.destroy();
+  };
+  socket.on("error", destroyBoth);
+  upstream.on("error", (err) => {
+    if (!connected) {
+      const code = (err as NodeJS.ErrnoException).code;
+      refuse(socket, 502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+      upstream.destroy();
+      return;
+    }
+    destroyBoth();
+  });
+  upstream.once(secure ? "secureConnect" : "connect", () => {
+    connected = true;
+    upstream.setNoDelay(true);
+    if (socket instanceof net.Socket) socket.setNoDelay(true);
+    const headers = upstreamHeaders(req, target, bearer);
+    headers.connection = "Upgrade";
+    if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
+    let requestHead = `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n`;
+    for (const [name, value] of Object.entries(headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) requestHead += `${name}: ${one}\r\n`;
+    }
+    upstream.write(`${requestHead}\r\n`);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  upstream.on("close", () => socket.destroy());
+  socket.on("close", () => upstream.destroy());
+}
+
+/**
+ * The HTTP server's `upgrade` listener for the proxy. Returns false (and leaves the socket alone) when the
+ * path is not under `/api/runtime/proxy/`, so other upgrade handlers can take it.
+ */
+export function runtimeProxyUpgrade(
+  deps: RuntimeProxyDeps,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
+  const tokens = gatewayTokenStore(deps.db, deps.config.DATA_ENCRYPTION_KEY);
+  return (req, socket, head) => {
+    const split = splitProxyPath(req.url ?? "/");
+    if (!split) return false;
+    socket.on("error", () => socket.destroy());
+    authorizeUpgrade(req, split.agentId, deps, tokens)
+      .then(({ agent, bearer }) => {
+        if (!agent.url)
+          throw new HttpError(409, "agent_not_deployed", "the agent has no deployed runtime yet");
+        pipeUpgrade(req, socket, head, proxyTarget(agent.url, split.rest), bearer);
+      })
+      .catch((err: unknown) => {
+        if (isHttpError(err)) refuse(socket, err.status, err.code, err.message);
+        else refuse(socket, 500, "internal", "internal server error");
+      });
+    return true;
+  };
+}

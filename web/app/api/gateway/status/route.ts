@@ -1,0 +1,16 @@
+export const dynamic = "force-dynamic";
+
+import { webContext } from "@/lib/context";
+import { getGatewayStatus } from "@/lib/health/gateway-status";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+/**
+ * GET /api/gateway/status (session): `{health, healthDetail, sessions, cron}` of the user's newest agent;
+ * without an agent 200 `unreachable` with `healthDetail.error` `no agent`.
+ */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(await getGatewayStatus(ctx, user.id), { headers: { "cache-control": "no-store" } });
+});

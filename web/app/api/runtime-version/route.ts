@@ -1,0 +1,10 @@
+export const dynamic = "force-dynamic";
+
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { runtimeVersion } from "@/lib/runtime/runtime-version";
+
+/** GET /api/runtime-version (no auth): the backend's runtime version, or a fallback from RUNTIME_IMAGE. */
+export const GET = route(async () =>
+  Response.json(await runtimeVersion(webContext()), { headers: { "cache-control": "no-store" } }),
+);

@@ -1,0 +1,10 @@
+export const dynamic = "force-dynamic";
+
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { runtimeVersion } from "@/lib/runtime/runtime-version";
+
+/** GET /api/runtime/version (no auth): the same answer as GET /api/runtime-version, normalized the same way. */
+export const GET = route(async () =>
+  Response.json(await runtimeVersion(webContext()), { headers: { "cache-control": "no-store" } }),
+);

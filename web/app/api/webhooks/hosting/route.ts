@@ -1,0 +1,23 @@
+export const dynamic = "force-dynamic";
+
+import { z } from "zod";
+import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { kvConfigFrom } from "@/lib/kv/client";
+import { authorizeHostingWebhook, receiveHostingEvent } from "@/lib/webhooks/hosting";
+
+const eventBody = z.record(z.string(), z.unknown());
+
+/**
+ * POST /api/webhooks/hosting (public, shared secret in `x-webhook-secret` or `Authorization: Bearer`):
+ * `{ok: true, event, record, stored}`; 401 bad or missing secret (or one in the URL), 503 secret unset,
+ * 400 body not a JSON object.
+ */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
+  const payload = await readJson(request, eventBody, { maxBytes: 256 * 1024 });
+  const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
+  return Response.json(result);
+});

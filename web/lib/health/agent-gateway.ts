@@ -1,0 +1,45 @@
+/**
+ * The signed-in user's agent and a client of its runtime gateway (wrapper URL + decrypted gateway token).
+ * Every lookup is scoped to the user: another user's agent looks like no agent at all.
+ */
+import { HttpError, openGatewayToken } from "@svc/common";
+import { type Agent, agents } from "@svc/db/schema";
+import { and, eq } from "drizzle-orm";
+import type { WebContext } from "../context";
+import { createGatewayClient, type GatewayClient } from "../runtime/gateway-client";
+
+export { newestAgentOf } from "../runtime/operations";
+
+/** The user's agent `agentId`; 404 when it does not exist or belongs to someone else. */
+export async function requireUserAgent(ctx: WebContext, userId: string, agentId: string): Promise<Agent> {
+  const [agent] = await ctx.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
+    .limit(1);
+  if (!agent) throw new HttpError(404, "agent_not_found", "agent not found");
+  return agent;
+}
+
+/**
+ * A client of the agent's gateway, or null while the agent has no wrapper URL. Without a gateway token that
+ * opens with DATA_ENCRYPTION_KEY the client can still read `/healthz`; its other calls fail as unauthorized.
+ */
+export function agentGatewayClient(
+  ctx: Pick<WebContext, "config">,
+  agent: Agent,
+  timeoutMs?: number,
+): GatewayClient | null {
+  if (!agent.url) return null;
+  const token = openToken(ctx.config.DATA_ENCRYPTION_KEY, agent.gatewayTokenEncrypted);
+  return createGatewayClient({ baseUrl: agent.url, token, timeoutMs });
+}
+
+function openToken(key: string | undefined, sealed: string | null): string | null {
+  if (!key || !sealed) return null;
+  try {
+    return openGatewayToken(key, sealed) || null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Runtime operations on the signed-in user's agent (spec "Runtime maintenance and proxy"): the web finds the
+ * user's newest agent and forwards to the backend's `/api/agents/:agentId/<operation>` with the internal key
+ * and the signed user context, answering with the backend's status and JSON body as they are.
+ */
+import { HttpError } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type Agent, agents } from "@svc/db/schema";
+import { desc, eq } from "drizzle-orm";
+import type { WebContext } from "../context";
+import { answerJson, callBackend } from "./backend-client";
+
+/** Reads: they probe or look up, so they answer within seconds (the probe's longest timeout is 5 s). */
+export const READ_TIMEOUT_MS = 15_000;
+/** Lifecycle actions may redeploy and wait for the agent to become healthy (60 s by default). */
+export const LIFECYCLE_TIMEOUT_MS = 120_000;
+
+/** Every operation, its method, and whether it is a lifecycle action (503 while runtime controls are off). */
+export const RUNTIME_OPERATIONS = {
+  state: { method: "GET", lifecycle: false },
+  stats: { method: "GET", lifecycle: false },
+  "gateway-token": { method: "GET", lifecycle: false },
+  health: { method: "GET", lifecycle: false },
+  start: { method: "POST", lifecycle: true },
+  stop: { method: "POST", lifecycle: true },
+  restart: { method: "POST", lifecycle: true },
+  repair: { method: "POST", lifecycle: true },
+  "reset-memory": { method: "POST", lifecycle: true },
+  update: { method: "POST", lifecycle: true },
+  compat: { method: "POST", lifecycle: true },
+  "heal-token": { method: "POST", lifecycle: true },
+  maintenance: { method: "POST", lifecycle: true },
+} as const satisfies Record<string, { method: "GET" | "POST"; lifecycle: boolean }>;
+export type RuntimeOperation = keyof typeof RUNTIME_OPERATIONS;
+
+/** The user's newest agent (the one every operation acts on), or null. */
+export async function newestAgentOf(db: Database, userId: string): Promise<Agent | null> {
+  const [agent] = await db
+    .select()
+    .from(agents)
+    .where(eq(agents.userId, userId))
+    .orderBy(desc(agents.createdAt), desc(agents.id))
+    .limit(1);
+  return agent ?? null;
+}
+
+/** 503 for a lifecycle action while NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS is false (spec "Errors"). */
+export function assertRuntimeControls(ctx: WebContext, operation: RuntimeOperation): void {
+  if (RUNTIME_OPERATIONS[operation].lifecycle && !ctx.config.NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS) {
+    throw new HttpError(503, "runtime_controls_disabled", "runtime controls are disabled on this platform");
+  }
+}
+
+/**
+ * Forwards `operation` for the user's newest agent and returns the backend's answer as the response. No agent:
+ * 404 `no_agent`, except `health`, which answers 200 `{status: "no_agent"}`. The backend unreachable, too slow,
+ * or answering something that is not JSON: 502 `backend_unavailable`.
+ */
+export async function forwardRuntimeOperation(
+  ctx: WebContext,
+  user: { id: string; email: string },
+  operation: RuntimeOperation,
+  json?: Record<string, unknown>,
+): Promise<Response> {
+  const agent = await newestAgentOf(ctx.db, user.id);
+  if (!agent) {
+    if (operation === "health") return Response.json({ status: "no_agent" }, { headers: NO_STORE });
+    throw new HttpError(404, "no_agent", "no agent deployed");
+  }
+  const { method, lifecycle } = RUNTIME_OPERATIONS[operation];
+  const answer = await callBackend(ctx.config, {
+    method,
+    path: `/api/agents/${encodeURIComponent(agent.id)}/${operation}`,
+    user,
+    json,
+    timeoutMs: lifecycle ? LIFECYCLE_TIMEOUT_MS : READ_TIMEOUT_MS,
+  });
+  if (answer.text.trim() === "") return new Response(null, { status: answer.status, headers: NO_STORE });
+  if (answerJson(answer) === undefined) {
+    ctx.logger.warn({ status: answer.status, operation, agentId: agent.id }, "backend answer is not JSON");
+    throw new HttpError(502, "backend_unavailable", "the backend's answer is not JSON");
+  }
+  return new Response(answer.text, {
+    status: answer.status,
+    headers: { "content-type": "application/json", ...NO_STORE },
+  });
+}
+
+/** Operation answers (the gateway token among them) are never cached. */
+const NO_STORE = { "cache-control": "no-store" };

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { parseWith, readJson } from "../http/body";
+
+/** Longest agent name (`POST /api/provision`). */
+export const MAX_AGENT_NAME_LENGTH = 60;
+
+const unknownKeys = {
+  error: (issue: { code: string; keys?: string[] }) =>
+    issue.code === "unrecognized_keys" ? `unknown field: ${issue.keys?.join(", ")}` : undefined,
+};
+
+/** A lower-case identifier such as `openrouter` or `creative`. */
+const identifier = (name: string) =>
+  z
+    .string(`${name} must be a string`)
+    .trim()
+    .regex(
+      /^[a-z0-9][a-z0-9._-]{0,39}$/,
+      `${name} must be 1 to 40 lower-case letters, digits, dots, hyphens or underscores`,
+    );
+
+/**
+ * `POST /api/provision`: every field optional. `email` is accepted from older clients and dropped: the
+ * account always comes from the session (spec "Admin provisioning fallback").
+ */
+export const provisionBody = z
+  .strictObject(
+    {
+      name: z
+        .string("name must be a string")
+        .trim()
+        .min(1, "name must not be empty")
+        .max(MAX_AGENT_NAME_LENGTH, `name must be at most ${MAX_AGENT_NAME_LENGTH} characters`)
+        .optional(),
+      aiProvider: identifier("aiProvider").optional(),
+      agentType: identifier("agentType").optional(),
+      email: z.unknown().optional(),
+    },
+    unknownKeys,
+  )
+  .transform(({ email: _ignored, ...body }) => body);
+export type ProvisionBody = z.infer<typeof provisionBody>;
+
+/** `POST /api/runtime/maintenance`: `restart` (default) or `factory-reset`. */
+export const maintenanceBody = z.strictObject(
+  {
+    action: z
+      .enum(["restart", "factory-reset"], "action must be restart or factory-reset")
+      .default("restart"),
+  },
+  unknownKeys,
+);
+export type MaintenanceBody = z.infer<typeof maintenanceBody>;
+
+/** A JSON object body where sending none at all means `{}` (both bodies above are all-optional). */
+export async function readOptionalJson<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<z.infer<S>> {
+  const text = await request.clone().text();
+  if (text.trim() === "") return parseWith(schema, {});
+  return readJson(request, schema);
+}
