@@ -167,6 +167,17 @@ describe("a local agent from provisioning to maintenance", () => {
     expect(stats.telemetry).toEqual({ restartCounts: false, lastExit: false, perMessage: false });
   });
 
+  it("logs are the agent's own output, newest last, limited by ?lines=", async () => {
+    const logs = await json(op("GET", "logs?lines=500"));
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.lines[0]).toMatchObject({
+      ts: expect.any(String),
+      stream: expect.stringMatching(/^std(out|err)$/),
+    });
+    expect((await json(op("GET", "logs?lines=1"))).lines).toHaveLength(1);
+    expect((await op("GET", "logs?lines=0")).status).toBe(400);
+  });
+
   it("the proxy reaches the runtime with the agent's token (HTTP and WebSocket)", async () => {
     const chat = await proxied("/v1/chat/completions", {
       method: "POST",

@@ -13,7 +13,7 @@ import type { Agent } from "@svc/db/schema";
 import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "../agents/service";
 import { type GatewayTokenStore, generateGatewayToken } from "../agents/tokens";
 import type { BackendConfig } from "../config";
-import type { HostedService, HostingPlatform } from "../hosting/types";
+import type { HostedService, HostingPlatform, ServiceLogLine } from "../hosting/types";
 import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "./agent-client";
 import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "./compat";
 import { type WaitForHealthyOptions, waitForHealthy } from "./health";
@@ -67,6 +67,8 @@ export type AgentHealth = { status: "no_agent" } | (ProbeResult & { agentId: str
 export interface RuntimeOperations {
   instanceState(agent: Agent): Promise<{ agent: AgentJson; probe: ProbeResult | null }>;
   instanceStats(agent: Agent): Promise<RuntimeStats>;
+  /** The last `lines` lines of the agent's wrapper and runtime output, from the platform. */
+  logs(agent: Agent, lines: number): Promise<{ lines: ServiceLogLine[] }>;
   start(agent: Agent): Promise<LifecycleResult>;
   stop(agent: Agent): Promise<LifecycleResult>;
   restart(agent: Agent): Promise<LifecycleResult>;
@@ -189,6 +191,12 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
           memoryLimitBytes: stats.memoryLimitBytes ?? null,
           telemetry: { restartCounts: false, lastExit: false, perMessage: false },
         };
+      }),
+
+    logs: (agent, lines) =>
+      act("logs", async () => {
+        const { platform, service } = await platformAndService(agent);
+        return { lines: await platform.logs(service.id, lines) };
       }),
 
     start: (agent) =>

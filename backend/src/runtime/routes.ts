@@ -1,3 +1,4 @@
+import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { type Request, type Response, Router } from "express";
@@ -35,7 +36,7 @@ export function actorOf(res: Response, adminEmails: readonly string[]): AgentAct
 /**
  * Per-agent runtime operations (internal key + signed user context; the agent must belong to `x-user-id`,
  * else 404 `agent not found`; administrators may act on any agent):
- * GET `/api/agents/:agentId/{state,stats,gateway-token,health}`,
+ * GET `/api/agents/:agentId/{state,stats,gateway-token,health,logs}`,
  * POST `/api/agents/:agentId/{start,stop,restart,repair,reset-memory,update,compat,heal-token,maintenance}`.
  */
 export function runtimeOperationRoutes(deps: RuntimeRoutesDeps): Router {
@@ -77,6 +78,7 @@ export function runtimeOperationRoutes(deps: RuntimeRoutesDeps): Router {
   route("get", "stats", (ops, agent) => ops.instanceStats(agent));
   route("get", "gateway-token", (ops, agent) => ops.gatewayToken(agent));
   route("get", "health", (ops, agent) => ops.agentHealth(agent));
+  route("get", "logs", (ops, agent, req) => ops.logs(agent, logLines(req.query.lines)));
   route("post", "start", (ops, agent) => ops.start(agent));
   route("post", "stop", (ops, agent) => ops.stop(agent));
   route("post", "restart", (ops, agent) => ops.restart(agent));
@@ -89,6 +91,15 @@ export function runtimeOperationRoutes(deps: RuntimeRoutesDeps): Router {
     ops.maintenance(agent, parseBody(maintenanceBody, req.body ?? {}).action),
   );
   return router;
+}
+
+/** `?lines=`: 1 to 500, default 100 (the wrapper's limits); anything else is a 400. */
+function logLines(value: unknown): number {
+  if (value === undefined) return 100;
+  const lines = typeof value === "string" && /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(lines >= 1 && lines <= 500))
+    throw new HttpError(400, "invalid_lines", "lines must be an integer from 1 to 500");
+  return lines;
 }
 
 /**

@@ -15,6 +15,7 @@ import { GET as CONTROLS } from "@/app/api/runtime/controls/route";
 import { GET as GATEWAY_TOKEN_ROUTE } from "@/app/api/runtime/gateway-token/route";
 import { POST as HEAL_TOKEN } from "@/app/api/runtime/heal-token/route";
 import { GET as HEALTH } from "@/app/api/runtime/health/route";
+import { GET as LOGS } from "@/app/api/runtime/logs/route";
 import { POST as MAINTENANCE } from "@/app/api/runtime/maintenance/route";
 import { POST as REPAIR } from "@/app/api/runtime/repair/route";
 import { POST as RESET_MEMORY } from "@/app/api/runtime/reset-memory/route";
@@ -81,6 +82,7 @@ const HANDLERS: Record<RuntimeOperation, (request: Request) => Promise<Response>
   stats: STATS,
   "gateway-token": GATEWAY_TOKEN_ROUTE,
   health: HEALTH,
+  logs: LOGS,
   start: START,
   stop: STOP,
   restart: RESTART,

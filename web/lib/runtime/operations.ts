@@ -21,6 +21,7 @@ export const RUNTIME_OPERATIONS = {
   stats: { method: "GET", lifecycle: false },
   "gateway-token": { method: "GET", lifecycle: false },
   health: { method: "GET", lifecycle: false },
+  logs: { method: "GET", lifecycle: false },
   start: { method: "POST", lifecycle: true },
   stop: { method: "POST", lifecycle: true },
   restart: { method: "POST", lifecycle: true },
@@ -61,6 +62,8 @@ export async function forwardRuntimeOperation(
   user: { id: string; email: string },
   operation: RuntimeOperation,
   json?: Record<string, unknown>,
+  /** Query string for the backend (already validated there), e.g. `lines=50` for logs. */
+  query?: URLSearchParams,
 ): Promise<Response> {
   const agent = await newestAgentOf(ctx.db, user.id);
   if (!agent) {
@@ -70,7 +73,7 @@ export async function forwardRuntimeOperation(
   const { method, lifecycle } = RUNTIME_OPERATIONS[operation];
   const answer = await callBackend(ctx.config, {
     method,
-    path: `/api/agents/${encodeURIComponent(agent.id)}/${operation}`,
+    path: `/api/agents/${encodeURIComponent(agent.id)}/${operation}${query && query.size > 0 ? `?${query}` : ""}`,
     user,
     json,
     timeoutMs: lifecycle ? LIFECYCLE_TIMEOUT_MS : READ_TIMEOUT_MS,

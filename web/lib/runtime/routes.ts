@@ -40,6 +40,19 @@ export function runtimeOperationRoute(operation: Exclude<RuntimeOperation, "main
   });
 }
 
+/** `GET /api/runtime/logs?lines=` (session): the agent's last log lines (1 to 500, default 100). */
+export const logsRoute = runtimeRoute(async (request, ctx) => {
+  const user = await requireSessionUser(ctx, request);
+  const lines = new URL(request.url).searchParams.get("lines");
+  return forwardRuntimeOperation(
+    ctx,
+    user,
+    "logs",
+    undefined,
+    new URLSearchParams(lines === null ? {} : { lines }),
+  );
+});
+
 /** `POST /api/runtime/maintenance` (session) `{action}`: `restart` (default) or `factory-reset`; else 400. */
 export const maintenanceRoute = runtimeRoute(async (request, ctx) => {
   const user = await requireSessionUser(ctx, request);
