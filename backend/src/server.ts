@@ -80,8 +80,7 @@ try {
       logger,
       dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
     });
-    await watchdog.start();
-    logger.info({ ownerId: watchdog.ownerId }, "watchdog started");
+    await watchdog.start(); // logs "watchdog started" with its owner id
   }
 
   let stopping = false;

@@ -157,6 +157,45 @@ describe("a local agent from provisioning to maintenance", () => {
     expect(await storedToken()).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("a chat job is answered by the agent, before and after a restart", async () => {
+    const chatJob = async (message: string) => {
+      const res = await fetch(`${base}/api/platform-jobs/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          userId: owner.id,
+          agentId,
+          gatewayUrl: (await readAgent(database.db, agentId)).url,
+          message,
+        }),
+      });
+      expect(res.status).toBe(202);
+      const { job } = await json(res);
+      return vi.waitFor(
+        async () => {
+          const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
+            headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
+          });
+          const current = (await json(read)).job;
+          if (current.status !== "completed") throw new Error(`${current.status}: ${current.error}`);
+          return current;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+    };
+    expect((await chatJob("first words")).result.reply).toBe("runtime heard: first words");
+    const restarted = await op("POST", "restart");
+    expect(restarted.status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const health = await json(op("GET", "health"));
+        if (health.status !== "running") throw new Error(`health ${health.status}`);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect((await chatJob("after the restart")).result.reply).toBe("runtime heard: after the restart");
+  });
+
   it("state and health see it running; stats are the driver's figures", async () => {
     const state = await json(op("GET", "state"));
     expect(state.probe.status).toBe("running");
