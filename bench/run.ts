@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   summarizer: () => import("./summarizer"),
   queue: () => import("./queue"),
   "wrapper-proxy": () => import("./wrapper-proxy"),
+  classify: () => import("./classify"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

@@ -10,6 +10,8 @@ import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
 import { databaseClock } from "./jobs/queue";
 import { platformJobRoutes } from "./jobs/routes";
+import type { PermissionBus } from "./permissions/bus";
+import { permissionRoutes } from "./permissions/routes";
 import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
 import { runtimeProxyRoutes } from "./runtime/proxy";
@@ -23,10 +25,19 @@ export interface BackendDeps {
   platform?: PlatformSource;
   /** Called after an operator (re)started an agent (the watchdog's reset hook). */
   onOperatorAction?: (agentId: string) => void;
+  /** Cross-process permission events (started by server.ts); absent: the permission routes are not served. */
+  permissionBus?: PermissionBus;
 }
 
 /** Builds the backend app from its dependencies; `server.ts` starts it. */
-export function createApp({ config, database, logger, platform, onOperatorAction }: BackendDeps): Express {
+export function createApp({
+  config,
+  database,
+  logger,
+  platform,
+  onOperatorAction,
+  permissionBus,
+}: BackendDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogger(logger));
@@ -46,6 +57,7 @@ export function createApp({ config, database, logger, platform, onOperatorAction
   app.use(runtimeVersionRoutes(config));
   app.use(runtimeOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
   app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));
+  if (permissionBus) app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
   app.use(notFound);
   app.use(errorMapper(logger));
   return app;

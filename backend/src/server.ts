@@ -10,6 +10,8 @@ import { loadBackendConfig } from "./config";
 import { createHostingPlatform } from "./hosting/index";
 import { platformProcessors } from "./jobs/registry";
 import { createJobWorker, type JobWorker } from "./jobs/worker";
+import { createPermissionBus } from "./permissions/bus";
+import { permissionSocketUpgrade } from "./permissions/socket";
 import { runtimeProxyUpgrade } from "./runtime/proxy";
 import { createWatchdogManager, resetAfterOperatorAction, type WatchdogManager } from "./watchdog/index";
 
@@ -47,13 +49,23 @@ try {
       shutdownGraceMs: config.JOB_SHUTDOWN_GRACE_MS,
     });
   }
+  // Permission events (requests, decisions) reach every API process through LISTEN/NOTIFY.
+  const permissionBus = workerOnly
+    ? undefined
+    : createPermissionBus({ connectionString: config.DATABASE_URL, logger });
+  await permissionBus?.start();
   const server = workerOnly
     ? undefined
-    : createServer(createApp({ config, database, logger, platform, onOperatorAction }));
+    : createServer(createApp({ config, database, logger, platform, onOperatorAction, permissionBus }));
+  const upgradePermissions = permissionBus
+    ? permissionSocketUpgrade({ db: database.db, bus: permissionBus, config, logger })
+    : undefined;
   if (server) {
-    // WebSocket upgrades to an agent (`/api/runtime/proxy/:agentId/...`); any other upgrade is refused.
+    // WebSocket upgrades: `/ws/permissions`, then an agent (`/api/runtime/proxy/:agentId/...`); any other
+    // upgrade is refused.
     const upgradeRuntimeProxy = runtimeProxyUpgrade({ db: database.db, config });
     server.on("upgrade", (req, socket, head) => {
+      if (upgradePermissions?.(req, socket, head)) return;
       if (!upgradeRuntimeProxy(req, socket, head)) socket.destroy();
     });
     await listen(server, config.BACKEND_PORT, config.HOST);
@@ -91,6 +103,9 @@ try {
     server?.close();
     server?.closeIdleConnections();
     setTimeout(() => server?.closeAllConnections(), 5_000).unref();
+    // Upgraded sockets are not closed by server.close(): close them (1001) before the bus goes.
+    upgradePermissions?.close();
+    await permissionBus?.stop().catch((err: unknown) => logger.error({ err }, "permission bus stop failed"));
     await watchdog?.stop().catch((err: unknown) => logger.error({ err }, "watchdog stop failed"));
     await worker?.stop().catch((err: unknown) => logger.error({ err }, "worker stop failed"));
     // Local agents stop with the API process (their desired state stays running: the next start restores

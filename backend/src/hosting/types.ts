@@ -134,6 +134,6 @@ export function agentEnvironment(input: AgentEnvironmentInput): Record<string, s
     AGENT_ID: input.agentId,
     PLATFORM_BACKEND_URL: input.backendUrl,
     PLATFORM_AI_CHAT_URL: `${input.backendUrl.replace(/\/$/, "")}/api/ai/chat`,
-    PLATFORM_CLASSIFY_URL: `${input.backendUrl.replace(/\/$/, "")}/api/permissions/classify`,
+    PLATFORM_CLASSIFY_URL: `${input.backendUrl.replace(/\/$/, "")}/api/hooks/classify`,
   };
 }

@@ -1,0 +1,197 @@
+/**
+ * Cross-process fan-out of permission events through PostgreSQL LISTEN/NOTIFY (channel
+ * `permission_events`). Local subscribers hear events ONLY through LISTEN, so every backend process, the
+ * publishing one included, sees each event exactly once; the WebSocket sessions and the hook's decision
+ * long-polls of every process are woken the same way.
+ *
+ * The bus owns its connections: one LISTEN client (a pooled client cannot hold LISTEN; it reconnects with
+ * backoff) and a two-connection pool for NOTIFY. Events sent while the listener is reconnecting are not
+ * replayed; the readers re-read the database (a long-poll re-reads its row, the WebSocket client can list).
+ */
+import pg from "pg";
+import type { Logger } from "pino";
+
+export const PERMISSION_CHANNEL = "permission_events";
+
+/** A NOTIFY payload must stay below 8000 bytes; the command of a request is shortened to fit. */
+const MAX_PAYLOAD_BYTES = 7_900;
+
+export type PermissionEvent =
+  | {
+      type: "permission_request";
+      userId: string;
+      request: { id: string; command: string; tier: string; reason: string; agentId: string };
+    }
+  | {
+      type: "decision";
+      userId: string;
+      requestId: string;
+      decision: string;
+      status: "approved" | "rejected";
+      timestamp: number;
+    };
+
+export type PermissionListener = (event: PermissionEvent) => void;
+
+export interface PermissionBus {
+  /** Connects and LISTENs; resolves once listening (or after logging a failed first attempt, then retries). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  publish(event: PermissionEvent): Promise<void>;
+  /** Adds a listener; the returned function removes it. */
+  subscribe(listener: PermissionListener): () => void;
+}
+
+export interface PermissionBusOptions {
+  connectionString: string;
+  logger: Logger;
+}
+
+const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+export function createPermissionBus({ connectionString, logger }: PermissionBusOptions): PermissionBus {
+  const listeners = new Set<PermissionListener>();
+  let pool: pg.Pool | undefined;
+  let client: pg.Client | undefined;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let reconnectAttempt = 0;
+  let started = false;
+  let stopped = false;
+
+  function deliver(payload: string | undefined): void {
+    const event = parseEvent(payload);
+    if (!event) {
+      logger.warn("ignored a malformed permission event");
+      return;
+    }
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        logger.error({ err }, "permission event listener failed");
+      }
+    }
+  }
+
+  async function listen(): Promise<void> {
+    const next = new pg.Client({ connectionString, application_name: "svc-permission-bus" });
+    next.on("notification", (message) => {
+      if (message.channel === PERMISSION_CHANNEL) deliver(message.payload);
+    });
+    next.on("error", (err) => {
+      logger.warn({ err }, "permission bus connection failed; reconnecting");
+      scheduleReconnect();
+    });
+    next.on("end", () => scheduleReconnect());
+    try {
+      await next.connect();
+      await next.query(`listen ${PERMISSION_CHANNEL}`);
+    } catch (err) {
+      next.removeAllListeners("end");
+      await next.end().catch(() => undefined);
+      throw err;
+    }
+    if (stopped) {
+      next.removeAllListeners("end");
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+  }
+
+  function scheduleReconnect(): void {
+    if (stopped || reconnectTimer) return;
+    const stale = client;
+    client = undefined;
+    stale?.removeAllListeners("end");
+    stale?.end().catch(() => undefined);
+    const delay = RETRY_DELAYS_MS[Math.min(reconnectAttempt++, RETRY_DELAYS_MS.length - 1)];
+    reconnectTimer = setTimeout(async () => {
+      reconnectTimer = undefined;
+      try {
+        await listen();
+        reconnectAttempt = 0;
+      } catch {
+        scheduleReconnect();
+      }
+    }, delay);
+    reconnectTimer.unref();
+  }
+
+  function publisher(): pg.Pool {
+    if (!pool) {
+      pool = new pg.Pool({ connectionString, max: 2, application_name: "svc-permission-publish" });
+      pool.on("error", (err) => logger.warn({ err }, "idle permission publish connection failed"));
+    }
+    return pool;
+  }
+
+  return {
+    async start() {
+      if (started) return;
+      started = true;
+      try {
+        await listen();
+      } catch (err) {
+        logger.warn({ err }, "permission bus could not connect; retrying");
+        scheduleReconnect();
+      }
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      const current = client;
+      client = undefined;
+      current?.removeAllListeners("end");
+      await current?.end().catch(() => undefined);
+      await pool?.end().catch(() => undefined);
+      listeners.clear();
+    },
+    async publish(event) {
+      if (stopped) throw new Error("the permission bus is stopped");
+      await publisher().query("select pg_notify($1, $2)", [PERMISSION_CHANNEL, encodeEvent(event)]);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+/** The NOTIFY payload: JSON, with a permission request's command shortened (longest prefix) to fit. */
+export function encodeEvent(event: PermissionEvent): string {
+  const payload = JSON.stringify(event);
+  if (event.type !== "permission_request" || Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return payload;
+  const { command } = event.request;
+  const withCommand = (length: number) =>
+    JSON.stringify({ ...event, request: { ...event.request, command: `${command.slice(0, length)}…` } });
+  // Binary search for the longest prefix that fits (escaping makes bytes per character vary).
+  let fits = 0;
+  let tooLong = command.length;
+  while (tooLong - fits > 1) {
+    const middle = Math.floor((fits + tooLong) / 2);
+    if (Buffer.byteLength(withCommand(middle)) <= MAX_PAYLOAD_BYTES) fits = middle;
+    else tooLong = middle;
+  }
+  return withCommand(fits);
+}
+
+function parseEvent(payload: string | undefined): PermissionEvent | null {
+  if (!payload) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const event = value as Record<string, unknown>;
+  if (typeof event.userId !== "string") return null;
+  if (event.type === "decision" && typeof event.requestId === "string") return value as PermissionEvent;
+  if (event.type === "permission_request" && typeof event.request === "object" && event.request !== null)
+    return value as PermissionEvent;
+  return null;
+}

@@ -1,0 +1,164 @@
+/** Tool-level rules (spec "Classification rules") and the classifier's limits. */
+import { describe, expect, it } from "vitest";
+import { MAX_COMMAND_LENGTH, MAX_DEPTH } from "./engine";
+import { classifyCommand, classifyToolCall } from "./index";
+import { singleQuote } from "./testing/corpus";
+
+describe("classifyToolCall", () => {
+  it.each(["bash", "exec", "shell", "Bash", "EXEC", "Shell"])("%s is classified by its command", (tool) => {
+    expect(classifyToolCall(tool, { command: "ls -la" })).toEqual({
+      tier: "safe",
+      rule: "read-only-file",
+      reason: "read-only file: ls",
+    });
+    expect(classifyToolCall(tool, { command: "npm install" })).toMatchObject({
+      tier: "dangerous",
+      rule: "package-install",
+    });
+    expect(classifyToolCall(tool, { command: "rm -rf /" })).toMatchObject({
+      tier: "destructive",
+      reason: "recursive delete of /",
+    });
+  });
+
+  it.each([
+    ["no input", undefined],
+    ["null input", null],
+    ["a string input", "ls"],
+    ["no command", { cmd: "ls" }],
+    ["a numeric command", { command: 42 }],
+    ["an array command", { command: ["ls"] }],
+  ])("bash with %s is dangerous", (_label, input) => {
+    expect(classifyToolCall("bash", input)).toMatchObject({ tier: "dangerous", rule: "missing-command" });
+  });
+
+  it.each([
+    [{ path: ".env" }],
+    [{ path: "app/.env" }],
+    [{ path: ".env.production" }],
+    [{ file_path: "/home/u/project/.ENV" }],
+    [{ filePath: "~/.ssh/authorized_keys" }],
+    [{ path: "/home/u/.SSH/config" }],
+    [{ path: "config/credentials.json" }],
+    [{ path: "/root/.aws/credentials" }],
+    [{ path: "src/../.env" }],
+    [{ path: "a/b/../../.ssh/id_rsa" }],
+    [{ path: "C:\\Users\\u\\.ssh\\id_rsa" }],
+    [{ path: "notes.txt", file_path: ".env" }],
+  ])("write to a sensitive path is dangerous: %j", (input) => {
+    for (const tool of ["write", "file_write", "Write", "FILE_WRITE"]) {
+      expect(classifyToolCall(tool, input)).toMatchObject({
+        tier: "dangerous",
+        rule: "sensitive-file-write",
+      });
+    }
+  });
+
+  it.each([
+    [{ path: "src/app.ts" }, "file write: src/app.ts"],
+    [{ file_path: "/tmp/out.txt" }, "file write: /tmp/out.txt"],
+    [{ filePath: "docs/environment.md" }, "file write: docs/environment.md"],
+    [{ path: ".ssh/../notes.txt" }, "file write: .ssh/../notes.txt"],
+    [{ path: "env.ts" }, "file write: env.ts"],
+  ])("write elsewhere is safe: %j", (input, reason) => {
+    expect(classifyToolCall("write", input)).toEqual({ tier: "safe", rule: "file-write", reason });
+  });
+
+  it("write without a path is dangerous", () => {
+    expect(classifyToolCall("write", { content: "x" })).toMatchObject({
+      tier: "dangerous",
+      rule: "missing-path",
+    });
+    expect(classifyToolCall("file_write", null)).toMatchObject({ tier: "dangerous", rule: "missing-path" });
+  });
+
+  it.each(["read", "file_read", "Read", "FILE_READ"])("%s is safe, even for sensitive files", (tool) => {
+    expect(classifyToolCall(tool, { path: ".env" })).toEqual({
+      tier: "safe",
+      rule: "file-read",
+      reason: "file read",
+    });
+    expect(classifyToolCall(tool, {})).toMatchObject({ tier: "safe" });
+  });
+
+  it.each(["edit", "browser", "bash2", "", " bash", "web_fetch"])("unknown tool %j is dangerous", (tool) => {
+    expect(classifyToolCall(tool, { command: "ls" })).toMatchObject({
+      tier: "dangerous",
+      rule: "unknown-tool",
+    });
+  });
+
+  it("a tool name that is not a string is an unknown tool", () => {
+    expect(classifyToolCall(42 as unknown as string, {})).toMatchObject({
+      tier: "dangerous",
+      rule: "unknown-tool",
+    });
+  });
+
+  it("returns a fresh object each time (callers may keep or change it)", () => {
+    const first = classifyCommand("ls");
+    first.tier = "destructive";
+    expect(classifyCommand("ls").tier).toBe("safe");
+  });
+});
+
+describe("limits", () => {
+  function nestBashC(command: string, levels: number): string {
+    let line = command;
+    for (let i = 0; i < levels; i++) line = `bash -c ${singleQuote(line)}`;
+    return line;
+  }
+
+  it(`classifies through ${MAX_DEPTH} levels of bash -c`, () => {
+    expect(classifyCommand(nestBashC("rm -rf /", MAX_DEPTH))).toMatchObject({ tier: "destructive" });
+  });
+
+  it("deeper nesting is dangerous with a reason", () => {
+    expect(classifyCommand(nestBashC("ls", MAX_DEPTH + 1))).toMatchObject({
+      tier: "dangerous",
+      rule: "nesting-too-deep",
+      reason: `nesting too deep: more than ${MAX_DEPTH} levels`,
+    });
+  });
+
+  it("deep substitutions are bounded the same way", () => {
+    const nested = `${"echo $(".repeat(MAX_DEPTH + 2)}ls${")".repeat(MAX_DEPTH + 2)}`;
+    expect(classifyCommand(nested)).toMatchObject({ tier: "dangerous", rule: "nesting-too-deep" });
+  });
+
+  it("a destructive part next to a too-deep part still wins", () => {
+    expect(classifyCommand(`${nestBashC("ls", MAX_DEPTH + 1)}; rm -rf /`)).toMatchObject({
+      tier: "destructive",
+    });
+  });
+
+  it("a command longer than the limit is dangerous", () => {
+    expect(classifyCommand(`echo ${"a".repeat(MAX_COMMAND_LENGTH)}`)).toMatchObject({
+      tier: "dangerous",
+      rule: "unparseable-command",
+    });
+  });
+
+  it("a long but legal command is classified", () => {
+    const body = "line of text\n".repeat(2_000);
+    expect(classifyCommand(`cat > notes.txt <<'EOF'\n${body}EOF\nsudo ls`)).toMatchObject({
+      tier: "destructive",
+    });
+  });
+
+  it("many unterminated substitutions stay within the scan budget", () => {
+    const result = classifyCommand("$(".repeat(20_000));
+    expect(result.tier).toBe("dangerous");
+  });
+
+  it("thousands of wrappers are bounded", () => {
+    expect(classifyCommand(`${"nohup ".repeat(5_000)}ls`)).toMatchObject({
+      tier: "dangerous",
+      rule: "nesting-too-deep",
+    });
+  });
+
+  it("a non-string command is dangerous", () => {
+    expect(classifyCommand(undefined as unknown as string)).toMatchObject({ tier: "dangerous" });
+  });
+});

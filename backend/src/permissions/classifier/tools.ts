@@ -1,0 +1,40 @@
+/**
+ * Tool-level rules (spec "Classification rules"): `bash`/`exec`/`shell` by their `command`;
+ * `write`/`file_write` dangerous for sensitive paths (`.env`, `credentials`, `.ssh`), else safe;
+ * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively.
+ */
+import { classifyCommand } from "./command";
+import { isSensitivePath } from "./paths";
+import { type Classification, dangerous, safe, shown } from "./types";
+
+const SHELL_TOOLS = new Set(["bash", "exec", "shell"]);
+const WRITE_TOOLS = new Set(["write", "file_write"]);
+const READ_TOOLS = new Set(["read", "file_read"]);
+const PATH_FIELDS = ["path", "file_path", "filePath"] as const;
+
+export function classifyToolCall(toolName: string, toolInput: unknown): Classification {
+  if (typeof toolName !== "string") return dangerous("unknown-tool", "unknown tool: (not a name)");
+  const name = toolName.toLowerCase();
+  const input =
+    toolInput !== null && typeof toolInput === "object" ? (toolInput as Record<string, unknown>) : null;
+  if (SHELL_TOOLS.has(name)) {
+    const command = input?.command;
+    if (typeof command !== "string") return dangerous("missing-command", `${name} without a command`);
+    return classifyCommand(command);
+  }
+  if (WRITE_TOOLS.has(name)) {
+    const paths: string[] = [];
+    for (const field of PATH_FIELDS) {
+      const value = input?.[field];
+      if (typeof value === "string") paths.push(value);
+    }
+    if (paths.length === 0) return dangerous("missing-path", `${name} without a path`);
+    for (const path of paths) {
+      if (isSensitivePath(path))
+        return dangerous("sensitive-file-write", `sensitive file write: ${shown(path)}`);
+    }
+    return safe("file-write", `file write: ${shown(paths[0])}`);
+  }
+  if (READ_TOOLS.has(name)) return safe("file-read", "file read");
+  return dangerous("unknown-tool", `unknown tool: ${shown(toolName)}`);
+}

@@ -1,0 +1,204 @@
+/**
+ * The agents' side of permissions: the pre-tool-use hook of an agent container asks
+ * `POST /api/hooks/classify` before every tool call and, for a dangerous one, long-polls
+ * `GET /api/hooks/decision/:requestId` until its user decides. Both authenticate with the agent's own
+ * gateway token (`Authorization: Bearer <OPENCLAW_GATEWAY_TOKEN>`), which names the agent and its user.
+ *
+ * The classify route is the hot path: for a safe call it costs the token lookup and the classifier only.
+ */
+import { HttpError } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type Request, type RequestHandler, type Response, Router } from "express";
+import type { Logger } from "pino";
+import { gatewayTokenStore, type TokenOwner } from "../agents/tokens";
+import type { BackendConfig } from "../config";
+import { parseBody } from "../http/body";
+import type { PermissionBus, PermissionEvent } from "./bus";
+import { decisionWaitQuery, parseHookClassifyBody } from "./schema";
+import { classifyAndQueue } from "./service";
+import { findAgentPermission, type PermissionStatus } from "./store";
+
+export interface HookRoutesDeps {
+  db: Database;
+  bus: PermissionBus;
+  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">;
+  logger?: Logger;
+  /** How often a waiting long-poll re-reads its row in case a bus event was lost (default 15 s). */
+  recheckIntervalMs?: number;
+}
+
+type DecisionEvent = Extract<PermissionEvent, { type: "decision" }>;
+
+/** `POST /api/hooks/classify` and `GET /api/hooks/decision/:requestId` (agent gateway token). */
+export function hookRoutes(deps: HookRoutesDeps): Router {
+  const { db, bus, logger } = deps;
+  const recheckIntervalMs = deps.recheckIntervalMs ?? 15_000;
+  const auth = agentTokenAuth(db, deps.config);
+  const waiters = decisionWaiters(bus);
+  const router = Router();
+
+  router.post("/api/hooks/classify", auth, async (req, res) => {
+    const owner = tokenOwnerOf(res);
+    const input = parseHookClassifyBody(req.body);
+    if (input.agentId !== undefined && input.agentId !== owner.agentId) {
+      throw new HttpError(403, "forbidden", "agentId is not the agent of this gateway token");
+    }
+    res.json(
+      await classifyAndQueue(
+        { db, bus, logger },
+        {
+          prefix: "hook",
+          agentId: owner.agentId,
+          userId: owner.userId,
+          toolName: input.toolName,
+          toolInput: input.toolInput,
+        },
+      ),
+    );
+  });
+
+  router.get(
+    "/api/hooks/decision/:requestId",
+    auth,
+    async (req: Request<{ requestId: string }>, res: Response) => {
+      const { agentId } = tokenOwnerOf(res);
+      const { wait = 0 } = parseBody(decisionWaitQuery, req.query);
+      // Listening from the start: a client that leaves during the first read is noticed too.
+      const clientGone = new AbortController();
+      res.on("close", () => clientGone.abort());
+      const { requestId } = req.params;
+      const request = await findAgentPermission(db, agentId, requestId);
+      if (!request) throw new HttpError(404, "permission_not_found", "permission request not found");
+      if (request.status !== "pending" || wait === 0) {
+        res.json(decisionJson(request.status));
+        return;
+      }
+      const status = await awaitDecision(
+        { db, waiters, logger, recheckIntervalMs },
+        { agentId, requestId, waitMs: wait * 1000, signal: clientGone.signal },
+      );
+      if (status && !res.headersSent) res.json(decisionJson(status));
+    },
+  );
+
+  return router;
+}
+
+/**
+ * Waits up to `waitMs` for the request to be decided: woken by the bus's decision event (any process),
+ * with a re-read right after subscribing (a decision made before the subscription) and every
+ * `recheckIntervalMs` (an event lost while the bus reconnected). "pending" when the wait ends; null when
+ * `signal` aborts first (the client went away). Every listener and timer is released when it settles.
+ */
+function awaitDecision(
+  deps: { db: Database; waiters: DecisionWaiters; logger?: Logger; recheckIntervalMs: number },
+  input: { agentId: string; requestId: string; waitMs: number; signal: AbortSignal },
+): Promise<PermissionStatus | null> {
+  const { agentId, requestId, signal } = input;
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(null);
+      return;
+    }
+    const cleanups: Array<() => void> = [];
+    let settled = false;
+    const settle = (status: PermissionStatus | null) => {
+      if (settled) return;
+      settled = true;
+      for (const cleanup of cleanups) cleanup();
+      resolve(status);
+    };
+    const reread = () => {
+      findAgentPermission(deps.db, agentId, requestId).then(
+        (row) => {
+          if (row && row.status !== "pending") settle(row.status);
+        },
+        (err: unknown) => deps.logger?.warn({ err, requestId }, "re-reading a permission request failed"),
+      );
+    };
+    cleanups.push(deps.waiters.add(requestId, (event) => settle(event.status)));
+    const deadline = setTimeout(() => settle("pending"), input.waitMs);
+    const recheck = setInterval(reread, deps.recheckIntervalMs);
+    const onAbort = () => settle(null);
+    signal.addEventListener("abort", onAbort);
+    cleanups.push(
+      () => clearTimeout(deadline),
+      () => clearInterval(recheck),
+      () => signal.removeEventListener("abort", onAbort),
+    );
+    reread();
+  });
+}
+
+/** `{status, allow}`: allowed only once approved. */
+function decisionJson(status: PermissionStatus): { status: PermissionStatus; allow: boolean } {
+  return { status, allow: status === "approved" };
+}
+
+/**
+ * One bus subscription for every waiting long-poll of this router (held only while someone waits),
+ * dispatching decisions by request id.
+ */
+type DecisionWaiters = ReturnType<typeof decisionWaiters>;
+
+function decisionWaiters(bus: PermissionBus) {
+  const byRequest = new Map<string, Set<(event: DecisionEvent) => void>>();
+  let unsubscribe: (() => void) | undefined;
+  return {
+    add(requestId: string, onDecision: (event: DecisionEvent) => void): () => void {
+      let waiting = byRequest.get(requestId);
+      if (!waiting) {
+        waiting = new Set();
+        byRequest.set(requestId, waiting);
+      }
+      waiting.add(onDecision);
+      unsubscribe ??= bus.subscribe((event) => {
+        if (event.type !== "decision") return;
+        for (const wake of [...(byRequest.get(event.requestId) ?? [])]) wake(event);
+      });
+      const own = waiting;
+      return () => {
+        own.delete(onDecision);
+        if (own.size === 0 && byRequest.get(requestId) === own) byRequest.delete(requestId);
+        if (byRequest.size === 0) {
+          unsubscribe?.();
+          unsubscribe = undefined;
+        }
+      };
+    },
+  };
+}
+
+/**
+ * `Authorization: Bearer <gateway token>`: the agent (and its user) whose current token it is, on
+ * `res.locals.tokenOwner`. 401 for a missing or unknown token; 503 while tokens cannot be read.
+ */
+export function agentTokenAuth(
+  db: Database,
+  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">,
+): RequestHandler {
+  const tokens = gatewayTokenStore(db, config.DATA_ENCRYPTION_KEY);
+  return async (req, res, next) => {
+    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
+    if (!match) {
+      throw new HttpError(401, "unauthorized", "Authorization: Bearer <agent gateway token> required");
+    }
+    if (!tokens.usable) {
+      throw new HttpError(
+        503,
+        "data_encryption_key_unset",
+        "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be checked",
+      );
+    }
+    const owner = await tokens.findOwner(match[1]);
+    if (!owner) throw new HttpError(401, "unauthorized", "invalid agent gateway token");
+    res.locals.tokenOwner = owner;
+    next();
+  };
+}
+
+function tokenOwnerOf(res: Response): TokenOwner {
+  const owner = res.locals.tokenOwner as TokenOwner | undefined;
+  if (!owner) throw new Error("agentTokenAuth must run before this handler");
+  return owner;
+}

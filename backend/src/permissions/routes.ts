@@ -1,0 +1,96 @@
+import { type Clock, HttpError, safeEqual, systemClock } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type RequestHandler, Router } from "express";
+import type { Logger } from "pino";
+import { findAgent } from "../agents/service";
+import { validateApiKey } from "../apikeys/service";
+import { requireInternalKey } from "../auth/internal-key";
+import { userContextOf, userContextSecret, verifyUserContext } from "../auth/user-context";
+import type { BackendConfig } from "../config";
+import { parseBody } from "../http/body";
+import type { PermissionBus } from "./bus";
+import { hookRoutes } from "./hooks";
+import { classifyBody, decisionBody, listQuery } from "./schema";
+import { classifyAndQueue, decideAndPublish } from "./service";
+import { listPendingPermissions, permissionJson } from "./store";
+
+export type PermissionRoutesConfig = Pick<
+  BackendConfig,
+  "INTERNAL_API_KEY" | "HMAC_SECRET" | "DATA_ENCRYPTION_KEY"
+>;
+
+export interface PermissionRoutesDeps {
+  db: Database;
+  bus: PermissionBus;
+  config: PermissionRoutesConfig;
+  logger?: Logger;
+  /** Records `last_used_at` of API keys. */
+  clock?: Clock;
+}
+
+/**
+ * Permissions (spec "Permissions"), for the authenticated user:
+ * POST `/api/permissions/classify` `{agentId, toolName, toolInput}` → `{allow, tier, reason, requestId?}`,
+ * GET `/api/permissions?agentId=` → `{pending}`, POST `/api/permissions` `{requestId, decision}` →
+ * `{success, requestId, decision, tier}`; plus the agents' hook routes (`hooks.ts`).
+ */
+export function permissionRoutes(deps: PermissionRoutesDeps): Router {
+  const { db, bus, logger } = deps;
+  const service = { db, bus, logger };
+  const auth = permissionAuth(db, deps.config, deps.clock ?? systemClock);
+  const router = Router();
+
+  router.post("/api/permissions/classify", auth, async (req, res) => {
+    const { userId } = userContextOf(res);
+    const body = parseBody(classifyBody, req.body);
+    const agent = await findAgent(db, body.agentId, userId);
+    if (!agent) throw new HttpError(404, "agent_not_found", "agent not found");
+    res.json(await classifyAndQueue(service, { prefix: "perm", userId, ...body }));
+  });
+
+  router.get("/api/permissions", auth, async (req, res) => {
+    const { agentId } = parseBody(listQuery, req.query);
+    const pending = await listPendingPermissions(db, userContextOf(res).userId, agentId);
+    res.json({ pending: pending.map(permissionJson) });
+  });
+
+  router.post("/api/permissions", auth, async (req, res) => {
+    const { requestId, decision } = parseBody(decisionBody, req.body ?? {});
+    res.json(await decideAndPublish(service, { userId: userContextOf(res).userId, requestId, decision }));
+  });
+
+  router.use(hookRoutes({ db, bus, config: deps.config, logger }));
+  return router;
+}
+
+/**
+ * Bearer of the permission endpoints: the internal key with a signed user context (the web proxy), or a
+ * user's own `svc_` API key (its user, no context headers needed). 401 when the header is missing or an API
+ * key is not valid, 403 when another key does not match the internal key (spec "Internal API key").
+ */
+function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clock): RequestHandler {
+  const internalKey = requireInternalKey(config.INTERNAL_API_KEY);
+  const userContext = verifyUserContext({ secret: userContextSecret(config), required: true });
+  return async (req, res, next) => {
+    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
+    if (!match) {
+      throw new HttpError(
+        401,
+        "unauthorized",
+        "Authorization: Bearer <internal API key> or Bearer <svc_ API key> required",
+      );
+    }
+    const presented = match[1];
+    const isInternalKey =
+      Boolean(config.INTERNAL_API_KEY) && safeEqual(presented, config.INTERNAL_API_KEY ?? "");
+    if (!isInternalKey && presented.startsWith("svc_")) {
+      const key = await validateApiKey({ db, clock }, presented);
+      if (!key.valid) throw new HttpError(401, "unauthorized", "invalid API key");
+      res.locals.userContext = { userId: key.userId, userEmail: "", userRole: "user" };
+      next();
+      return;
+    }
+    // Both throw their 401/403/500 synchronously, so the chain needs no error callback.
+    internalKey(req, res, () => userContext(req, res, next));
+  };
+}

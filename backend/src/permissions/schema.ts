@@ -1,0 +1,79 @@
+/** Inputs of the permission and hook endpoints (spec "Permissions"). */
+import { HttpError } from "@svc/common";
+import { z } from "zod";
+
+const required = (what: string) => (issue: { input: unknown }) =>
+  issue.input === undefined ? "is required" : `must be ${what}`;
+
+const nonEmptyString = z.string({ error: required("a string") }).min(1, "must not be empty");
+const toolInput = z.record(z.string(), z.unknown(), { error: "must be an object" });
+
+/** `POST /api/permissions/classify`: `{agentId, toolName, toolInput}` (toolInput defaults to `{}`). */
+export const classifyBody = z.object({
+  agentId: nonEmptyString,
+  toolName: nonEmptyString,
+  toolInput: toolInput.optional().default({}),
+});
+
+export const PERMISSION_DECISIONS = ["approve", "reject", "approve_always"] as const;
+
+/** `POST /api/permissions`: `feedback` and `modifiedInput` are accepted and unused (spec). */
+export const decisionBody = z.strictObject({
+  requestId: nonEmptyString,
+  decision: z.enum(PERMISSION_DECISIONS, {
+    error: (issue) =>
+      issue.input === undefined ? "is required" : "must be one of approve, reject, approve_always",
+  }),
+  feedback: z.string({ error: "must be a string" }).optional(),
+  modifiedInput: z.string({ error: "must be a string" }).optional(),
+});
+
+/** `GET /api/permissions` query: optional `agentId`. */
+export const listQuery = z.object({
+  agentId: z.string({ error: "must be a single string" }).min(1, "must not be empty").optional(),
+});
+
+export interface HookClassifyInput {
+  /** When given, it must be the agent of the presented gateway token. */
+  agentId?: string;
+  toolName: string;
+  toolInput: Record<string, unknown>;
+}
+
+/**
+ * `POST /api/hooks/classify`: either the platform shape `{agentId?, toolName, toolInput?}` or the common
+ * pre-tool-use hook body `{tool_name, tool_input?, session_id?, hook_event_name?, ...}` (other hook fields
+ * such as `cwd` or `transcript_path` are ignored). Checked by hand rather than with zod: this is the hot
+ * path of every agent tool call, and the two shapes share the same three checks.
+ */
+export function parseHookClassifyBody(body: unknown): HookClassifyInput {
+  if (!isPlainObject(body)) {
+    throw new HttpError(400, "invalid_request", "request body must be a JSON object");
+  }
+  const toolName = body.toolName ?? body.tool_name;
+  if (typeof toolName !== "string" || toolName.length === 0) {
+    throw new HttpError(400, "invalid_request", "toolName (or tool_name) is required and must be a string");
+  }
+  const toolInput = body.toolInput ?? body.tool_input ?? {};
+  if (!isPlainObject(toolInput)) {
+    throw new HttpError(400, "invalid_request", "toolInput (or tool_input) must be an object");
+  }
+  const { agentId } = body;
+  if (agentId !== undefined && (typeof agentId !== "string" || agentId.length === 0)) {
+    throw new HttpError(400, "invalid_request", "agentId must be a non-empty string");
+  }
+  return { agentId, toolName, toolInput };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `GET /api/hooks/decision/:requestId?wait=<seconds>`: 0 to 55 (larger values are capped), default 0. */
+export const decisionWaitQuery = z.object({
+  wait: z
+    .string({ error: "must be a number of seconds" })
+    .regex(/^\d+(\.\d+)?$/, "must be a number of seconds")
+    .transform((value) => Math.min(Number(value), 55))
+    .optional(),
+});

@@ -1,0 +1,311 @@
+/**
+ * The permission WebSocket, `ws://HOST/ws/permissions?userId=<id>` (spec "Events" → "Permission WebSocket").
+ *
+ * Who may connect: the socket must prove it is `userId`, by a ticket (`&token=<ticket>` from the web's
+ * `GET /api/permissions/ws-ticket`, see ./ticket.ts) or by the web's session cookie `svc-session` (when the
+ * backend is reached on the web's host). Missing `userId`: the upgrade is accepted, then closed with 4001.
+ * No valid proof, or a proof of another user: closed with 4003. Any other path: the handler returns false,
+ * so the server can hand the upgrade to its next handler.
+ *
+ * Frames are JSON objects `{type, ...data}`:
+ * - server → client: `connected` {userId, timestamp} on open; `heartbeat` {timestamp} every 30 s;
+ *   `pong` {timestamp}; `permission_request` {id, command, tier, reason, agentId} for every dangerous
+ *   request of the user; `decision_ack` {requestId, decision, timestamp} for every decision of the user
+ *   (the deciding socket gets exactly one, its answer; the user's other sockets learn of it too);
+ *   `error` {message, requestId?} for an unparseable or unknown message, or a decision that failed
+ *   (`requestId` when the failed message named one).
+ * - client → server: `decision` {requestId, decision: approve | reject | approve_always} (recorded exactly
+ *   like `POST /api/permissions`, through `decideAndPublish`), `ping`.
+ * Timestamps are Unix ms. Each process subscribes to the permission bus once (PostgreSQL LISTEN/NOTIFY)
+ * and fans every event out to its own sockets of that event's user, so a request classified by any backend
+ * process reaches the user's sockets on every process, and no user ever receives another user's events.
+ * Each heartbeat also sends a protocol ping; a socket that missed two pongs in a row is dropped.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { type Clock, cookieFromHeader, isHttpError, sha256Hex, systemClock } from "@svc/common";
+import type { Database } from "@svc/db";
+import { sessions } from "@svc/db/schema";
+import { and, eq, gt } from "drizzle-orm";
+import type { Logger } from "pino";
+import { type RawData, WebSocket, WebSocketServer } from "ws";
+import { z } from "zod";
+import { userContextSecret } from "../auth/user-context";
+import type { BackendConfig } from "../config";
+import type { PermissionBus, PermissionEvent } from "./bus";
+import { decideAndPublish } from "./service";
+import { verifyPermissionTicket } from "./ticket";
+
+export const PERMISSION_SOCKET_PATH = "/ws/permissions";
+export const HEARTBEAT_INTERVAL_MS = 30_000;
+/** The web's session cookie (web/lib/sessions/service.ts): 32 random bytes, only their SHA-256 stored. */
+export const SESSION_COOKIE = "svc-session";
+export const CLOSE_USER_ID_REQUIRED = 4001;
+export const CLOSE_FORBIDDEN = 4003;
+/** Largest client message; a bigger one closes the socket (1009). */
+const MAX_MESSAGE_BYTES = 16 * 1024;
+/** A client that lets this much pile up unread is dropped rather than buffered without end. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+const MISSED_PONGS_BEFORE_DROP = 2;
+/** Decisions of one socket remembered to skip their bus echo. */
+const MAX_TRACKED_DECISIONS = 1_000;
+
+export interface PermissionSocketDeps {
+  db: Database;
+  bus: PermissionBus;
+  config: Pick<BackendConfig, "HMAC_SECRET" | "INTERNAL_API_KEY">;
+  logger: Logger;
+  /** Ticket and session expiry, frame timestamps (default: the system clock). */
+  clock?: Clock;
+  /** Heartbeat period (default 30 s, the spec's). */
+  heartbeatIntervalMs?: number;
+}
+
+/** The server's `upgrade` listener for `/ws/permissions`, plus `close()` for shutdown. */
+export type PermissionSocketUpgrade = ((req: IncomingMessage, socket: Duplex, head: Buffer) => boolean) & {
+  /** Unsubscribes from the bus and closes every socket (1001). */
+  close(): void;
+  /** Open sockets of this process (all users). */
+  socketCount(): number;
+};
+
+interface Client {
+  ws: WebSocket;
+  userId: string;
+  missedPongs: number;
+  /**
+   * This socket's own decisions: `waiting` while decideAndPublish runs, `answered` once its ack was sent.
+   * The bus echo of an `answered` decision is skipped; an echo that beats the answer becomes the answer.
+   */
+  ownDecisions: Map<string, "waiting" | "answered">;
+}
+
+const decisionMessage = z.object({
+  requestId: z
+    .string({
+      error: (i) => (i.input === undefined ? "requestId is required" : "requestId must be a string"),
+    })
+    .min(1, "requestId is required")
+    .max(200, "requestId is too long"),
+  decision: z.enum(["approve", "reject", "approve_always"], {
+    error: (i) =>
+      i.input === undefined ? "decision is required" : "decision must be approve, reject or approve_always",
+  }),
+});
+
+/** Builds the upgrade listener; it subscribes to the bus at once (one subscription per process). */
+export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionSocketUpgrade {
+  const { db, bus, config, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const heartbeatMs = deps.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS;
+  const server = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+  });
+  const clients = new Map<string, Set<Client>>();
+  const now = () => clock.now().getTime();
+
+  const send = (client: Client, frame: Record<string, unknown>) => {
+    if (client.ws.readyState !== WebSocket.OPEN) return;
+    if (client.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      client.ws.terminate();
+      return;
+    }
+    client.ws.send(JSON.stringify(frame));
+  };
+
+  const unsubscribe = bus.subscribe((event: PermissionEvent) => {
+    const own = clients.get(event.userId);
+    if (!own) return;
+    if (event.type === "permission_request") {
+      const { id, command, tier, reason, agentId } = event.request;
+      for (const client of own)
+        send(client, { type: "permission_request", id, command, tier, reason, agentId });
+      return;
+    }
+    if (event.type === "decision") {
+      const ack = {
+        type: "decision_ack",
+        requestId: event.requestId,
+        decision: event.decision,
+        timestamp: event.timestamp,
+      };
+      for (const client of own) {
+        const mine = client.ownDecisions.get(event.requestId);
+        if (mine === "answered") client.ownDecisions.delete(event.requestId);
+        else {
+          if (mine === "waiting") client.ownDecisions.set(event.requestId, "answered");
+          send(client, ack);
+        }
+      }
+    }
+  });
+
+  const decide = async (client: Client, message: Record<string, unknown>) => {
+    const parsed = decisionMessage.safeParse(message);
+    if (!parsed.success) {
+      const named = typeof message.requestId === "string" ? message.requestId.slice(0, 200) : undefined;
+      const reason = parsed.error.issues[0]?.message ?? "invalid decision";
+      send(client, { type: "error", message: reason, requestId: named });
+      return;
+    }
+    const { requestId, decision } = parsed.data;
+    const own = client.ownDecisions;
+    if (own.get(requestId) === "waiting") {
+      send(client, {
+        type: "error",
+        message: "a decision for this request is already in progress",
+        requestId,
+      });
+      return;
+    }
+    // Echoes that never came (a lost NOTIFY) must not pile up on a long-lived socket.
+    if (own.size >= MAX_TRACKED_DECISIONS) own.delete(own.keys().next().value as string);
+    own.set(requestId, "waiting");
+    try {
+      await decideAndPublish({ db, bus, logger }, { userId: client.userId, requestId, decision });
+    } catch (err) {
+      own.delete(requestId);
+      if (isHttpError(err) && err.status < 500) {
+        send(client, { type: "error", message: err.message, requestId });
+      } else {
+        logger.error({ err, userId: client.userId }, "permission decision over the WebSocket failed");
+        send(client, { type: "error", message: "the decision could not be recorded", requestId });
+      }
+      return;
+    }
+    if (own.get(requestId) === "answered") {
+      // The bus delivered the decision first, and that was sent as this socket's answer.
+      own.delete(requestId);
+      return;
+    }
+    own.set(requestId, "answered");
+    send(client, { type: "decision_ack", requestId, decision, timestamp: now() });
+  };
+
+  const onMessage = (client: Client, data: RawData) => {
+    let message: unknown;
+    try {
+      message = JSON.parse(rawText(data));
+    } catch {
+      send(client, { type: "error", message: "message is not valid JSON" });
+      return;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      send(client, { type: "error", message: "message must be a JSON object with a type" });
+      return;
+    }
+    const { type } = message as { type?: unknown };
+    if (type === "ping") send(client, { type: "pong", timestamp: now() });
+    else if (type === "decision") void decide(client, message as Record<string, unknown>);
+    else if (typeof type === "string") {
+      send(client, { type: "error", message: `unknown message type: ${type.slice(0, 64)}` });
+    } else send(client, { type: "error", message: "message must be a JSON object with a type" });
+  };
+
+  const open = (ws: WebSocket, userId: string) => {
+    const client: Client = { ws, userId, missedPongs: 0, ownDecisions: new Map() };
+    let own = clients.get(userId);
+    if (!own) {
+      own = new Set();
+      clients.set(userId, own);
+    }
+    own.add(client);
+    const heartbeat = setInterval(() => {
+      if (client.missedPongs >= MISSED_PONGS_BEFORE_DROP) {
+        ws.terminate();
+        return;
+      }
+      client.missedPongs += 1;
+      ws.ping();
+      send(client, { type: "heartbeat", timestamp: now() });
+    }, heartbeatMs);
+    heartbeat.unref();
+    ws.on("pong", () => {
+      client.missedPongs = 0;
+    });
+    ws.on("message", (data) => onMessage(client, data));
+    ws.on("error", () => ws.terminate());
+    ws.on("close", () => {
+      clearInterval(heartbeat);
+      const set = clients.get(userId);
+      set?.delete(client);
+      if (set?.size === 0) clients.delete(userId);
+    });
+    send(client, { type: "connected", userId, timestamp: now() });
+  };
+
+  /** Completes the WebSocket handshake, then hands the socket on. */
+  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, then: (ws: WebSocket) => void) => {
+    server.handleUpgrade(req, socket, head, then);
+  };
+
+  /** Whether the request proves it is `userId`: a valid ticket for it, else a live session of it. */
+  const proves = async (req: IncomingMessage, url: URL, userId: string): Promise<boolean> => {
+    const token = url.searchParams.get("token");
+    const secret = userContextSecret(config);
+    if (token && secret) {
+      const ticket = verifyPermissionTicket(secret, token, now());
+      if (ticket.ok && ticket.userId === userId) return true;
+    }
+    const sessionToken = cookieFromHeader(req.headers.cookie, SESSION_COOKIE);
+    if (!sessionToken) return false;
+    return (await sessionUserId(db, sessionToken, clock.now())) === userId;
+  };
+
+  const handler = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== PERMISSION_SOCKET_PATH && url.pathname !== `${PERMISSION_SOCKET_PATH}/`)
+      return false;
+    socket.on("error", () => socket.destroy());
+    const userId = url.searchParams.get("userId");
+    if (!userId) {
+      accept(req, socket, head, (ws) => ws.close(CLOSE_USER_ID_REQUIRED, "userId is required"));
+      return true;
+    }
+    proves(req, url, userId)
+      .then((ok) =>
+        accept(req, socket, head, (ws) => {
+          if (ok) open(ws, userId);
+          else ws.close(CLOSE_FORBIDDEN, "no valid session or ticket for this userId");
+        }),
+      )
+      .catch((err: unknown) => {
+        logger.error({ err }, "permission socket authentication failed");
+        accept(req, socket, head, (ws) => ws.close(1011, "internal error"));
+      });
+    return true;
+  };
+
+  return Object.assign(handler, {
+    close() {
+      unsubscribe();
+      for (const own of clients.values()) {
+        for (const client of own) client.ws.close(1001, "server shutting down");
+      }
+      server.close();
+    },
+    socketCount() {
+      let count = 0;
+      for (const own of clients.values()) count += own.size;
+      return count;
+    },
+  });
+}
+
+/** The user of a live web session token (the web's `findSessionUser`, without the user row). */
+export async function sessionUserId(db: Database, token: string, now: Date): Promise<string | null> {
+  const rows = await db
+    .select({ userId: sessions.userId })
+    .from(sessions)
+    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, now)))
+    .limit(1);
+  return rows[0]?.userId ?? null;
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  return Buffer.from(data).toString("utf8");
+}

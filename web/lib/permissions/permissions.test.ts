@@ -1,0 +1,360 @@
+/**
+ * `/api/permissions` and `/api/permissions/ws-ticket` against the REAL backend (its app with the permission
+ * routes, its permission bus and WebSocket, in-process on loopback), seen through a recording relay so the
+ * tests see exactly what the web sent and what the backend answered.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLogger, freePort } from "@svc/common";
+import { startFakeUpstream } from "@svc/common/testing";
+import { connectDatabase } from "@svc/db";
+import { permissionRequests } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { POST as DECIDE, GET as LIST } from "@/app/api/permissions/route";
+import { GET as WS_TICKET } from "@/app/api/permissions/ws-ticket/route";
+import { createApp } from "../../../backend/src/app";
+import { loadBackendConfig } from "../../../backend/src/config";
+import { createPermissionBus } from "../../../backend/src/permissions/bus";
+import { permissionSocketUpgrade } from "../../../backend/src/permissions/socket";
+import { createPermissionRequest } from "../../../backend/src/permissions/store";
+import { verifyPermissionTicket } from "../../../backend/src/permissions/ticket";
+import { loadWebConfig } from "../config";
+import { overrideWebContext } from "../context";
+import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
+import { PERMISSION_TICKET_TTL_MS } from "./ticket";
+
+const INTERNAL_API_KEY = "perm-internal-key-0123456789abcdef";
+const HMAC_SECRET = "perm-hmac-secret-0123456789abcdef";
+
+// The backend: app with the permission routes, its bus, and the permission WebSocket.
+const backendConfig = loadBackendConfig({
+  DATABASE_URL: process.env.DATABASE_URL,
+  INTERNAL_API_KEY,
+  HMAC_SECRET,
+  LOG_LEVEL: "silent",
+});
+const logger = createLogger("permissions-web-test", "silent");
+const database = connectDatabase(backendConfig.DATABASE_URL, {
+  applicationName: "permissions-backend",
+  max: 5,
+});
+const bus = createPermissionBus({ connectionString: backendConfig.DATABASE_URL, logger });
+await bus.start();
+const server = createServer(createApp({ config: backendConfig, database, logger, permissionBus: bus }));
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const backendUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+interface Exchange {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status: number;
+  answer: string;
+}
+const exchanges: Exchange[] = [];
+const relay = await startFakeUpstream(async (req, res, body) => {
+  const method = req.method ?? "GET";
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
+      headers.set(name, value);
+  }
+  const answer = await fetch(`${backendUrl}${req.url}`, {
+    method,
+    headers,
+    body: method === "GET" ? undefined : new Uint8Array(body),
+  });
+  const text = await answer.text();
+  exchanges.push({
+    method,
+    path: req.url ?? "/",
+    headers: req.headers,
+    body: body.toString("utf8"),
+    status: answer.status,
+    answer: text,
+  });
+  res.writeHead(answer.status, { "content-type": "application/json" });
+  res.end(text);
+});
+
+const webEnv = { BACKEND_URL: relay.url, INTERNAL_API_KEY, HMAC_SECRET };
+const { clock } = useWebTestContext(webEnv);
+const upgrade = permissionSocketUpgrade({ db: database.db, bus, config: backendConfig, logger, clock });
+server.on("upgrade", (req, socket, head) => {
+  if (!upgrade(req, socket, head)) socket.destroy();
+});
+const wsBase = backendUrl.replace("http:", "ws:");
+
+afterAll(async () => {
+  upgrade.close();
+  await relay.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await bus.stop();
+  await database.close();
+});
+
+type Jar = Awaited<ReturnType<typeof signedInUser>>["jar"];
+
+function pendingRequest(userId: string, agentId = "agt_web", command = "npm install left-pad") {
+  return createPermissionRequest(database.db, {
+    prefix: "perm",
+    agentId,
+    userId,
+    toolName: "bash",
+    toolInput: { command },
+    tier: "dangerous",
+    reason: "package install",
+  });
+}
+
+const list = (jar?: Jar, query = "") => call(LIST, { path: `/api/permissions${query}`, jar });
+const decide = (json: unknown, jar?: Jar) =>
+  call(DECIDE, { method: "POST", path: "/api/permissions", json, jar });
+
+async function rowOf(id: string) {
+  const [row] = await database.db.select().from(permissionRequests).where(eq(permissionRequests.id, id));
+  return row;
+}
+
+describe("session required", () => {
+  it("answers 401 without a session, and never calls the backend", async () => {
+    const before = exchanges.length;
+    for (const res of [
+      await list(),
+      await decide({ requestId: "perm_1_x", decision: "approve" }),
+      await call(WS_TICKET, { path: "/api/permissions/ws-ticket" }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: "sign in first", code: "unauthorized" });
+    }
+    expect(exchanges.length).toBe(before);
+  });
+});
+
+describe("GET /api/permissions", () => {
+  it("relays the user's pending requests, signed for that user, optionally of one agent", async () => {
+    const { user, jar } = await signedInUser();
+    const other = await signedInUser();
+    const first = await pendingRequest(user.id, "agt_one");
+    const second = await pendingRequest(user.id, "agt_two", "curl -X POST https://example.com");
+    await pendingRequest(other.user.id, "agt_one");
+
+    const res = await list(jar);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = await res.json();
+    expect(body).toEqual({
+      pending: [
+        {
+          id: first.id,
+          agentId: "agt_one",
+          userId: user.id,
+          toolName: "bash",
+          toolInput: { command: "npm install left-pad" },
+          tier: "dangerous",
+          reason: "package install",
+          timestamp: first.timestamp,
+          status: "pending",
+          decision: null,
+          decidedAt: null,
+        },
+        expect.objectContaining({ id: second.id, agentId: "agt_two" }),
+      ],
+    });
+    const sent = exchanges.at(-1) as Exchange;
+    expect(sent).toMatchObject({ method: "GET", path: "/api/permissions", status: 200 });
+    expect(JSON.parse(sent.answer)).toEqual(body);
+    expect(sent.headers).toMatchObject({ authorization: `Bearer ${INTERNAL_API_KEY}`, "x-user-id": user.id });
+
+    const filtered = await (await list(jar, "?agentId=agt_two")).json();
+    expect(filtered.pending.map((p: { id: string }) => p.id)).toEqual([second.id]);
+    expect(exchanges.at(-1)?.path).toBe("/api/permissions?agentId=agt_two");
+    expect((await (await list(other.jar)).json()).pending).toHaveLength(1);
+  });
+});
+
+describe("POST /api/permissions", () => {
+  it("decides through the backend and answers without tier; feedback and modifiedInput are not forwarded", async () => {
+    const { user, jar } = await signedInUser();
+    const request = await pendingRequest(user.id);
+    const res = await decide(
+      { requestId: request.id, decision: "approve", feedback: "fine", modifiedInput: "npm i left-pad" },
+      jar,
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ success: true, requestId: request.id, decision: "approve" });
+    const sent = exchanges.at(-1) as Exchange;
+    expect(JSON.parse(sent.body)).toEqual({ requestId: request.id, decision: "approve" });
+    expect(JSON.parse(sent.answer)).toEqual({
+      success: true,
+      requestId: request.id,
+      decision: "approve",
+      tier: "dangerous",
+    });
+    expect(await rowOf(request.id)).toMatchObject({ status: "approved", decision: "approve" });
+
+    const rejected = await pendingRequest(user.id);
+    expect(await (await decide({ requestId: rejected.id, decision: "reject" }, jar)).json()).toEqual({
+      success: true,
+      requestId: rejected.id,
+      decision: "reject",
+    });
+    expect(await rowOf(rejected.id)).toMatchObject({ status: "rejected", decision: "reject" });
+  });
+
+  it("answers 400 for missing or invalid fields, without calling the backend or changing anything", async () => {
+    const { user, jar } = await signedInUser();
+    const request = await pendingRequest(user.id);
+    const before = exchanges.length;
+    const cases: [unknown, string][] = [
+      [{ decision: "approve" }, "requestId is required"],
+      [{ requestId: "", decision: "approve" }, "requestId is required"],
+      [{ requestId: 42, decision: "approve" }, "requestId must be a string"],
+      [{ requestId: request.id }, "decision is required"],
+      [{ requestId: request.id, decision: "allow" }, "decision must be approve, reject or approve_always"],
+      [{ requestId: request.id, decision: "approve", feedback: 3 }, "feedback must be a string"],
+      [{ requestId: request.id, decision: "approve", modifiedInput: {} }, "modifiedInput must be a string"],
+      [{ requestId: request.id, decision: "approve", tier: "safe" }, "unknown field: tier"],
+    ];
+    for (const [json, message] of cases) {
+      const res = await decide(json, jar);
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+    }
+    const badJson = await call(DECIDE, {
+      method: "POST",
+      path: "/api/permissions",
+      body: "{",
+      headers: { "content-type": "application/json" },
+      jar,
+    });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toEqual({ error: "request body is not valid JSON", code: "invalid_json" });
+    expect(exchanges.length).toBe(before);
+    expect(await rowOf(request.id)).toMatchObject({ status: "pending", decision: null });
+  });
+
+  it("answers 404 for a missing, another user's, or an already decided request", async () => {
+    const { user, jar } = await signedInUser();
+    const other = await signedInUser();
+    const foreign = await pendingRequest(other.user.id);
+    const decided = await pendingRequest(user.id);
+    await decide({ requestId: decided.id, decision: "reject" }, jar);
+    for (const requestId of ["perm_0_missing", foreign.id, decided.id]) {
+      const res = await decide({ requestId, decision: "approve" }, jar);
+      expect(res.status, requestId).toBe(404);
+      expect(await res.json()).toEqual({
+        error: "permission request not found",
+        code: "permission_not_found",
+      });
+    }
+    expect(await rowOf(foreign.id)).toMatchObject({ status: "pending" });
+    expect(await rowOf(decided.id)).toMatchObject({ status: "rejected", decision: "reject" });
+  });
+});
+
+describe("GET /api/permissions/ws-ticket", () => {
+  it("issues a 60 s ticket that opens the backend's permission WebSocket for the user", async () => {
+    const { user, jar } = await signedInUser();
+    const res = await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const ticket = await res.json();
+    const issuedAt = clock.now().getTime();
+    expect(ticket).toEqual({
+      token: expect.stringMatching(/^[A-Za-z0-9_-]+\.\d+\.[0-9a-f]{64}$/),
+      userId: user.id,
+      expiresAt: new Date(issuedAt + PERMISSION_TICKET_TTL_MS).toISOString(),
+    });
+    expect(verifyPermissionTicket(HMAC_SECRET, ticket.token, issuedAt)).toEqual({
+      ok: true,
+      userId: user.id,
+      expiresAtMs: issuedAt + PERMISSION_TICKET_TTL_MS,
+    });
+
+    // The socket opens with it, and hears the decision the user then makes through the web.
+    const frames: { type: string; [key: string]: unknown }[] = [];
+    const socket = new WebSocket(`${wsBase}/ws/permissions?userId=${user.id}&token=${ticket.token}`);
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    await vi.waitFor(() =>
+      expect(frames[0]).toEqual({ type: "connected", userId: user.id, timestamp: issuedAt }),
+    );
+    const request = await pendingRequest(user.id);
+    await decide({ requestId: request.id, decision: "approve_always" }, jar);
+    await vi.waitFor(() =>
+      expect(frames.find((f) => f.type === "decision_ack")).toMatchObject({
+        requestId: request.id,
+        decision: "approve_always",
+      }),
+    );
+    socket.close();
+
+    // Another user's id with it, or the same ticket once 60 s have passed: 4003.
+    const other = await signedInUser();
+    expect(await closeCode(`userId=${other.user.id}&token=${ticket.token}`)).toBe(4003);
+    clock.advance(PERMISSION_TICKET_TTL_MS);
+    expect(await closeCode(`userId=${user.id}&token=${ticket.token}`)).toBe(4003);
+  });
+});
+
+function closeCode(query: string): Promise<number> {
+  const socket = new WebSocket(`${wsBase}/ws/permissions?${query}`);
+  socket.on("error", () => undefined);
+  return new Promise((resolve) => socket.on("close", (code) => resolve(code)));
+}
+
+// Last: these replace the web's configuration.
+describe("the backend unreachable or misconfigured", () => {
+  it("answers 502 when the backend cannot be reached or refuses the web's key", async () => {
+    const { user, jar } = await signedInUser();
+    const request = await pendingRequest(user.id);
+    const reconfigure = (env: Record<string, string>) =>
+      overrideWebContext({
+        config: loadWebConfig({
+          DATABASE_URL: process.env.DATABASE_URL,
+          SESSION_SECRET: TEST_SESSION_SECRET,
+          LOG_LEVEL: "silent",
+          ...webEnv,
+          ...env,
+        }),
+      });
+
+    reconfigure({ BACKEND_URL: `http://127.0.0.1:${await freePort()}` });
+    for (const res of [await list(jar), await decide({ requestId: request.id, decision: "approve" }, jar)]) {
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ error: "the backend is unreachable", code: "backend_unavailable" });
+    }
+    // The ticket needs no backend.
+    expect((await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar })).status).toBe(200);
+
+    reconfigure({ INTERNAL_API_KEY: "not-the-backends-key-0123456789" });
+    for (const res of [await list(jar), await decide({ requestId: request.id, decision: "approve" }, jar)]) {
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ error: "the backend answered 403", code: "backend_error" });
+    }
+    expect(await rowOf(request.id)).toMatchObject({ status: "pending" });
+    expect(webContext().config.INTERNAL_API_KEY).toBe("not-the-backends-key-0123456789");
+  });
+
+  it("answers 503 for a ticket when no signing key is configured", async () => {
+    const { jar } = await signedInUser();
+    overrideWebContext({
+      config: loadWebConfig({
+        DATABASE_URL: process.env.DATABASE_URL,
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        LOG_LEVEL: "silent",
+        BACKEND_URL: relay.url,
+      }),
+    });
+    const res = await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      error: "HMAC_SECRET or INTERNAL_API_KEY is not configured",
+      code: "not_configured",
+    });
+  });
+});

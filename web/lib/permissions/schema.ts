@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+const unknownKeys = {
+  error: (issue: { code: string; keys?: string[] }) =>
+    issue.code === "unrecognized_keys" ? `unknown field: ${issue.keys?.join(", ")}` : undefined,
+};
+
+const optionalString = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .max(10_000, `${name} is too long`)
+    .optional();
+
+/**
+ * `POST /api/permissions` (spec "Permissions"): `requestId` and `decision` required; `feedback` and
+ * `modifiedInput` optional strings, accepted and not forwarded (the backend does not use them).
+ */
+export const decisionBody = z.strictObject(
+  {
+    requestId: z
+      .string({
+        error: (i) => (i.input === undefined ? "requestId is required" : "requestId must be a string"),
+      })
+      .trim()
+      .min(1, "requestId is required")
+      .max(200, "requestId is too long"),
+    decision: z.enum(["approve", "reject", "approve_always"], {
+      error: (i) =>
+        i.input === undefined ? "decision is required" : "decision must be approve, reject or approve_always",
+    }),
+    feedback: optionalString("feedback"),
+    modifiedInput: optionalString("modifiedInput"),
+  },
+  unknownKeys,
+);
+export type DecisionBody = z.infer<typeof decisionBody>;
+
+/** `GET /api/permissions?agentId=`: an optional agent filter. */
+export const agentIdQuery = z
+  .string()
+  .trim()
+  .max(200, "agentId is too long")
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();

@@ -1,0 +1,109 @@
+/**
+ * The web's permission endpoints (spec "Permissions", "Events" → "Permission WebSocket"): a proxy to the
+ * backend's `GET/POST /api/permissions` (internal key + signed user context, through the runtime's backend
+ * client) and the issuer of the WebSocket tickets. The backend answers for the signed-in user only.
+ *
+ * Relay rules: the backend's 400 and 404 pass through with its code and message; any other failure of the
+ * backend (unreachable, timed out, 401/403 from a key mismatch, 5xx, an answer of the wrong shape) is 502,
+ * so a browser never mistakes a platform misconfiguration for its own session ending.
+ */
+import { HttpError } from "@svc/common";
+import type { WebContext } from "../context";
+import { answerJson, type BackendAnswer, callBackend } from "../runtime/backend-client";
+import type { DecisionBody } from "./schema";
+import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "./ticket";
+
+/** Both calls are single indexed queries on the backend. */
+export const PERMISSIONS_TIMEOUT_MS = 10_000;
+
+type User = { id: string; email: string };
+
+/** `{pending: [permission request]}` of the user (optionally of one agent), as the backend lists it. */
+export async function listPendingPermissions(
+  ctx: WebContext,
+  user: User,
+  agentId?: string,
+): Promise<{ pending: unknown[] }> {
+  const query = agentId === undefined ? "" : `?${new URLSearchParams({ agentId })}`;
+  const answer = await callBackend(ctx.config, {
+    method: "GET",
+    path: `/api/permissions${query}`,
+    user,
+    timeoutMs: PERMISSIONS_TIMEOUT_MS,
+  });
+  const body = successBody(answer) as { pending?: unknown };
+  if (!Array.isArray(body.pending)) throw badAnswer();
+  return { pending: body.pending };
+}
+
+/** Records the user's decision through the backend; the web's answer omits the backend's `tier`. */
+export async function decidePermission(
+  ctx: WebContext,
+  user: User,
+  body: DecisionBody,
+): Promise<{ success: boolean; requestId: string; decision: string }> {
+  const answer = await callBackend(ctx.config, {
+    method: "POST",
+    path: "/api/permissions",
+    user,
+    // feedback and modifiedInput are accepted from clients but the backend does not use them.
+    json: { requestId: body.requestId, decision: body.decision },
+    timeoutMs: PERMISSIONS_TIMEOUT_MS,
+  });
+  const { success, requestId, decision } = successBody(answer) as Record<string, unknown>;
+  if (typeof success !== "boolean" || typeof requestId !== "string" || typeof decision !== "string") {
+    throw badAnswer();
+  }
+  return { success, requestId, decision };
+}
+
+export interface PermissionTicket {
+  /** The `token` query parameter of `ws://HOST/ws/permissions?userId=<userId>&token=<token>`. */
+  token: string;
+  userId: string;
+  /** ISO 8601; the ticket opens sockets until then (60 s). */
+  expiresAt: string;
+}
+
+/** A WebSocket ticket for the user, signed with the key the backend verifies it with; 503 without one. */
+export function issuePermissionTicket(ctx: WebContext, user: Pick<User, "id">): PermissionTicket {
+  const secret = ctx.config.HMAC_SECRET || ctx.config.INTERNAL_API_KEY;
+  if (!secret)
+    throw new HttpError(503, "not_configured", "HMAC_SECRET or INTERNAL_API_KEY is not configured");
+  const expiresAtMs = ctx.clock.now().getTime() + PERMISSION_TICKET_TTL_MS;
+  return {
+    token: signPermissionTicket(secret, user.id, expiresAtMs),
+    userId: user.id,
+    expiresAt: new Date(expiresAtMs).toISOString(),
+  };
+}
+
+/** The JSON object of a 2xx answer; the backend's 400/404 as they are; anything else 502. */
+function successBody(answer: BackendAnswer): object {
+  const json = answerJson(answer);
+  const fields = typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
+  if (answer.status === 400 || answer.status === 404) {
+    const code =
+      typeof fields.error === "string"
+        ? fields.error
+        : answer.status === 404
+          ? "not_found"
+          : "invalid_request";
+    const message =
+      typeof fields.message === "string"
+        ? fields.message
+        : answer.status === 404
+          ? "permission request not found"
+          : "invalid request";
+    throw new HttpError(answer.status, code, message);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    throw new HttpError(502, "backend_error", `the backend answered ${answer.status}`);
+  }
+  if (typeof json !== "object" || json === null) throw badAnswer();
+  return json;
+}
+
+function badAnswer(): HttpError {
+  return new HttpError(502, "backend_error", "the backend's answer has an unexpected shape");
+}
