@@ -40,7 +40,12 @@ export function createApp({
 }: BackendDeps): Express {
   const app = express();
   app.disable("x-powered-by");
+  // API answers are not revalidated by clients: no ETag hashing of every JSON body.
+  app.set("etag", false);
   app.use(requestLogger(logger));
+  // First: the classify hook runs before every agent tool call (the hot path); the router parses its own
+  // JSON bodies, so a hook call meets no other router.
+  if (permissionBus) app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
   // Before the JSON parser: proxied request bodies stream through untouched.
   app.use(runtimeProxyRoutes({ db: database.db, config }));
   app.use(express.json({ limit: "1mb" }));
@@ -57,7 +62,6 @@ export function createApp({
   app.use(runtimeVersionRoutes(config));
   app.use(runtimeOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
   app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));
-  if (permissionBus) app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
   app.use(notFound);
   app.use(errorMapper(logger));
   return app;

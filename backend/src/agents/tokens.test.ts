@@ -43,15 +43,21 @@ describe("gateway tokens", () => {
     expect(await store.findOwner("")).toBeNull();
   });
 
-  it("a rotated token stops working at once, even from another store's cache", async () => {
+  it("a rotated token stops working at once in the rotating store, and within verifiedForMs in another", async () => {
+    let now = 0;
     const old = generateGatewayToken();
     const id = await agentWith(old);
-    const reader = new GatewayTokenStore(database.db, KEY);
+    const reader = new GatewayTokenStore(database.db, KEY, { verifiedForMs: 1_000, now: () => now });
+    const writer = new GatewayTokenStore(database.db, KEY, { verifiedForMs: 1_000, now: () => now });
     expect(await reader.findOwner(old)).toEqual({ agentId: id, userId });
-    const writer = new GatewayTokenStore(database.db, KEY);
+    expect(await writer.findOwner(old)).toEqual({ agentId: id, userId });
     const next = generateGatewayToken();
     await writer.write(id, next);
-    expect(await reader.findOwner(old)).toBeNull();
+    expect(await writer.findOwner(old)).toBeNull(); // the rotating store: at once
+    now = 999;
+    expect(await reader.findOwner(old)).toEqual({ agentId: id, userId }); // checked 999 ms ago: trusted
+    now = 1_000;
+    expect(await reader.findOwner(old)).toBeNull(); // re-checked against the stored token: refused
     expect(await writer.findOwner(next)).toEqual({ agentId: id, userId });
   });
 

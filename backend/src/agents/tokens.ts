@@ -5,10 +5,12 @@
  *
  * Finding the agent of a presented token: the table holds only ciphertext (no lookup column), so this
  * process keeps a map SHA-256(token) → agent id, built by decrypting every stored token once and updated on
- * every token write made here. A hit is always re-checked against the agent's current stored token
- * (constant time), so a token rotated by another process never authenticates from a stale entry; a miss
- * rescans, at most once per `minScanIntervalMs`, so tokens written by other processes are found too while
- * a stream of wrong tokens costs at most one scan per interval.
+ * every token write made here. A hit is re-checked against the agent's current stored token (constant
+ * time) at most once per `verifiedForMs` (default 1 s): a token rotated here stops working at once (the
+ * write drops its entries), one rotated by another process within that second — the price of keeping the
+ * hot paths (the classify hook, `/api/ai/chat`) free of a query per call. A miss rescans, at most once per
+ * `minScanIntervalMs`, so tokens written by other processes are found too while a stream of wrong tokens
+ * costs at most one scan per interval.
  */
 import { randomBytes } from "node:crypto";
 import { HttpError, openGatewayToken, safeEqual, sealGatewayToken, sha256Hex } from "@svc/common";
@@ -30,11 +32,16 @@ export interface TokenOwner {
 export interface GatewayTokenStoreOptions {
   /** Least time between two full scans caused by unknown tokens (default 5 s). */
   minScanIntervalMs?: number;
+  /** How long a verified token is trusted before it is checked against the database again (default 1 s). */
+  verifiedForMs?: number;
   now?: () => number;
 }
 
 export class GatewayTokenStore {
   private readonly byHash = new Map<string, string>();
+  /** Tokens (by hash) checked against the stored token recently: owner and when it was checked. */
+  private readonly verified = new Map<string, { owner: TokenOwner; at: number }>();
+  private readonly verifiedForMs: number;
   private loaded = false;
   private lastScanAt = Number.NEGATIVE_INFINITY;
   private scanning: Promise<void> | null = null;
@@ -47,6 +54,7 @@ export class GatewayTokenStore {
     options: GatewayTokenStoreOptions = {},
   ) {
     this.minScanIntervalMs = options.minScanIntervalMs ?? 5_000;
+    this.verifiedForMs = options.verifiedForMs ?? 1_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -77,6 +85,8 @@ export class GatewayTokenStore {
     const sealed = sealGatewayToken(this.key(), token);
     await this.db.update(agents).set({ gatewayTokenEncrypted: sealed }).where(eq(agents.id, agentId));
     for (const [hash, id] of this.byHash) if (id === agentId) this.byHash.delete(hash);
+    for (const [hash, entry] of this.verified)
+      if (entry.owner.agentId === agentId) this.verified.delete(hash);
     this.byHash.set(sha256Hex(token), agentId);
   }
 
@@ -106,21 +116,24 @@ export class GatewayTokenStore {
   async findOwner(token: string): Promise<TokenOwner | null> {
     if (!this.dataEncryptionKey || token.length === 0) return null;
     const hash = sha256Hex(token);
+    const recent = this.verified.get(hash);
+    if (recent && this.now() - recent.at < this.verifiedForMs) return recent.owner;
     const cached = this.byHash.get(hash);
     if (cached) {
-      const owner = await this.verify(cached, token);
+      const owner = await this.verify(cached, token, hash);
       if (owner) return owner;
       this.byHash.delete(hash);
     }
     if (!this.loaded || this.now() - this.lastScanAt >= this.minScanIntervalMs) {
       await this.scan();
       const found = this.byHash.get(hash);
-      if (found) return this.verify(found, token);
+      if (found) return this.verify(found, token, hash);
     }
     return null;
   }
 
-  private async verify(agentId: string, token: string): Promise<TokenOwner | null> {
+  private async verify(agentId: string, token: string, hash: string): Promise<TokenOwner | null> {
+    this.verified.delete(hash);
     const rows = await this.db
       .select({ id: agents.id, userId: agents.userId, gatewayTokenEncrypted: agents.gatewayTokenEncrypted })
       .from(agents)
@@ -128,7 +141,9 @@ export class GatewayTokenStore {
       .limit(1);
     const agent = rows[0];
     if (!agent || !this.matches(agent, token)) return null;
-    return { agentId: agent.id, userId: agent.userId };
+    const owner = { agentId: agent.id, userId: agent.userId };
+    this.verified.set(hash, { owner, at: this.now() });
+    return owner;
   }
 
   /** Rebuilds the hash map from every stored token; concurrent callers share one scan. */

@@ -1,6 +1,6 @@
 import { type Clock, HttpError, safeEqual, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type RequestHandler, Router } from "express";
+import express, { type RequestHandler, Router } from "express";
 import type { Logger } from "pino";
 import { findAgent } from "../agents/service";
 import { validateApiKey } from "../apikeys/service";
@@ -39,6 +39,10 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   const service = { db, bus, logger };
   const auth = permissionAuth(db, deps.config, deps.clock ?? systemClock);
   const router = Router();
+  // Mounted before the app's body parser and other routers (see app.ts): its own JSON parsing, scoped to
+  // its paths, and the hook (the hot path) first.
+  router.use(["/api/permissions", "/api/hooks"], express.json({ limit: "1mb" }));
+  router.use(hookRoutes({ db, bus, config: deps.config, logger }));
 
   router.post("/api/permissions/classify", auth, async (req, res) => {
     const { userId } = userContextOf(res);
@@ -59,7 +63,6 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
     res.json(await decideAndPublish(service, { userId: userContextOf(res).userId, requestId, decision }));
   });
 
-  router.use(hookRoutes({ db, bus, config: deps.config, logger }));
   return router;
 }
 
