@@ -5,7 +5,7 @@
  *    timed per command, p50/p99/max; anchor: shell-quote's `parse` alone over the same corpus (the
  *    tokenizer the classifier is built on). Rounds alternate ours and the anchor; the median round counts.
  * 2. Over HTTP: `POST /api/hooks/classify` with safe-tier tool calls (agent gateway token as Bearer) on the
- *    real backend app (`createApp`, embedded PostgreSQL in /dev/shm, the server in a worker thread),
+ *    real backend request listener (`createBackendListener`, as server.ts serves it; embedded PostgreSQL in /dev/shm, the server in a worker thread),
  *    autocannon from the main thread; anchor: the same server's `GET /health` (one database round trip, as
  *    the hook route's token check has).
  * Knobs: BENCH_CORPUS (10000), BENCH_SEED (8), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DURATION
@@ -99,14 +99,19 @@ function inProcess(): void {
 
 /** The backend app with the permission routes, in this worker thread; posts its port. */
 async function runServer(data: ServerData): Promise<void> {
-  const [{ createApp }, { loadBackendConfig }, { createPermissionBus }, { connectDatabase }, common] =
-    await Promise.all([
-      import("../backend/src/app"),
-      import("../backend/src/config"),
-      import("../backend/src/permissions/bus"),
-      import("../drizzle/client"),
-      import("../common/src/index"),
-    ]);
+  const [
+    { createBackendListener },
+    { loadBackendConfig },
+    { createPermissionBus },
+    { connectDatabase },
+    common,
+  ] = await Promise.all([
+    import("../backend/src/app"),
+    import("../backend/src/config"),
+    import("../backend/src/permissions/bus"),
+    import("../drizzle/client"),
+    import("../common/src/index"),
+  ]);
   const config = loadBackendConfig({
     DATABASE_URL: data.databaseUrl,
     DATA_ENCRYPTION_KEY: DATA_KEY,
@@ -118,7 +123,7 @@ async function runServer(data: ServerData): Promise<void> {
   const database = connectDatabase(config.DATABASE_URL, { max: 10, applicationName: "svc-bench" });
   const permissionBus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
   await permissionBus.start();
-  const server = createServer(createApp({ config, database, logger, permissionBus }));
+  const server = createServer(createBackendListener({ config, database, logger, permissionBus }));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   parentPort?.postMessage((server.address() as AddressInfo).port);

@@ -11,7 +11,7 @@ import { agents, permissionRequests, users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../src/agents/tokens";
-import { createApp } from "../src/app";
+import { createBackendListener } from "../src/app";
 import { loadBackendConfig } from "../src/config";
 import { createPermissionBus, type PermissionBus, type PermissionEvent } from "../src/permissions/bus";
 
@@ -76,8 +76,10 @@ let headers: Record<string, string>;
 beforeAll(async () => {
   await busA.start();
   await busB.start();
-  serverA = createServer(createApp({ config, database: databaseA, logger, permissionBus: busA }));
-  serverB = createServer(createApp({ config, database: databaseB, logger, permissionBus: watchedBusB }));
+  serverA = createServer(createBackendListener({ config, database: databaseA, logger, permissionBus: busA }));
+  serverB = createServer(
+    createBackendListener({ config, database: databaseB, logger, permissionBus: watchedBusB }),
+  );
   urlA = await serve(serverA);
   urlB = await serve(serverB);
   userId = newId("usr");

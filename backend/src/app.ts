@@ -1,3 +1,4 @@
+import type { RequestListener } from "node:http";
 import { requestLogger } from "@svc/common";
 import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
@@ -11,6 +12,7 @@ import { errorMapper, notFound } from "./http/errors";
 import { databaseClock } from "./jobs/queue";
 import { platformJobRoutes } from "./jobs/routes";
 import type { PermissionBus } from "./permissions/bus";
+import { hookClassifyListener } from "./permissions/hook-listener";
 import { permissionRoutes } from "./permissions/routes";
 import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
@@ -27,6 +29,25 @@ export interface BackendDeps {
   onOperatorAction?: (agentId: string) => void;
   /** Cross-process permission events (started by server.ts); absent: the permission routes are not served. */
   permissionBus?: PermissionBus;
+}
+
+/**
+ * The backend's request listener (what `server.ts` serves): the classify hook — the hot path, called
+ * before every agent tool call — answered ahead of Express, everything else by the app.
+ */
+export function createBackendListener(deps: BackendDeps): RequestListener {
+  const app = createApp(deps);
+  const { permissionBus } = deps;
+  if (!permissionBus) return app;
+  const hook = hookClassifyListener({
+    db: deps.database.db,
+    bus: permissionBus,
+    config: deps.config,
+    logger: deps.logger,
+  });
+  return (req, res) => {
+    if (!hook(req, res)) app(req, res);
+  };
 }
 
 /** Builds the backend app from its dependencies; `server.ts` starts it. */

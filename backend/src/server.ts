@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { createLogger, exitOnStartupError, listen } from "@svc/common";
 import { connectDatabase } from "@svc/db";
-import { createApp } from "./app";
+import { createBackendListener } from "./app";
 import { loadBackendConfig } from "./config";
 import { createHostingPlatform } from "./hosting/index";
 import { platformProcessors } from "./jobs/registry";
@@ -56,7 +56,9 @@ try {
   await permissionBus?.start();
   const server = workerOnly
     ? undefined
-    : createServer(createApp({ config, database, logger, platform, onOperatorAction, permissionBus }));
+    : createServer(
+        createBackendListener({ config, database, logger, platform, onOperatorAction, permissionBus }),
+      );
   const upgradePermissions = permissionBus
     ? permissionSocketUpgrade({ db: database.db, bus: permissionBus, config, logger })
     : undefined;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
 import {
   createLogger,
   newId,
@@ -13,7 +14,7 @@ import { eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../agents/tokens";
-import { createApp } from "../app";
+import { createApp, createBackendListener } from "../app";
 import { loadBackendConfig } from "../config";
 import { createPermissionBus, type PermissionBus, type PermissionEvent } from "./bus";
 import { classifyToolCall } from "./classifier/index";
@@ -68,7 +69,8 @@ const watchedBus: PermissionBus = {
     };
   },
 };
-const app = createApp({ config, database, logger, permissionBus: watchedBus });
+// As server.ts serves it: the classify hook ahead of Express, everything else through the app.
+const app = createBackendListener({ config, database, logger, permissionBus: watchedBus });
 
 beforeAll(() => bus.start());
 afterAll(async () => {
@@ -572,7 +574,7 @@ describe("POST /api/hooks/classify", () => {
   });
 
   it("503 while gateway tokens cannot be read (no DATA_ENCRYPTION_KEY)", async () => {
-    const bare = createApp({
+    const bare = createBackendListener({
       config: loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY }),
       database,
       logger,
@@ -584,6 +586,54 @@ describe("POST /api/hooks/classify", () => {
       .send(SAFE);
     expect(res.status).toBe(503);
     expect(res.body.error).toBe("data_encryption_key_unset");
+  });
+});
+
+describe("the classify hook ahead of Express answers exactly as the Express route", () => {
+  // createApp alone serves the hook through Express (hooks.ts); createBackendListener answers it first.
+  const expressOnly = createApp({ config, database, logger, permissionBus: watchedBus });
+  const send = async (
+    target: typeof app | typeof expressOnly,
+    body: string,
+    headers: Record<string, string>,
+  ) => {
+    const res = await request(target).post("/api/hooks/classify").set(headers).send(body);
+    return { status: res.status, body: res.body, type: res.headers["content-type"] };
+  };
+
+  it("for JSON, non-JSON, empty, too large and unauthenticated bodies", async () => {
+    const json = { "content-type": "application/json", authorization: `Bearer ${alice.token}` };
+    const cases: Array<[string, Record<string, string>]> = [
+      [JSON.stringify(SAFE), json],
+      [JSON.stringify({ tool_name: "bash", tool_input: { command: "rm -rf /" } }), json],
+      ["{not json", json],
+      ["", json],
+      [JSON.stringify(SAFE), { ...json, "content-type": "text/plain" }],
+      [JSON.stringify(SAFE), { ...json, "content-type": "application/vnd.hook+json" }],
+      [JSON.stringify({ ...SAFE, pad: "x".repeat(1024 * 1024) }), json],
+      [JSON.stringify(SAFE), { "content-type": "application/json" }],
+      [JSON.stringify({ agentId: bob.agentId, ...SAFE }), json],
+    ];
+    for (const [body, headers] of cases) {
+      const fast = await send(app, body, headers);
+      const viaExpress = await send(expressOnly, body, headers);
+      expect(fast, `${headers["content-type"]} ${body.slice(0, 40)}`).toEqual(viaExpress);
+    }
+    expect((await send(app, "{not json", json)).body).toEqual({
+      error: "invalid_json",
+      message: "request body is not valid JSON",
+    });
+    expect((await send(app, JSON.stringify({ pad: "x".repeat(1024 * 1024) }), json)).status).toBe(413);
+  });
+
+  it("leaves every other request to the app", async () => {
+    expect((await request(app).get("/health")).status).toBe(200);
+    expect((await request(app).get("/api/hooks/classify")).status).toBe(404);
+    const withQuery = await request(app)
+      .post("/api/hooks/classify?x=1")
+      .set({ authorization: `Bearer ${alice.token}` })
+      .send(SAFE);
+    expect(withQuery.body).toEqual({ allow: true, ...expected(SAFE) });
   });
 });
 
@@ -648,7 +698,7 @@ describe("GET /api/hooks/decision/:requestId", () => {
 
   it("a client that goes away releases its subscription", async () => {
     const id = await hookRequest(alice);
-    const server = app.listen(0, "127.0.0.1");
+    const server = createServer(app).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     const { port } = server.address() as { port: number };
     const base = subscriptions.added;
