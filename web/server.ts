@@ -1,17 +1,25 @@
 /**
  * The web server: Next.js behind a plain node:http server, so route handlers can know the client's
  * socket address (Next route handlers have no access to the socket). Every request gets the header
- * `x-svc-client-ip` set to the remote address, replacing whatever a client sent.
+ * `x-svc-client-ip` set to the remote address, replacing whatever a client sent. WebSocket upgrades of
+ * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts).
  */
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { exitOnStartupError, listen, parseEnv, port } from "@svc/common";
+import { exitOnStartupError, httpUrl, listen, parseEnv, port } from "@svc/common";
 import next from "next";
 import { z } from "zod";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
+import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
 try {
-  const env = parseEnv(z.object({ WEB_PORT: port(3000), HOST: z.string().default("127.0.0.1") }));
+  const env = parseEnv(
+    z.object({
+      WEB_PORT: port(3000),
+      HOST: z.string().default("127.0.0.1"),
+      BACKEND_URL: httpUrl().default("http://127.0.0.1:4000"),
+    }),
+  );
   const app = next({
     dev: false,
     dir: fileURLToPath(new URL(".", import.meta.url)),
@@ -27,6 +35,11 @@ try {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: "internal server error", code: "internal" }));
     });
+  });
+  // The permission WebSocket on the web's origin, relayed to the backend; no other upgrade is served.
+  const relayPermissions = permissionSocketRelay(env.BACKEND_URL);
+  server.on("upgrade", (req, socket, head) => {
+    if (!relayPermissions(req, socket, head)) socket.destroy();
   });
   await listen(server, env.WEB_PORT, env.HOST);
   process.stdout.write(`web listening on http://${env.HOST}:${env.WEB_PORT}\n`);

@@ -23,6 +23,7 @@ import { verifyPermissionTicket } from "../../../backend/src/permissions/ticket"
 import { loadWebConfig } from "../config";
 import { overrideWebContext } from "../context";
 import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
+import { permissionSocketRelay } from "./socket-relay";
 import { PERMISSION_TICKET_TTL_MS } from "./ticket";
 
 const INTERNAL_API_KEY = "perm-internal-key-0123456789abcdef";
@@ -298,6 +299,69 @@ describe("GET /api/permissions/ws-ticket", () => {
     expect(await closeCode(`userId=${other.user.id}&token=${ticket.token}`)).toBe(4003);
     clock.advance(PERMISSION_TICKET_TTL_MS);
     expect(await closeCode(`userId=${user.id}&token=${ticket.token}`)).toBe(4003);
+  });
+});
+
+describe("the permission WebSocket through the web server (socket relay)", () => {
+  it("relays /ws/permissions to the backend, which authenticates it; other paths are not taken", async () => {
+    const relaySocket = permissionSocketRelay(backendUrl);
+    const declined: string[] = [];
+    const web = createServer((_req, res) => res.end());
+    web.on("upgrade", (req, socket, head) => {
+      if (relaySocket(req, socket, head)) return;
+      declined.push(req.url ?? "");
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const webWs = `ws://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    try {
+      const { user, jar } = await signedInUser();
+      const ticket = await (await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar })).json();
+      const frames: { type: string; [key: string]: unknown }[] = [];
+      const socket = new WebSocket(`${webWs}/ws/permissions?userId=${user.id}&token=${ticket.token}`);
+      socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+      await vi.waitFor(() => expect(frames[0]).toMatchObject({ type: "connected", userId: user.id }));
+      socket.send(JSON.stringify({ type: "ping" }));
+      await vi.waitFor(() => expect(frames.some((f) => f.type === "pong")).toBe(true));
+      socket.close();
+
+      // The backend's own closes come through unchanged.
+      const missing = new WebSocket(`${webWs}/ws/permissions`);
+      missing.on("error", () => undefined);
+      expect(await new Promise((resolve) => missing.on("close", (code) => resolve(code)))).toBe(4001);
+
+      const elsewhere = new WebSocket(`${webWs}/ws/other`);
+      const refused = await new Promise((resolve) => {
+        elsewhere.on("error", () => resolve(true));
+        elsewhere.on("open", () => resolve(false));
+      });
+      expect(refused).toBe(true);
+      expect(declined).toEqual(["/ws/other"]);
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+    }
+  });
+
+  it("answers 502 when the backend cannot be reached", async () => {
+    const relaySocket = permissionSocketRelay(`http://127.0.0.1:${await freePort()}`);
+    const web = createServer((_req, res) => res.end());
+    web.on("upgrade", (req, socket, head) => {
+      if (!relaySocket(req, socket, head)) socket.destroy();
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    try {
+      const socket = new WebSocket(
+        `ws://127.0.0.1:${(web.address() as AddressInfo).port}/ws/permissions?userId=u`,
+      );
+      const status = await new Promise((resolve) =>
+        socket.on("unexpected-response", (_req, res) => resolve(res.statusCode)),
+      );
+      expect(status).toBe(502);
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+    }
   });
 });
 

@@ -1,0 +1,62 @@
+/**
+ * `/ws/permissions` through the web server: browsers open the permission WebSocket on the web's own origin
+ * (the backend usually listens on loopback only), and `web/server.ts` relays the upgrade to the backend's
+ * `/ws/permissions` unchanged — path, query (`userId`, `token`) and cookies (`svc-session`) — adding
+ * `X-Forwarded-For`. The backend authenticates it; nothing is decided here.
+ */
+import type { IncomingMessage } from "node:http";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+
+const PATH = "/ws/permissions";
+const UNAVAILABLE = JSON.stringify({ error: "backend_unavailable", code: "backend_unavailable" });
+
+/** An upgrade handler: true when it took the request (the permission socket path), false otherwise. */
+export function permissionSocketRelay(
+  backendUrl: string,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
+  const target = new URL(backendUrl);
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  return (req, socket, head) => {
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if ((query === -1 ? url : url.slice(0, query)) !== PATH) return false;
+    const upstream = net.connect({ port, host });
+    let connected = false;
+    socket.on("error", () => upstream.destroy());
+    upstream.on("error", () => {
+      if (!connected && socket.writable) {
+        socket.end(
+          `HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Length: ${UNAVAILABLE.length}\r\nConnection: close\r\n\r\n${UNAVAILABLE}`,
+        );
+        return;
+      }
+      socket.destroy();
+    });
+    upstream.on("connect", () => {
+      connected = true;
+      let requestHead = `GET ${url} HTTP/1.1\r\n`;
+      const raw = req.rawHeaders;
+      let forwardedFor: string | null = null;
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase();
+        if (name === "host") continue;
+        if (name === "x-forwarded-for") {
+          forwardedFor = raw[i + 1];
+          continue;
+        }
+        requestHead += `${raw[i]}: ${raw[i + 1]}\r\n`;
+      }
+      const client = req.socket.remoteAddress ?? "";
+      requestHead += `Host: ${target.host}\r\nX-Forwarded-For: ${forwardedFor ? `${forwardedFor}, ${client}` : client}\r\n\r\n`;
+      upstream.write(requestHead);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on("close", () => socket.destroy());
+    socket.on("close", () => upstream.destroy());
+    return true;
+  };
+}
