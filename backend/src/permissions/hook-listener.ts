@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import { gatewayTokenStore } from "../agents/tokens";
 import type { BackendConfig } from "../config";
 import type { PermissionBus } from "./bus";
+import { agentOfBearer } from "./hooks";
 import { parseHookClassifyBody } from "./schema";
 import { classifyAndQueue } from "./service";
 
@@ -36,18 +37,7 @@ export function hookClassifyListener(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
-    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "");
-    if (!match)
-      throw new HttpError(401, "unauthorized", "Authorization: Bearer <agent gateway token> required");
-    if (!tokens.usable) {
-      throw new HttpError(
-        503,
-        "data_encryption_key_unset",
-        "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be checked",
-      );
-    }
-    const owner = await tokens.findOwner(match[1]);
-    if (!owner) throw new HttpError(401, "unauthorized", "invalid agent gateway token");
+    const owner = await agentOfBearer(tokens, req.headers.authorization);
     const input = parseHookClassifyBody(body);
     if (input.agentId !== undefined && input.agentId !== owner.agentId) {
       throw new HttpError(403, "forbidden", "agentId is not the agent of this gateway token");

@@ -10,7 +10,7 @@ import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "pino";
-import { gatewayTokenStore, type TokenOwner } from "../agents/tokens";
+import { type GatewayTokenStore, gatewayTokenStore, type TokenOwner } from "../agents/tokens";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus, PermissionEvent } from "./bus";
@@ -179,22 +179,30 @@ export function agentTokenAuth(
 ): RequestHandler {
   const tokens = gatewayTokenStore(db, config.DATA_ENCRYPTION_KEY);
   return async (req, res, next) => {
-    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
-    if (!match) {
-      throw new HttpError(401, "unauthorized", "Authorization: Bearer <agent gateway token> required");
-    }
-    if (!tokens.usable) {
-      throw new HttpError(
-        503,
-        "data_encryption_key_unset",
-        "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be checked",
-      );
-    }
-    const owner = await tokens.findOwner(match[1]);
-    if (!owner) throw new HttpError(401, "unauthorized", "invalid agent gateway token");
-    res.locals.tokenOwner = owner;
+    res.locals.tokenOwner = await agentOfBearer(tokens, req.get("authorization"));
     next();
   };
+}
+
+/** The agent (and user) of `Authorization: Bearer <gateway token>`: 401 without or with a wrong one. */
+export async function agentOfBearer(
+  tokens: GatewayTokenStore,
+  authorization: string | undefined,
+): Promise<TokenOwner> {
+  const match = /^Bearer (.+)$/i.exec(authorization ?? "");
+  if (!match) {
+    throw new HttpError(401, "unauthorized", "Authorization: Bearer <agent gateway token> required");
+  }
+  if (!tokens.usable) {
+    throw new HttpError(
+      503,
+      "data_encryption_key_unset",
+      "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be checked",
+    );
+  }
+  const owner = await tokens.findOwner(match[1]);
+  if (!owner) throw new HttpError(401, "unauthorized", "invalid agent gateway token");
+  return owner;
 }
 
 function tokenOwnerOf(res: Response): TokenOwner {
