@@ -49,6 +49,7 @@ const EXPECTED_TABLES = [
   "payment_sessions",
   "user_rpc_configs",
   "radio_wallets",
+  "ai_usage_hours",
 ];
 
 describe("migrations", () => {

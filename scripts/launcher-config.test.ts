@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/common";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadLauncherConfig } from "./launcher/config";
+import { loadLauncherConfig, sharedUserNotice } from "./launcher/config";
 import { runLauncher } from "./testing";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -28,6 +28,46 @@ describe("launcher configuration", () => {
       dataDir: "/srv/app/.data",
     });
   });
+
+  it("warns that local agents share the platform's OS user only when it is not root and the driver is local", () => {
+    const local = loadLauncherConfig("/a", {});
+    expect(sharedUserNotice(local, 1000)).toBe(
+      "local agents run as this OS user (uid 1000) and can read the platform's files, .data/secrets.json " +
+        "included: for single-user development only; otherwise use HOSTING_PROVIDER=docker (or run as root: " +
+        "each agent then gets its own OS user)",
+    );
+    expect(sharedUserNotice(local, 0)).toBeNull();
+    expect(sharedUserNotice(loadLauncherConfig("/a", { HOSTING_PROVIDER: "docker" }), 1000)).toBeNull();
+    expect(() => loadLauncherConfig("/a", { HOSTING_PROVIDER: "kubernetes" })).toThrow(/HOSTING_PROVIDER/);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "`npm start` not as root prints the shared-user warning once (here before stopping at a taken port)",
+    async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), "svc-launch-notice-"));
+      dirs.push(dataDir);
+      const blocker = createServer();
+      const port = await freePort();
+      await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
+      try {
+        const env = { BACKEND_PORT: String(port), DATA_DIR: dataDir };
+        const nobody = runLauncher(root, env, { uid: 65534, gid: 65534 });
+        expect(await nobody.exited).toBe(1);
+        expect(nobody.stderr()).toContain(`port ${port} for backend is already in use`);
+        const warnings = nobody
+          .stdout()
+          .split("\n")
+          .filter((line) => line.includes("single-user development"));
+        expect(warnings).toEqual([`[start] ${sharedUserNotice(loadLauncherConfig(root, {}), 65534)}`]);
+
+        const asRoot = runLauncher(root, env);
+        expect(await asRoot.exited).toBe(1);
+        expect(asRoot.stdout()).not.toContain("single-user development");
+      } finally {
+        blocker.close();
+      }
+    },
+  );
 
   it("names each malformed variable", () => {
     expect(() => loadLauncherConfig("/a", { BACKEND_PORT: "4x" })).toThrow(

@@ -43,6 +43,8 @@ describe("npm start, end to end", () => {
     const backend = await getJson(`http://127.0.0.1:${ports.BACKEND_PORT}/health`);
     expect(backend.status).toBe(200);
     expect(backend.body).toMatchObject({ status: "ok", service: "backend", database: "ok" });
+    // The local driver can run agents here (as root: as their own OS users, through the 0711 data dir).
+    expect(backend.body.provisioning).toEqual({ enabled: true });
     const web = await getJson(`http://127.0.0.1:${ports.WEB_PORT}/api/health`);
     expect(web.status).toBe(200);
     expect(web.body).toMatchObject({ status: "ok", service: "web" });
@@ -56,6 +58,8 @@ describe("npm start, end to end", () => {
     // Local secrets: generated once, owner-only.
     const secretsFile = join(dataDir, "secrets.json");
     expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
+    // As root, local agents (their own OS users) pass through the data dir but cannot list it.
+    if (process.getuid?.() === 0) expect((await stat(dataDir)).mode & 0o777).toBe(0o711);
     const secrets = JSON.parse(await readFile(secretsFile, "utf8"));
     for (const name of [
       "INTERNAL_API_KEY",

@@ -13,7 +13,12 @@ import { fileURLToPath } from "node:url";
 import { isPortTaken } from "@svc/common";
 import type { EmbeddedPostgres } from "@svc/db/embedded";
 import { buildWebIfNeeded } from "./launcher/build";
-import { type LauncherConfig, loadLauncherConfig, type ServiceName } from "./launcher/config";
+import {
+  type LauncherConfig,
+  loadLauncherConfig,
+  type ServiceName,
+  sharedUserNotice,
+} from "./launcher/config";
 import { openDatabase } from "./launcher/database";
 import { type ManagedProcess, spawnService, waitForHealthy } from "./launcher/processes";
 import { ensureLocalSecrets } from "./launcher/secrets";
@@ -99,6 +104,8 @@ async function localRuntimeCommand(): Promise<string> {
 async function main(): Promise<void> {
   const config = loadLauncherConfig(root);
   const services = config.START_SERVICES;
+  const notice = services.includes("backend") ? sharedUserNotice(config, process.getuid?.()) : null;
+  if (notice) say(notice);
   for (const name of services) {
     const { port } = servicePlan(config, name);
     if (await isPortTaken(port, config.HOST)) {

@@ -9,12 +9,17 @@ export interface LauncherRun {
   exited: Promise<number | null>;
 }
 
-/** Runs `scripts/start.ts` from `root` the way `npm start` does, with extra environment. */
-export function runLauncher(root: string, env: Record<string, string>): LauncherRun {
+/** Runs `scripts/start.ts` from `root` the way `npm start` does, with extra environment (as `user`, if given). */
+export function runLauncher(
+  root: string,
+  env: Record<string, string>,
+  user?: { uid: number; gid: number },
+): LauncherRun {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...user,
   });
   let out = "";
   let err = "";

@@ -140,6 +140,8 @@ async function main() {
     if (decision.status === "approved" && decision.allow === true) return allow();
     if (decision.status === "rejected")
       return deny(`rejected by the user (request ${answer.requestId}): ${reason}`);
+    if (decision.status === "expired")
+      return deny(`the request expired before a decision (request ${answer.requestId}): ${reason}`);
     if (decision.status !== "pending") throw new Error("the decision answer is malformed");
   }
 }

@@ -1,5 +1,5 @@
 import type { RequestListener } from "node:http";
-import { requestLogger } from "@svc/common";
+import { type Clock, requestLogger } from "@svc/common";
 import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
@@ -29,6 +29,8 @@ export interface BackendDeps {
   onOperatorAction?: (agentId: string) => void;
   /** Cross-process permission events (started by server.ts); absent: the permission routes are not served. */
   permissionBus?: PermissionBus;
+  /** The clock of the AI budgets' hour and day windows (tests move it); default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -58,6 +60,7 @@ export function createApp({
   platform,
   onOperatorAction,
   permissionBus,
+  clock,
 }: BackendDeps): Express {
   const app = express();
   app.disable("x-powered-by");
@@ -79,7 +82,7 @@ export function createApp({
     ),
   );
   app.use(adminRoutes(database.db, config));
-  app.use(aiRoutes(database.db, config));
+  app.use(aiRoutes(database.db, config, clock));
   app.use(runtimeVersionRoutes(config));
   app.use(runtimeOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
   app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));

@@ -1,9 +1,57 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { csv, flag, httpUrl, logLevel, parseEnv, port, positiveInt, postgresUrl } from "@svc/common";
+import {
+  ConfigError,
+  csv,
+  flag,
+  httpUrl,
+  logLevel,
+  parseEnv,
+  port,
+  positiveInt,
+  postgresUrl,
+  userContextSecretProblem,
+} from "@svc/common";
 import { z } from "zod";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+const aiPlanLimit = z.strictObject({
+  requestsPerHour: z
+    .int("must be a positive whole number")
+    .positive("must be a positive whole number")
+    .optional(),
+  tokensPerDay: z
+    .int("must be a positive whole number")
+    .positive("must be a positive whole number")
+    .optional(),
+  models: z.array(z.string().min(1, "must not be empty"), "must be a list of model ids").optional(),
+});
+export type AiPlanLimit = z.infer<typeof aiPlanLimit>;
+
+/** AI_PLAN_LIMITS: a JSON object of plan name -> overrides; a problem is named by its path in the JSON. */
+function aiPlanLimits() {
+  return z
+    .string()
+    .transform((text, ctx): Record<string, AiPlanLimit> => {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+      const parsed = z.record(z.string(), aiPlanLimit, "must be a JSON object of plans").safeParse(value);
+      if (parsed.success) return parsed.data;
+      const issue = parsed.error.issues[0];
+      const where = issue.path.join(".");
+      const what =
+        issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}` : issue.message;
+      ctx.addIssue({ code: "custom", message: where ? `${where}: ${what}` : what });
+      return z.NEVER;
+    })
+    .default({});
+}
 
 export const envSchema = z.object({
   BACKEND_PORT: port(4000),
@@ -12,8 +60,15 @@ export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
   /** Bearer key of the backend's internal routes; `requireAuth` answers 500 while it is unset. */
   INTERNAL_API_KEY: z.string().optional(),
-  /** Key of the user-context signature; falls back to INTERNAL_API_KEY. */
+  /**
+   * Key of the user-context signature; falls back to INTERNAL_API_KEY, except with NODE_ENV=production,
+   * where it must be set and differ from INTERNAL_API_KEY (the backend refuses to start otherwise).
+   */
   HMAC_SECRET: z.string().optional(),
+  /** `production` (set by `npm start` and the container image) turns on the production-only check above. */
+  NODE_ENV: z.string().optional(),
+  /** The web app's public URL: cookie-authenticated permission WebSockets must come from its origin. */
+  PUBLIC_URL: httpUrl().default("http://localhost:3000"),
   /** Emails (case-insensitive) whose `x-user-email` passes the admin check. */
   ADMIN_EMAILS: csv(),
   /** 64 hex chars: encrypts agent gateway tokens at rest (shared with the web). */
@@ -26,6 +81,15 @@ export const envSchema = z.object({
   AI_PROVIDER_URL: httpUrl().default("https://openrouter.ai/api/v1"),
   AI_PROVIDER_KEY: z.string().optional(),
   AI_PROVIDER_TIMEOUT_MS: positiveInt(30_000),
+  /** Per-user budgets of `/api/ai/chat` (hour and UTC day) of every plan without its own AI_PLAN_LIMITS. */
+  AI_REQUESTS_PER_HOUR: positiveInt(60),
+  AI_TOKENS_PER_DAY: positiveInt(200_000),
+  /** The model agents use by default (the development runtime's): allowed on every plan. */
+  AI_DEFAULT_MODEL: z.string().default("openai/gpt-4o-mini"),
+  /** Further models every plan may use: ids, `prefix/*`, or `*` for any (comma list). */
+  AI_MODELS: csv(),
+  /** Per-plan overrides, JSON: `{"pro": {"requestsPerHour": 600, "tokensPerDay": 2000000, "models": ["*"]}}`. */
+  AI_PLAN_LIMITS: aiPlanLimits(),
   /** Run the job worker inside this backend process (turn off when separate worker processes run). */
   JOB_WORKER_ENABLED: flag(true),
   /** Jobs one worker process runs at once. */
@@ -86,11 +150,21 @@ export const envSchema = z.object({
   WATCHDOG_BOT_API_URL: httpUrl().default("https://api.telegram.org"),
   /** Chat webhook (Slack/Discord-style JSON POST) for the same notifications. */
   WATCHDOG_WEBHOOK_URL: httpUrl().optional(),
+
+  // ---- Permissions ----
+  /**
+   * A pending permission request expires this many seconds after it was made (no longer listed, decided
+   * or waited on): the agents' hook waits at most PERMISSION_WAIT_SECONDS (300), plus a margin.
+   */
+  PERMISSION_PENDING_TTL_SECONDS: positiveInt(330),
 });
 
 export type BackendConfig = z.infer<typeof envSchema>;
 
 /** The backend's configuration, parsed once at start. */
 export function loadBackendConfig(env: Record<string, string | undefined> = process.env): BackendConfig {
-  return parseEnv(envSchema, env);
+  const config = parseEnv(envSchema, env);
+  const problem = userContextSecretProblem(config);
+  if (problem) throw new ConfigError([problem]);
+  return config;
 }

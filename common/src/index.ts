@@ -8,6 +8,7 @@ export * from "./http-log";
 export * from "./ids";
 export * from "./logger";
 export * from "./net";
+export * from "./origin";
 export * from "./outbound/index";
 export * from "./server";
 export * from "./user-context";

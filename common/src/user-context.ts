@@ -1,4 +1,4 @@
-import { hmacHex } from "./crypto";
+import { hmacHex, safeEqual } from "./crypto";
 
 /** Who a web request acts for, as the web proxy tells the backend. */
 export interface UserContext {
@@ -20,4 +20,25 @@ export function userContextHeaders(secret: string, context: UserContext): Record
     "x-user-role": context.userRole,
     "x-user-signature": signUserContext(secret, context),
   };
+}
+
+/**
+ * Why the user-context key is unfit for production, or null. With `NODE_ENV=production`, `HMAC_SECRET` must
+ * be set and differ from `INTERNAL_API_KEY`: signing with the internal key adds nothing beyond the bearer key
+ * every backend call already carries. Elsewhere the spec's fallback to INTERNAL_API_KEY stays. The message
+ * names the variable and never its value. Web and backend refuse to start on it (their config.ts).
+ */
+export function userContextSecretProblem(config: {
+  NODE_ENV?: string | undefined;
+  HMAC_SECRET?: string | undefined;
+  INTERNAL_API_KEY?: string | undefined;
+}): string | null {
+  if (config.NODE_ENV !== "production") return null;
+  if (!config.HMAC_SECRET) {
+    return "HMAC_SECRET: must be set when NODE_ENV=production (a secret of its own, not INTERNAL_API_KEY)";
+  }
+  if (config.INTERNAL_API_KEY && safeEqual(config.HMAC_SECRET, config.INTERNAL_API_KEY)) {
+    return "HMAC_SECRET: must differ from INTERNAL_API_KEY when NODE_ENV=production";
+  }
+  return null;
 }

@@ -1,6 +1,7 @@
 // Every table of every service, one module per area of the spec.
 export * from "./accounts";
 export * from "./agents";
+export * from "./ai";
 export * from "./board";
 export * from "./buddies";
 export * from "./chain";

@@ -21,6 +21,10 @@ export const envSchema = z.object({
   BACKEND_URL: httpUrl().optional(),
   SUMMARIZER_URL: httpUrl().optional(),
   PUBLIC_URL: httpUrl().optional(),
+  /** Passed on to the backend; the launcher only reads it to warn about shared-user local agents. */
+  HOSTING_PROVIDER: z
+    .enum(["local", "railway", "docker"], "must be local, railway or docker")
+    .default("local"),
   START_SERVICES: csv().pipe(
     z
       .array(z.enum(SERVICES, `must list only ${SERVICES.join(", ")}`))
@@ -37,4 +41,17 @@ export function loadLauncherConfig(
 ): LauncherConfig {
   const parsed = parseEnv(envSchema, env);
   return { ...parsed, root, dataDir: resolve(root, parsed.DATA_DIR ?? ".data") };
+}
+
+/**
+ * The line `npm start` prints once when local agents would run as the platform's own OS user (it is not
+ * root), so they could read its files, `.data/secrets.json` included; null otherwise.
+ */
+export function sharedUserNotice(config: Pick<LauncherConfig, "HOSTING_PROVIDER">, uid: number | undefined) {
+  if (config.HOSTING_PROVIDER !== "local" || uid === 0 || uid === undefined) return null;
+  return (
+    `local agents run as this OS user (uid ${uid}) and can read the platform's files, .data/secrets.json ` +
+    "included: for single-user development only; otherwise use HOSTING_PROVIDER=docker (or run as root: " +
+    "each agent then gets its own OS user)"
+  );
 }

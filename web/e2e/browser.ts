@@ -27,6 +27,8 @@ export async function startWebServer(env: Record<string, string>): Promise<WebSe
     env: {
       ...process.env,
       NODE_ENV: "production",
+      // Production mode wants a user-context key of its own (tests that talk to a backend pass theirs).
+      HMAC_SECRET: "e2e-hmac-secret-0123456789abcdef",
       WEB_PORT: String(port),
       HOST: "127.0.0.1",
       PUBLIC_URL: url,

@@ -3,6 +3,7 @@
  * platform backend's `POST /api/ai/chat` (with the agent's gateway token), recorded in the session.
  */
 import { randomBytes } from "node:crypto";
+import { runToolCall, TOOL_DEFINITIONS } from "./tools.mjs";
 
 /** Model ids that mean "this agent's model" in OpenClaw (`openclaw`, `openclaw:<agent>`, `openclaw/<agent>`). */
 const AGENT_MODEL = /^openclaw(?:[:/].*)?$/;
@@ -12,6 +13,8 @@ export const HISTORY_LIMIT = 40;
 /** A safety net only: the backend gives the AI provider its own, shorter timeout. */
 export const BACKEND_TIMEOUT_MS = 120_000;
 const MAX_SESSION_KEY_LENGTH = 200;
+/** Rounds of tool calls in one exchange; the last round asks the model to answer without tools. */
+export const MAX_TOOL_ROUNDS = 8;
 
 /** A failure with the status and OpenAI-style error the caller gets. */
 export class ChatError extends Error {
@@ -171,21 +174,56 @@ async function askBackend(config, request, signal) {
   return body;
 }
 
+/** The token counts of every provider answer of one exchange, added up. */
+function addUsage(total, usage) {
+  if (!isObject(usage)) return total;
+  const sum = { ...(total ?? {}) };
+  for (const [key, value] of Object.entries(usage)) {
+    if (typeof value === "number") sum[key] = (typeof sum[key] === "number" ? sum[key] : 0) + value;
+  }
+  return sum;
+}
+
 /**
  * Runs one exchange of a session: history + request to the backend, the reply mapped to a
- * `chat.completion`, the new turns and the reply recorded in the session.
- * @param {{aiChatUrl: string | null, token: string, defaultModel: string}} config
+ * `chat.completion`, the new turns and the reply recorded in the session. With the runtime's tools
+ * (`config.tools`, present when a pre-tool-use hook is configured) and no tools of the client's own, the
+ * provider is offered `bash`, `read` and `write`: each call it asks for goes through the hook, runs, and its
+ * result goes back, until it answers without tool calls (at most `MAX_TOOL_ROUNDS` rounds).
+ * @param {{aiChatUrl: string | null, token: string, defaultModel: string, tools?: {workspace: string, hookPath: string} | null, log?: object}} config
  * @param {import("./state.mjs").StateStore} store
  */
 export async function runChat(config, store, { request, sessionKey, signal }) {
   const { stream: _stream, ...rest } = request;
   const model = resolveModel(request.model, config.defaultModel);
-  const upstream = {
-    ...rest,
-    model,
-    messages: withHistory(request.messages, store.history(sessionKey, HISTORY_LIMIT)),
-  };
-  const completion = toChatCompletion(await askBackend(config, upstream, signal), model);
+  const messages = [...withHistory(request.messages, store.history(sessionKey, HISTORY_LIMIT))];
+  // A client that brings its own tools runs them itself: its tool calls are answered back to it as sent.
+  const tools = config.tools && request.tools === undefined ? config.tools : null;
+  const upstream = { ...rest, model, messages, ...(tools ? { tools: TOOL_DEFINITIONS } : {}) };
+  let completion = toChatCompletion(await askBackend(config, upstream, signal), model);
+  let usage = completion.usage;
+  for (let round = 1; tools; round++) {
+    const asked = completion.choices[0].message;
+    const calls = Array.isArray(asked.tool_calls) ? asked.tool_calls : [];
+    if (calls.length === 0) break;
+    if (round > MAX_TOOL_ROUNDS) {
+      throw new ChatError(
+        502,
+        "upstream_error",
+        `the model still asked for tools after ${MAX_TOOL_ROUNDS} rounds of tool calls`,
+      );
+    }
+    messages.push({ role: "assistant", content: asked.content ?? null, tool_calls: calls });
+    for (const call of calls) {
+      const content = await runToolCall(tools, call, { sessionKey, signal, log: config.log });
+      messages.push({ role: "tool", tool_call_id: call.id, content });
+    }
+    const lastRound = round === MAX_TOOL_ROUNDS;
+    const next = { ...upstream, messages, ...(lastRound ? { tool_choice: "none" } : {}) };
+    completion = toChatCompletion(await askBackend(config, next, signal), model);
+    usage = addUsage(usage, completion.usage);
+  }
+  if (tools) completion.usage = usage;
   const reply = completion.choices[0].message;
   store.recordMessages(sessionKey, [
     ...newTurns(request.messages),

@@ -4,14 +4,20 @@
  * when `openclaw` is not on PATH). It serves the gateway surface the platform uses on 127.0.0.1 and has
  * chat answered by the platform backend's `/api/ai/chat`. Plain Node 20, no dependencies.
  *
- *   node wrapper/dev-runtime/server.mjs --port <port>     (or env OPENCLAW_GATEWAY_PORT)
+ *   node wrapper/dev-runtime/server.mjs --port <port> [--hook-pre-tool-use <hook script>]
+ *
+ * With a pre-tool-use hook the AI provider gets tools (bash, read, write) that run in the agent's workspace
+ * (`$OPENCLAW_STATE_DIR/workspace`), each only after the hook allows it; without one it gets none.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { ChatError, parseChatRequest, runChat, sessionKeyOf } from "./chat.mjs";
 import { CronInputError, CronScheduler, checkJobName, parseJobInput } from "./cron.mjs";
 import { StateStore } from "./state.mjs";
+import { prepareWorkspace, workspaceOf } from "./tools.mjs";
 
 const DEFAULT_PORT = 18789;
 const DEFAULT_MODEL = "openai/gpt-4o-mini";
@@ -27,28 +33,38 @@ const log = {
   error: (msg, extra = {}) => writeLine(process.stderr, "error", msg, extra),
 };
 
-function portFromArgs(argv) {
-  const i = argv.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
+/** The value of `--<name> <value>` or `--<name>=<value>`. */
+function flagFromArgs(argv, name) {
+  const i = argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
   if (i === -1) return undefined;
-  return argv[i].startsWith("--port=") ? argv[i].slice("--port=".length) : argv[i + 1];
+  return argv[i].startsWith(`--${name}=`) ? argv[i].slice(name.length + 3) : (argv[i + 1] ?? "");
 }
 
 const portText =
-  portFromArgs(process.argv.slice(2)) ?? process.env.OPENCLAW_GATEWAY_PORT ?? String(DEFAULT_PORT);
+  flagFromArgs(process.argv.slice(2), "port") ?? process.env.OPENCLAW_GATEWAY_PORT ?? String(DEFAULT_PORT);
 const port = Number(portText);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
   log.error("invalid port (--port or OPENCLAW_GATEWAY_PORT)", { port: portText });
   process.exit(2);
 }
 
+const hookArg = flagFromArgs(process.argv.slice(2), "hook-pre-tool-use");
+if (hookArg === "") {
+  log.error("--hook-pre-tool-use needs the path of the hook script");
+  process.exit(2);
+}
+const stateRoot = resolve(process.env.OPENCLAW_STATE_DIR || ".openclaw-dev");
 const backendUrl = process.env.PLATFORM_BACKEND_URL?.replace(/\/+$/, "");
 const token = process.env.OPENCLAW_GATEWAY_TOKEN ?? "";
 const config = {
   token,
   aiChatUrl: process.env.PLATFORM_AI_CHAT_URL || (backendUrl ? `${backendUrl}/api/ai/chat` : null),
   defaultModel: process.env.DEV_RUNTIME_MODEL || DEFAULT_MODEL,
+  // Tools only with a hook: nothing runs that the platform has not classified.
+  tools: hookArg === undefined ? null : { hookPath: resolve(hookArg), workspace: workspaceOf(stateRoot) },
+  log,
 };
-const stateDir = resolve(process.env.OPENCLAW_STATE_DIR || ".openclaw-dev", "dev-runtime");
+const stateDir = resolve(stateRoot, "dev-runtime");
 const sha256 = (text) => createHash("sha256").update(text).digest();
 const tokenDigest = token ? sha256(token) : null;
 if (!tokenDigest) log.error("OPENCLAW_GATEWAY_TOKEN is not set: every authenticated route answers 401");
@@ -290,12 +306,26 @@ server.on("error", (err) => {
 });
 
 server.listen(port, "127.0.0.1", async () => {
-  log.info("development runtime listening", { port, stateDir, aiChatUrl: config.aiChatUrl });
+  log.info("development runtime listening", {
+    port,
+    stateDir,
+    aiChatUrl: config.aiChatUrl,
+    tools: config.tools ? { hook: config.tools.hookPath, workspace: config.tools.workspace } : null,
+  });
   try {
     await store.load();
   } catch (err) {
     log.error("cannot load the state", { stateDir, error: err.message });
     process.exit(1);
+  }
+  if (config.tools) {
+    try {
+      await access(config.tools.hookPath, constants.R_OK);
+      config.tools.workspace = await prepareWorkspace(config.tools.workspace);
+    } catch (err) {
+      log.error("cannot prepare the tools (hook script or workspace)", { error: err.message });
+      process.exit(1);
+    }
   }
   if (shuttingDown) return;
   scheduler.start();

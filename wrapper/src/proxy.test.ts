@@ -9,7 +9,13 @@ let upstream: http.Server;
 let proxyServer: http.Server;
 let proxy: RuntimeProxy;
 let proxyUrl: string;
-const seen: { headers: IncomingHttpHeaders; method?: string; url?: string; body: string }[] = [];
+const seen: {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  method?: string;
+  url?: string;
+  body: string;
+}[] = [];
 
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
@@ -17,7 +23,7 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString();
-      seen.push({ headers: req.headers, method: req.method, url: req.url, body });
+      seen.push({ headers: req.headers, rawHeaders: req.rawHeaders, method: req.method, url: req.url, body });
       if (req.url === "/stream") {
         res.writeHead(200, { "content-type": "text/plain", "x-custom": "1", "keep-alive": "timeout=5" });
         res.write("first\n");
@@ -117,19 +123,62 @@ describe("runtime proxy (HTTP)", () => {
     expect(rest).toBe("second\n");
   });
 
-  it("appends X-Forwarded-For and sets x-forwarded-proto/host", async () => {
+  it("sets X-Forwarded-For/-Proto/-Host from the connection, whatever the client claims", async () => {
     seen.length = 0;
-    await fetch(`${proxyUrl}/xff`, { headers: { "x-forwarded-for": "203.0.113.7" } });
-    const { headers } = seen[0];
-    expect(headers["x-forwarded-for"]).toMatch(/^203\.0\.113\.7, (::ffff:)?127\.0\.0\.1$/);
-    expect(headers["x-forwarded-proto"]).toBe("http");
-    expect(headers["x-forwarded-host"]).toBe(new URL(proxyUrl).host);
-    expect(headers.host).toBe(new URL(proxyUrl).host);
+    await fetch(`${proxyUrl}/xff`);
+    const plain = seen[0].headers;
+    expect(plain["x-forwarded-for"]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(plain["x-forwarded-proto"]).toBe("http");
+    expect(plain["x-forwarded-host"]).toBe(new URL(proxyUrl).host);
+    expect(plain.host).toBe(new URL(proxyUrl).host);
 
+    // Spoofed values, one header sent twice, odd cases: none of them reaches the runtime.
     seen.length = 0;
-    await fetch(`${proxyUrl}/xff`, { headers: { "x-forwarded-proto": "https" } });
-    expect(seen[0].headers["x-forwarded-for"]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
-    expect(seen[0].headers["x-forwarded-proto"]).toBe("https");
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${proxyUrl}/xff`, {
+        // A flat list (like rawHeaders) sends duplicates as they are; Node adds no Host to it.
+        headers: [
+          "Host",
+          new URL(proxyUrl).host,
+          "X-Forwarded-For",
+          "203.0.113.7",
+          "x-forwarded-for",
+          "198.51.100.9",
+          "X-Forwarded-Proto",
+          "https",
+          "X-FORWARDED-HOST",
+          "admin.example",
+          "X-Forwarded-Port",
+          "443",
+          "X-Real-IP",
+          "203.0.113.8",
+          "Forwarded",
+          "for=203.0.113.9;proto=https",
+          "X-End-To-End",
+          "kept",
+        ],
+      });
+      req.on("response", (res) => {
+        expect(res.statusCode).toBe(200);
+        res.resume();
+        res.on("end", resolve);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const sent = seen[0].headers;
+    expect(sent["x-forwarded-for"]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(sent["x-forwarded-proto"]).toBe("http");
+    expect(sent["x-forwarded-host"]).toBe(new URL(proxyUrl).host);
+    expect(sent["x-forwarded-port"]).toBeUndefined();
+    expect(sent["x-real-ip"]).toBeUndefined();
+    expect(sent.forwarded).toBeUndefined();
+    expect(sent["x-end-to-end"]).toBe("kept");
+    // Each forwarding header arrives exactly once.
+    const rawSeen = seen[0].rawHeaders.filter((_v, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    for (const name of ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"]) {
+      expect(rawSeen.filter((n) => n === name)).toHaveLength(1);
+    }
   });
 
   it("drops hop-by-hop headers both ways, including those named in Connection", async () => {
@@ -187,8 +236,10 @@ describe("runtime proxy (HTTP)", () => {
 });
 
 describe("runtime proxy (WebSocket)", () => {
-  it("echoes through the proxy, with X-Forwarded-For on the upgrade", async () => {
-    const ws = new WebSocket(`${proxyUrl.replace("http", "ws")}/ws?room=1`);
+  it("echoes through the proxy, with the wrapper's own X-Forwarded-For on the upgrade", async () => {
+    const ws = new WebSocket(`${proxyUrl.replace("http", "ws")}/ws?room=1`, {
+      headers: { "x-forwarded-for": "203.0.113.7" },
+    });
     const messages: string[] = [];
     const done = new Promise<void>((resolve, reject) => {
       ws.on("message", (data) => {

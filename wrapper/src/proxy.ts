@@ -52,10 +52,26 @@ function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
 }
 
 /**
+ * Request headers a client could use to pose as someone else to the runtime: every forwarding header is the
+ * wrapper's own statement about this connection, never the client's (RFC 7239 `Forwarded` and
+ * `X-Real-IP` included, so the runtime cannot fall back on a spoofed one).
+ */
+const FORWARDING = [
+  "x-forwarded-for",
+  "x-forwarded-proto",
+  "x-forwarded-host",
+  "x-forwarded-port",
+  "x-real-ip",
+  "forwarded",
+];
+/** Dropped from a request on its way to the runtime: one set, so the hot path does one lookup per header. */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...FORWARDING]);
+
+/**
  * The request headers for the runtime, as a flat `[name, value, …]` list built straight from the raw
- * headers (no header object is built on the hot path): end-to-end headers, `X-Forwarded-For` with the client
- * address appended, and `X-Forwarded-Proto`/`-Host`. A proto or host already set by a proxy in front of the
- * wrapper is kept (the platform terminates TLS before us), otherwise they are taken from this connection.
+ * headers (no header object is built on the hot path): end-to-end headers, then `X-Forwarded-For`,
+ * `-Proto` and `-Host` as the wrapper sees this connection (socket address, TLS or not, `Host`). Whatever
+ * the client sent under those names is dropped.
  */
 function forwardedHeaders(req: IncomingMessage): string[] {
   const raw = req.rawHeaders;
@@ -66,27 +82,21 @@ function forwardedHeaders(req: IncomingMessage): string[] {
     for (const token of connectionTokens(raw[i + 1]) ?? []) named.add(token);
   }
   const out: string[] = [];
-  let forwardedFor: string | null = null;
-  let hasProto = false;
-  let hasForwardedHost = false;
   let host: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
+    if (NOT_FORWARDED.has(name) || named?.has(name)) continue;
     const value = raw[i + 1];
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
-    if (name === "x-forwarded-for") {
-      forwardedFor = forwardedFor === null ? value : `${forwardedFor}, ${value}`;
-      continue;
-    }
-    if (name === "x-forwarded-proto") hasProto = true;
-    else if (name === "x-forwarded-host") hasForwardedHost = true;
-    else if (name === "host") host = value;
+    if (name === "host") host = value;
     out.push(name, value);
   }
-  const client = req.socket.remoteAddress ?? "";
-  out.push("x-forwarded-for", forwardedFor === null ? client : `${forwardedFor}, ${client}`);
-  if (!hasProto) out.push("x-forwarded-proto", (req.socket as TLSSocket).encrypted ? "https" : "http");
-  if (!hasForwardedHost && host !== null) out.push("x-forwarded-host", host);
+  out.push(
+    "x-forwarded-for",
+    req.socket.remoteAddress ?? "",
+    "x-forwarded-proto",
+    (req.socket as TLSSocket).encrypted ? "https" : "http",
+  );
+  if (host !== null) out.push("x-forwarded-host", host);
   return out;
 }
 

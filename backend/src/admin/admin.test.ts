@@ -21,7 +21,11 @@ const app = createApp({ config, database, logger });
 
 const adminHeaders = {
   authorization: `Bearer ${INTERNAL_API_KEY}`,
-  ...userContextHeaders(HMAC_SECRET, { userId: "usr_root", userEmail: "ROOT@example.com", userRole: "user" }),
+  ...userContextHeaders(HMAC_SECRET, {
+    userId: "usr_root",
+    userEmail: "ROOT@example.com",
+    userRole: "admin",
+  }),
 };
 const at = (iso: string) => new Date(iso);
 
@@ -147,7 +151,8 @@ const expectedUsers = [
     email: "root@example.com",
     name: "Root",
     plan: "solo",
-    isAdmin: true,
+    // In ADMIN_EMAILS but never verified: not an administrator.
+    isAdmin: false,
     emailVerified: false,
     createdAt: "2026-01-02T00:00:00.000Z",
     agentCount: 0,

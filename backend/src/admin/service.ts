@@ -37,8 +37,8 @@ export interface AdminAgent {
 
 /**
  * Users, newest first, with their agent count and most recent job. Only listed columns are read, so password
- * hashes and other secrets never leave the database. `isAdmin` is the stored flag or membership of
- * `ADMIN_EMAILS`, since either makes the account an administrator.
+ * hashes and other secrets never leave the database. `isAdmin` is the stored flag, or a proven (verified)
+ * email in `ADMIN_EMAILS`, the same rule by which the web signs role `admin` for an account.
  */
 export async function listUsers(
   deps: { db: Database; adminEmails: readonly string[] },
@@ -69,7 +69,7 @@ export async function listUsers(
       email: row.email,
       name: row.name,
       plan: row.plan,
-      isAdmin: row.isAdmin || isAdminEmail(deps.adminEmails, row.email),
+      isAdmin: row.isAdmin || (row.emailVerifiedAt !== null && isAdminEmail(deps.adminEmails, row.email)),
       emailVerified: row.emailVerifiedAt !== null,
       createdAt: row.createdAt.toISOString(),
       agentCount: agentCounts.get(row.id) ?? 0,

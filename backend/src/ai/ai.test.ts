@@ -286,7 +286,12 @@ describe("POST /api/ai/chat streaming", () => {
       expect(data.at(-1)).toBe("[DONE]");
       expect(JSON.parse(data[0])).toMatchObject({ object: "chat.completion.chunk", model: question.model });
       expect(JSON.parse(data.at(-2) ?? "")).toMatchObject({ choices: [{ finish_reason: "stop" }] });
-      expect(fake.requests.at(-1)?.body).toEqual({ ...question, stream: true });
+      // Asked for the final usage chunk, which the token budget counts.
+      expect(fake.requests.at(-1)?.body).toEqual({
+        ...question,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       expect(fake.requests.at(-1)?.headers.accept).toBe("text/event-stream");
     } finally {
       release();
@@ -474,7 +479,7 @@ describe("POST /api/ai/chat body validation", () => {
 
   it("accepts content parts, and an assistant turn that only calls tools", async () => {
     const body = {
-      model: "m",
+      model: question.model,
       messages: [
         { role: "user", content: [{ type: "text", text: "hi" }] },
         { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function" }] },

@@ -1,15 +1,36 @@
-import { isHttpError } from "@svc/common";
+import { type Clock, isHttpError, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type RequestHandler, type Response, Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
-import { requireMatchingPlan } from "../auth/plan";
-import { userContextSecret, verifyUserContext } from "../auth/user-context";
+import { requireMatchingPlan, verifiedPlanOf } from "../auth/plan";
+import { userContextOf, userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
+import {
+  type AiBudgetConfig,
+  type AiPlanBudget,
+  type AiUsageSlot,
+  aiPlanBudget,
+  recordAiUsage,
+  requireAllowedModel,
+  reserveAiRequest,
+} from "./budget";
 import { type AiProviderClient, createAiProviderClient } from "./client";
 import { gatewayTokenChatAuth } from "./gateway-auth";
 import { chatCompletionBody } from "./schema";
-import { type ChatAnswer, forwardChatCompletion, providerFailure } from "./service";
+import {
+  type ChatAnswer,
+  forwardChatCompletion,
+  providerFailure,
+  requireConfiguredProvider,
+} from "./service";
+import {
+  meterEventStream,
+  providerUsage,
+  type TokenUsage,
+  usageOfCompletion,
+  withStreamUsage,
+} from "./usage";
 
 export type AiRoutesConfig = Pick<
   BackendConfig,
@@ -20,14 +41,16 @@ export type AiRoutesConfig = Pick<
   | "AI_PROVIDER_KEY"
   | "AI_PROVIDER_TIMEOUT_MS"
   | "DATA_ENCRYPTION_KEY"
->;
+> &
+  AiBudgetConfig;
 
 /**
  * `POST /api/ai/chat`: an OpenAI-compatible chat completion forwarded to the AI provider; JSON answers as
  * JSON, `stream: true` as server-sent events. Two ways in: an agent's own gateway token as Bearer (user and
- * plan from its account), or the internal key + signed user context + plan middleware (the web).
+ * plan from its account), or the internal key + signed user context + plan middleware (the web). Each user
+ * has the budgets and model list of their plan (see `budget.ts`); `clock` places requests in their windows.
  */
-export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
+export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = systemClock): Router {
   const client: AiProviderClient = createAiProviderClient({
     name: config.AI_PROVIDER,
     baseUrl: config.AI_PROVIDER_URL,
@@ -37,10 +60,22 @@ export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
   const router = Router();
   const chat: RequestHandler = async (req, res) => {
     const request = parseBody(chatCompletionBody, req.body);
+    const budget = aiPlanBudget(config, verifiedPlanOf(res).plan);
+    requireAllowedModel(budget, request.model);
+    requireConfiguredProvider(client);
+    const record = await countRequest(db, clock, res, budget);
+
     const clientGone = abortWhenClientLeaves(res);
-    const answer = await forwardChatCompletion(client, request, clientGone);
-    if (answer.kind === "json") res.status(answer.status).json(answer.body);
-    else await pipeEventStream(res, answer, clientGone);
+    const answer = await forwardChatCompletion(client, withStreamUsage(request), clientGone);
+    if (answer.kind === "json") {
+      const ok = answer.status >= 200 && answer.status < 300;
+      const usage = ok ? usageOfCompletion(request, answer.body) : providerUsage(answer.body);
+      if (usage) await record(usage);
+      res.status(answer.status).json(answer.body);
+    } else {
+      const metered = { ...answer, chunks: meterEventStream(request, answer.chunks, record) };
+      await pipeEventStream(res, metered, clientGone);
+    }
   };
   router.post("/api/ai/chat", gatewayTokenChatAuth(db, config), chat);
   router.post(
@@ -51,6 +86,40 @@ export function aiRoutes(db: Database, config: AiRoutesConfig): Router {
     chat,
   );
   return router;
+}
+
+/**
+ * Counts the request against the user's budget (429 with `Retry-After` when spent) and returns how its
+ * tokens get recorded. A plan taken from the headers means the database was unreachable a moment ago:
+ * nothing can be counted then (the web's path only; an agent's token needs the database to be known).
+ */
+async function countRequest(
+  db: Database,
+  clock: Clock,
+  res: Response,
+  budget: AiPlanBudget,
+): Promise<(usage: TokenUsage) => Promise<void>> {
+  if (verifiedPlanOf(res).verifiedBy !== "database") {
+    logField(res, "aiBudget", "not counted (database unreachable)");
+    return async () => {};
+  }
+  let slot: AiUsageSlot;
+  try {
+    slot = await reserveAiRequest(db, clock, budget, userContextOf(res).userId);
+  } catch (err) {
+    if (isHttpError(err) && typeof err.extra?.retryAfterSeconds === "number") {
+      res.set("retry-after", String(err.extra.retryAfterSeconds));
+    }
+    throw err;
+  }
+  return (usage) =>
+    recordAiUsage(db, slot, usage).catch((err: unknown) => {
+      logField(res, "aiUsage", `not recorded: ${err instanceof Error ? err.message : String(err)}`);
+    });
+}
+
+function logField(res: Response, name: string, value: string): void {
+  res.locals.logFields = { ...res.locals.logFields, [name]: value };
 }
 
 /** Aborts when the connection closes before our response finished (the caller went away). */

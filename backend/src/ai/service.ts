@@ -17,9 +17,7 @@ export async function forwardChatCompletion(
   request: ChatCompletionRequest,
   signal: AbortSignal,
 ): Promise<ChatAnswer> {
-  if (!client.configured) {
-    throw new HttpError(503, "ai_provider_unconfigured", "AI_PROVIDER_KEY is not configured");
-  }
+  requireConfiguredProvider(client);
   let answer: Awaited<ReturnType<AiProviderClient["chatCompletion"]>>;
   try {
     answer = await client.chatCompletion(request, signal);
@@ -54,6 +52,13 @@ export async function forwardChatCompletion(
       : `the AI provider (${client.name}) answered with unexpected HTTP ${status}`,
     { providerStatus: status },
   );
+}
+
+/** 503 `ai_provider_unconfigured` without `AI_PROVIDER_KEY`. */
+export function requireConfiguredProvider(client: AiProviderClient): void {
+  if (!client.configured) {
+    throw new HttpError(503, "ai_provider_unconfigured", "AI_PROVIDER_KEY is not configured");
+  }
 }
 
 /** How a failed exchange is reported: to our caller, or as an error event inside a stream. */

@@ -4,7 +4,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
-import { isAdminEmail } from "./admin";
+import { isAdminContext, isAdminEmail } from "./admin";
 
 // `requireAdmin` (spec row "Admin") through `GET /api/admin/users`.
 const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
@@ -32,9 +32,9 @@ function listAs(context: Partial<UserContext>, on = app) {
 const adminRequired = { error: "ADMIN_REQUIRED", message: "an administrator account is required" };
 
 describe("requireAdmin", () => {
-  it("an email in ADMIN_EMAILS passes, whatever its case", async () => {
+  it("role admin with an email in ADMIN_EMAILS passes, whatever the email's case", async () => {
     for (const email of ["boss@example.com", "BOSS@EXAMPLE.COM", "Boss@Example.com", "ops@Example.COM"]) {
-      const res = await listAs({ userEmail: email });
+      const res = await listAs({ userEmail: email, userRole: "admin" });
       expect(res.status, email).toBe(200);
       expect(res.body).toEqual({ users: [] });
     }
@@ -55,8 +55,44 @@ describe("requireAdmin", () => {
     }
   });
 
+  it("403 for an ADMIN_EMAILS email signed without role admin (the web signs it only for a proven address)", async () => {
+    for (const userRole of ["user", "", "Admin", "administrator"]) {
+      const res = await listAs({ userEmail: "boss@example.com", userRole });
+      expect(res.status, userRole).toBe(403);
+      expect(res.body).toEqual(adminRequired);
+    }
+    const noRoleHeader = await request(app)
+      .get("/api/admin/users")
+      .set({
+        authorization: `Bearer ${INTERNAL_API_KEY}`,
+        "x-user-id": "usr_x",
+        "x-user-email": "boss@example.com",
+        // No x-user-role: the backend reads `user`, which is what this signature covers.
+        "x-user-signature": userContextHeaders(INTERNAL_API_KEY, {
+          userId: "usr_x",
+          userEmail: "boss@example.com",
+          userRole: "user",
+        })["x-user-signature"],
+      });
+    expect(noRoleHeader.status).toBe(403);
+    expect(noRoleHeader.body).toEqual(adminRequired);
+  });
+
+  it("a role admin that is not covered by the signature is refused", async () => {
+    const signedAsUser = userContextHeaders(INTERNAL_API_KEY, {
+      userId: "usr_x",
+      userEmail: "boss@example.com",
+      userRole: "user",
+    });
+    const res = await request(app)
+      .get("/api/admin/users")
+      .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, ...signedAsUser, "x-user-role": "admin" });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe("INVALID_SIGNATURE");
+  });
+
   it("403 for everyone while ADMIN_EMAILS is empty", async () => {
-    const res = await listAs({ userEmail: "boss@example.com" }, appWith(""));
+    const res = await listAs({ userEmail: "boss@example.com", userRole: "admin" }, appWith(""));
     expect(res.status).toBe(403);
     expect(res.body).toEqual(adminRequired);
   });
@@ -76,6 +112,15 @@ describe("requireAdmin", () => {
       });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe("INVALID_SIGNATURE");
+  });
+
+  it("isAdminContext needs both the role and the email", () => {
+    const admins = ["boss@example.com"];
+    const context = { userId: "usr_x", userEmail: "Boss@Example.com", userRole: "admin" };
+    expect(isAdminContext(admins, context)).toBe(true);
+    expect(isAdminContext(admins, { ...context, userRole: "user" })).toBe(false);
+    expect(isAdminContext(admins, { ...context, userEmail: "other@example.com" })).toBe(false);
+    expect(isAdminContext([], context)).toBe(false);
   });
 
   it("isAdminEmail", () => {

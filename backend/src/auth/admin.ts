@@ -1,4 +1,4 @@
-import { HttpError } from "@svc/common";
+import { HttpError, type UserContext } from "@svc/common";
 import type { RequestHandler } from "express";
 import { userContextOf } from "./user-context";
 
@@ -9,12 +9,21 @@ export function isAdminEmail(adminEmails: readonly string[], email: string): boo
 }
 
 /**
- * Admin endpoints (spec "Admin"): the verified context's `x-user-email` must be in `ADMIN_EMAILS`
- * (case-insensitive), otherwise 403 `ADMIN_REQUIRED`. Runs after `verifyUserContext`.
+ * Whether a verified user context is an administrator's: role `admin` (the web signs it only for a proven
+ * address) and the email in `ADMIN_EMAILS`. Neither alone is enough: the email alone would make an address
+ * someone merely registered an administrator.
+ */
+export function isAdminContext(adminEmails: readonly string[], context: UserContext): boolean {
+  return context.userRole === "admin" && isAdminEmail(adminEmails, context.userEmail);
+}
+
+/**
+ * Admin endpoints (spec "Admin"): the verified context must be an administrator's (`isAdminContext`),
+ * otherwise 403 `ADMIN_REQUIRED`. Runs after `verifyUserContext`.
  */
 export function requireAdmin(adminEmails: readonly string[]): RequestHandler {
   return (_req, res, next) => {
-    if (!isAdminEmail(adminEmails, userContextOf(res).userEmail)) {
+    if (!isAdminContext(adminEmails, userContextOf(res))) {
       throw new HttpError(403, "ADMIN_REQUIRED", "an administrator account is required");
     }
     next();

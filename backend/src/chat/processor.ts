@@ -3,6 +3,7 @@ import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import type { JobProcessor } from "../jobs/processors";
+import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
 export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
 
@@ -11,59 +12,58 @@ export interface ChatProcessorDeps {
   /** DATA_ENCRYPTION_KEY: opens the agent's stored gateway token. */
   dataEncryptionKey: string | undefined;
   timeoutMs?: number;
+  /** Largest answer read from the agent; default AGENT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
 }
 
 interface ChatPayload {
-  userId: string;
-  agentId: string;
-  gatewayUrl: string;
   message: string;
   systemPrompt: string | null;
 }
 
 /**
  * `gateway_chat_completion`: POSTs the message to the agent runtime's OpenAI-compatible
- * `{gatewayUrl}/v1/chat/completions` with the agent's gateway token (read from the database, never from
- * the job), 30 s timeout, and returns `{reply, model, usage}`.
+ * `/v1/chat/completions` and returns `{reply, model, usage}`. The agent's URL and gateway token are read
+ * from its `agents` row (scoped to the job's user and agent) when the job runs: the job's `gatewayUrl`
+ * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
+ * token. Redirects are refused, the answer is capped, 30 s timeout.
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
   const timeoutMs = deps.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS;
   return async (job, { signal }) => {
     const payload = job.payload as unknown as ChatPayload;
+    if (!job.userId || !job.agentId) throw new Error("the chat job names no user or agent");
     const rows = await deps.db
-      .select({ token: agents.gatewayTokenEncrypted })
+      .select({ url: agents.url, token: agents.gatewayTokenEncrypted })
       .from(agents)
-      .where(and(eq(agents.id, payload.agentId), eq(agents.userId, payload.userId)))
+      .where(and(eq(agents.id, job.agentId), eq(agents.userId, job.userId)))
       .limit(1);
-    if (!rows[0]) throw new Error(`agent ${payload.agentId} not found`);
-    if (!rows[0].token || !deps.dataEncryptionKey) throw new Error("the agent has no gateway token");
-    const token = openGatewayToken(deps.dataEncryptionKey, rows[0].token);
+    const agent = rows[0];
+    if (!agent) throw new Error(`agent ${job.agentId} not found`);
+    if (!agent.url) throw new Error(`agent ${job.agentId} has no runtime URL`);
+    if (!agent.token || !deps.dataEncryptionKey) throw new Error("the agent has no gateway token");
+    const token = openGatewayToken(deps.dataEncryptionKey, agent.token);
 
     const messages = [
       ...(payload.systemPrompt ? [{ role: "system", content: payload.systemPrompt }] : []),
       { role: "user", content: payload.message },
     ];
-    const url = `${payload.gatewayUrl.replace(/\/+$/, "")}/v1/chat/completions`;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ model: "openclaw", messages }),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-    } catch (err) {
-      if ((err as Error).name === "TimeoutError")
-        throw new Error(`the agent gateway did not answer within ${timeoutMs / 1000} s`);
-      throw new Error(
-        `the agent gateway could not be reached (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message})`,
-      );
-    }
-    const text = await res.text();
-    if (!res.ok) throw new Error(`the agent gateway answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+    // AgentCallError messages name "the agent gateway" and are the attempt's error as they are.
+    const res: AgentAnswer = await requestAgent(agent.url, {
+      method: "POST",
+      path: "/v1/chat/completions",
+      token,
+      body: { model: "openclaw", messages },
+      timeoutMs,
+      maxResponseBytes: deps.maxResponseBytes ?? AGENT_MAX_RESPONSE_BYTES,
+      signal,
+      subject: "the agent gateway",
+    });
+    if (res.status < 200 || res.status >= 300)
+      throw new Error(`the agent gateway answered HTTP ${res.status}: ${res.text.slice(0, 200)}`);
     let body: { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(res.text);
     } catch {
       throw new Error("the agent gateway answered with something that is not JSON");
     }

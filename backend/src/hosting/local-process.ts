@@ -53,11 +53,15 @@ export function wrapperEnvironment(input: WrapperEnvironmentInput): Record<strin
   };
 }
 
-/** Spawns `node --import tsx src/server.ts` in `wrapperDir`, detached; resolves with its pid once spawned. */
+/**
+ * Spawns `node --import tsx src/server.ts` in `wrapperDir`, detached; resolves with its pid once spawned.
+ * With `user`, it runs as that user with umask 077 (files it makes, in /tmp too, are its own alone).
+ */
 export async function spawnWrapper(options: {
   wrapperDir: string;
   env: Record<string, string>;
   logPath: string;
+  user?: { uid: number; gid: number };
 }): Promise<{ pid: number; pidStart: string | null }> {
   const size = await stat(options.logPath).then(
     (s) => s.size,
@@ -66,11 +70,17 @@ export async function spawnWrapper(options: {
   if (size > LOG_ROTATE_BYTES) await rename(options.logPath, `${options.logPath}.1`);
   const logFd = openSync(options.logPath, "a", 0o600);
   try {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    const wrapper = [process.execPath, "--import", "tsx", "src/server.ts"];
+    // spawn has no umask option: a shell sets it and execs node (same pid).
+    const [command, ...args] = options.user
+      ? ["/bin/sh", "-c", 'umask 077 && exec "$0" "$@"', ...wrapper]
+      : wrapper;
+    const child = spawn(command, args, {
       cwd: options.wrapperDir,
       env: options.env,
       detached: true,
       stdio: ["ignore", logFd, logFd],
+      ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
     });
     const pid = await new Promise<number>((resolve, reject) => {
       child.once("spawn", () => resolve(child.pid as number));

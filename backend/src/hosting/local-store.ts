@@ -1,6 +1,7 @@
 /**
- * The local driver's per-agent state: `<agentsDir>/<agentId>/service.json` (mode 0600, it holds the
- * agent's environment and so its gateway token; the directory is 0700). Written to a temporary file and
+ * The local driver's per-agent state: `<agentsDir>/<agentId>/service.json` (mode 0600, owned by the
+ * platform's user: it holds the agent's environment and so its gateway token; the directory is 0700, or
+ * 0710 with the agent's own group when agents run as their own users). Written to a temporary file and
  * renamed, so a crash mid-write never leaves a torn record.
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -20,6 +21,8 @@ export interface LocalServiceRecord {
   /** The wrapper process (leader of its own process group), with its start time against pid reuse. */
   pid: number | null;
   pidStart: string | null;
+  /** The OS user the agent runs as when the platform runs as root (see local-users.ts); else absent. */
+  osUser?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -37,6 +40,11 @@ export class LocalServiceStore {
 
   stateDir(agentId: string): string {
     return join(this.dir(agentId), "state");
+  }
+
+  /** HOME of an agent that runs as its own user (the agent's directory itself is the platform's). */
+  homeDir(agentId: string): string {
+    return join(this.dir(agentId), "home");
   }
 
   logPath(agentId: string): string {

@@ -4,7 +4,7 @@
  * - State per agent in `<agentsDir>/<agentId>/service.json` (0600; see local-store.ts): ports, environment,
  *   image, desired state, wrapper pid. The service id is the agent id. The runtime keeps its data in
  *   `<agentId>/state` (OPENCLAW_STATE_DIR), the wrapper's output goes to `<agentId>/wrapper.log`, and HOME
- *   is the agent's directory, so agents sharing the machine do not share files.
+ *   is the agent's directory (`<agentId>/home` when it runs as its own user), so agents do not share files.
  * - Each agent has its own wrapper port and runtime port, chosen free at creation and kept; a port found
  *   taken at a later start is replaced (the service URL then changes: `deploy` returns the new one).
  * - The wrapper is spawned detached, as the leader of its own process group (the runtime is in it), with
@@ -19,8 +19,13 @@
  *   so the next start brings them back. A wrapper that dies on its own is reported `crashed` and is not
  *   restarted here (the watchdog repairs it).
  * - `stats` reads CPU and resident memory of the process group from /proc (no memory limit: null).
+ * - When the platform runs as root, each agent runs as its own unprivileged OS user (local-users.ts), with
+ *   umask 077: the agents directory is 0711 (enterable, not listable); `<agentId>/` stays the platform's
+ *   (0710, the agent's group may enter it), and so do service.json and wrapper.log (0600), so the agent
+ *   can neither read its record nor swap it or its log for a link; only `state/` and `home/` (its HOME) are
+ *   the agent's own (0700). Not as root, agents share the platform's user: single-user development only.
  */
-import { mkdir, stat } from "node:fs/promises";
+import { chmod, lchown, mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, isPortTaken } from "@svc/common";
@@ -28,6 +33,14 @@ import type { Logger } from "pino";
 import { assertAgentEnv } from "./env";
 import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
 import { type LocalServiceRecord, LocalServiceStore } from "./local-store";
+import {
+  type AgentUser,
+  agentUserName,
+  closedToOthers,
+  ensureAgentUser,
+  handOverTree,
+  missingUserTools,
+} from "./local-users";
 import { groupUsage, isProcessAlive } from "./proc";
 import {
   type CreateServiceInput,
@@ -56,6 +69,8 @@ export interface LocalHostingOptions {
   requestTimeoutMs?: number;
   /** The wrapper package directory (default: `wrapper/` of this repository). */
   wrapperDir?: string;
+  /** Run each agent as its own OS user (default: when the platform runs as root, which it requires). */
+  isolateAgents?: boolean;
   logger?: Logger;
 }
 
@@ -77,6 +92,8 @@ export class LocalHostingPlatform implements HostingPlatform {
   /** Agents whose processes this instance started or adopted: what `close()` stops. */
   private readonly owned = new Set<string>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly isolate: boolean;
+  private isolationChecked = false;
 
   constructor(private readonly options: LocalHostingOptions) {
     this.store = new LocalServiceStore(resolve(options.agentsDir));
@@ -85,6 +102,9 @@ export class LocalHostingPlatform implements HostingPlatform {
     this.statsSampleMs = options.statsSampleMs ?? 250;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 3_000;
     assertAgentEnv(options.wrapperEnv ?? {}, options.secretValues ?? []);
+    this.isolate = options.isolateAgents ?? process.getuid?.() === 0;
+    if (this.isolate && process.getuid?.() !== 0)
+      throw new HostingError("not_configured", "running local agents as their own OS users needs root");
   }
 
   async ping(): Promise<void> {
@@ -95,7 +115,8 @@ export class LocalHostingPlatform implements HostingPlatform {
     } catch {
       throw new HostingError("not_configured", `the wrapper is missing at ${this.wrapperDir}`);
     }
-    await mkdir(this.store.root, { recursive: true, mode: 0o700 });
+    if (this.isolate) await this.checkIsolation();
+    else await mkdir(this.store.root, { recursive: true, mode: 0o700 });
   }
 
   async list(): Promise<HostedService[]> {
@@ -307,6 +328,7 @@ export class LocalHostingPlatform implements HostingPlatform {
         pid: alive ? record.pid : null,
         wrapperPort: record.wrapperPort,
         runtimePort: record.runtimePort,
+        osUser: record.osUser ?? null,
         gatewayState: typeof wrapper?.state === "string" ? wrapper.state : null,
         uptime: typeof wrapper?.uptime === "number" ? wrapper.uptime : null,
         createdAt: record.createdAt,
@@ -343,10 +365,11 @@ export class LocalHostingPlatform implements HostingPlatform {
     }
     const stateDir = this.store.stateDir(record.agentId);
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    const user = this.isolate ? await this.isolateAgent(record) : undefined;
     const env = wrapperEnvironment({
       agentEnv: record.env,
       settings: this.options.wrapperEnv ?? {},
-      home: this.store.dir(record.agentId),
+      home: user ? this.store.homeDir(record.agentId) : this.store.dir(record.agentId),
       stateDir,
       wrapperPort: record.wrapperPort,
       runtimePort: record.runtimePort,
@@ -356,14 +379,66 @@ export class LocalHostingPlatform implements HostingPlatform {
       wrapperDir: this.wrapperDir,
       env,
       logPath: this.store.logPath(record.agentId),
+      user,
     });
     Object.assign(record, { pid, pidStart, desired: "running" });
     this.owned.add(record.agentId);
     await this.store.write(record);
     this.options.logger?.info(
-      { agentId: record.agentId, pid, port: record.wrapperPort },
+      { agentId: record.agentId, pid, port: record.wrapperPort, user: record.osUser },
       "local agent started",
     );
+  }
+
+  /**
+   * What running agents as their own users needs, checked once: useradd, and the agents directory, the
+   * wrapper's code and node all reachable by users other than the platform's.
+   */
+  private async checkIsolation(): Promise<void> {
+    if (this.isolationChecked) return;
+    await mkdir(this.store.root, { recursive: true, mode: 0o711 });
+    await chmod(this.store.root, 0o711);
+    const missing = await missingUserTools();
+    if (missing)
+      throw new HostingError(
+        "not_configured",
+        `local agents run as their own OS users when the platform runs as root, but ${missing} (Debian: apt-get install passwd); or use HOSTING_PROVIDER=docker`,
+      );
+    const needed: Array<[string, string, number]> = [
+      ["LOCAL_AGENTS_DIR", this.store.root, 0],
+      ["the wrapper", `${this.wrapperDir}/src/server.ts`, 0o004],
+      ["node", process.execPath, 0o001],
+    ];
+    for (const [what, path, bits] of needed) {
+      const closed = await closedToOthers(path, bits);
+      if (closed)
+        throw new HostingError(
+          "not_configured",
+          `local agents run as their own OS users, who cannot reach ${what} (${path}): ${closed} is closed to others (chmod o+x a directory, o+r a file, or move it)`,
+        );
+    }
+    this.isolationChecked = true;
+  }
+
+  /**
+   * The agent's user (created on its first start as root), and its directories set up for it: see the
+   * file's doc. An agent that ran as the platform's user before gets what it made in `state/`.
+   */
+  private async isolateAgent(record: LocalServiceRecord): Promise<AgentUser> {
+    await this.checkIsolation();
+    const handOver = !record.osUser;
+    const user = await ensureAgentUser(record.osUser ?? agentUserName(record.agentId));
+    const dir = this.store.dir(record.agentId);
+    await lchown(dir, process.getuid?.() ?? 0, user.gid);
+    await chmod(dir, 0o710);
+    for (const own of [this.store.stateDir(record.agentId), this.store.homeDir(record.agentId)]) {
+      await mkdir(own, { recursive: true, mode: 0o700 });
+      if (handOver) await handOverTree(own, user);
+      else await lchown(own, user.uid, user.gid);
+      await chmod(own, 0o700);
+    }
+    record.osUser = user.name;
+    return user;
   }
 
   /** Stops the wrapper's process group (if any is left) and records the process as gone. */

@@ -13,6 +13,7 @@ import {
   jobMetrics,
   QUEUE_SESSION_OPTIONS,
   type QueueClock,
+  refreshJobLock,
   releaseJobs,
   requeueStaleJobs,
 } from "./queue";
@@ -200,6 +201,33 @@ describe("transitions", () => {
     expect((await getJob(pool, claim.job.id))?.result).toEqual({ reply: "fresh" });
   });
 
+  it("a refreshed lock keeps a long job out of the stale rule; a lost claim cannot refresh", async () => {
+    await chat();
+    const [claim] = await claimJobs(pool, clock, 1);
+    const fence = { id: claim.job.id, lockToken: claim.lockToken };
+    const claimedUpdatedAt = (await getJob(pool, claim.job.id))?.updatedAt.toISOString();
+    for (let minute = 1; minute <= 15; minute++) {
+      manual.advance(60 * 1000);
+      expect(await refreshJobLock(pool, clock, fence)).toBe(true);
+      expect(await requeueStaleJobs(pool, clock, 10 * 60 * 1000)).toEqual([]);
+    }
+    const running = await getJob(pool, claim.job.id);
+    expect(running).toMatchObject({ status: "running", attempts: 1, lockToken: claim.lockToken });
+    expect(running?.lockedAt?.toISOString()).toBe("2026-11-21T10:15:00.000Z");
+    // A heartbeat changes nothing but the lock's time.
+    expect(running?.updatedAt.toISOString()).toBe(claimedUpdatedAt);
+
+    // No refresh for more than 10 minutes (its worker died): requeued, and the old claim stays lost.
+    manual.advance(10 * 60 * 1000 + 1);
+    expect(await requeueStaleJobs(pool, clock, 10 * 60 * 1000)).toEqual([claim.job.id]);
+    expect(await refreshJobLock(pool, clock, fence)).toBe(false);
+    const [again] = await claimJobs(pool, clock, 1);
+    expect(await refreshJobLock(pool, clock, fence)).toBe(false);
+    expect(await refreshJobLock(pool, clock, { id: again.job.id, lockToken: again.lockToken })).toBe(true);
+    expect(await completeJob(pool, clock, { id: again.job.id, lockToken: again.lockToken }, {})).toBe(true);
+    expect(await refreshJobLock(pool, clock, { id: again.job.id, lockToken: again.lockToken })).toBe(false);
+  });
+
   it("a stale job on its last attempt fails instead of looping", async () => {
     const job = await chat();
     await pool.query("update platform_jobs set attempts = 2 where id = $1", [job.id]);
@@ -264,6 +292,7 @@ describe("prepared claims on a worker session", () => {
       expect(await claimJobs(session, databaseClock, 1)).toEqual([]);
       const done = { id: "job_none", lockToken: "none", result: {} };
       expect((await completeAndClaimJobs(session, databaseClock, done, 1)).claims).toEqual([]);
+      expect(await refreshJobLock(session, databaseClock, done)).toBe(false);
       await pool.query(
         `insert into platform_jobs (id, lane, job_type, priority, max_attempts, payload, run_at)
          select 'job_' || lpad(i::text, 10, '0'), 'runtime_exec', 'gateway_chat_completion', 50, 3, '{}'::jsonb,
@@ -292,6 +321,10 @@ describe("prepared claims on a worker session", () => {
         );
         expect(text).not.toMatch(/Seq Scan|Sort|Bitmap/);
       }
+      // The lock refresh (once per running job per interval) is one primary-key lookup.
+      const refresh = await plan("platform_jobs_refresh_lock(null, 'job_0000000001', 'token')");
+      expect(refresh).toMatch(/Index Scan using platform_jobs_pkey on platform_jobs\s+Index Cond: \(id = /);
+      expect(refresh).not.toMatch(/Seq Scan|Sort|Bitmap/);
       // And the cached statement still claims what the table now holds, oldest first.
       const [claim] = await claimJobs(session, databaseClock, 1);
       expect(claim.job.id).toBe("job_0000000001");

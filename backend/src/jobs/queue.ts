@@ -235,6 +235,24 @@ export async function completeJob(
 }
 
 /**
+ * Heartbeat of a running job: moves `locked_at` to now while the claim holds, so the stale rule only
+ * requeues jobs whose worker stopped refreshing (died). One primary-key update per running job; neither
+ * `updated_at` nor anything else changes. False when the claim was lost (requeued, or claimed anew).
+ */
+export async function refreshJobLock(
+  db: Queryable,
+  clock: QueueClock,
+  claim: { id: string; lockToken: string },
+): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: "platform_jobs_refresh_lock",
+    text: `update platform_jobs set locked_at = ${NOW} where id = $2 and lock_token = $3`,
+    values: [clock.now(), claim.id, claim.lockToken],
+  });
+  return rowCount === 1;
+}
+
+/**
  * Records a failed attempt: back to `queued` with `run_at` = now + backoff (30, 60, 90, 120, then 300 s by
  * attempt number), or `failed` with `completed_at` when the attempts are used up. `error` keeps the latest
  * message. Returns the job after the change, or null when the claim was lost.
@@ -262,8 +280,9 @@ export async function failJob(
 }
 
 /**
- * Stale rule: a job `running` for longer than `staleAfterMs` lost its worker; it goes back to `queued` (or to
- * `failed` when that was its last attempt) and its old lock token stops working. Returns the ids changed.
+ * Stale rule: a running job whose lock was not refreshed for longer than `staleAfterMs` lost its worker; it
+ * goes back to `queued` (or to `failed` when that was its last attempt) and its old lock token stops
+ * working. Returns the ids changed.
  */
 export async function requeueStaleJobs(
   db: Queryable,

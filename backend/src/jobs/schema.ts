@@ -22,7 +22,7 @@ export const provisionJobSchema = z.strictObject({
 });
 export type ProvisionJobInput = z.infer<typeof provisionJobSchema>;
 
-/** `POST /api/platform-jobs/chat`. */
+/** `POST /api/platform-jobs/chat`. `gatewayUrl` is validated for the spec's shape but never fetched. */
 export const chatJobSchema = z.strictObject({
   userId: requiredString("userId"),
   agentId: requiredString("agentId"),

@@ -27,7 +27,10 @@ export function enqueueProvisionJob(deps: JobDeps, input: ProvisionJobInput): Pr
   );
 }
 
-/** Enqueues `gateway_chat_completion` (lane runtime_exec, priority 50, 3 attempts). No token enters the job. */
+/**
+ * Enqueues `gateway_chat_completion` (lane runtime_exec, priority 50, 3 attempts). No token enters the job;
+ * `gatewayUrl` is kept for the spec's shape only: the worker addresses the agent's stored URL.
+ */
 export function enqueueChatJob(deps: JobDeps, input: ChatJobInput): Promise<PlatformJob> {
   return wrapEnqueue(
     enqueueJob(deps.db, deps.clock, {

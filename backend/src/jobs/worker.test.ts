@@ -1,12 +1,24 @@
-import { createLogger, newId, sealGatewayToken } from "@svc/common";
+import { createLogger, ManualClock, newId, sealGatewayToken } from "@svc/common";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users } from "@svc/db/schema";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
+import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
+import { ManualTimers } from "../watchdog/timers";
 import type { JobProcessor, ProcessorRegistry } from "./processors";
-import { databaseClock, enqueueJob, getJob } from "./queue";
+import {
+  claimJobs,
+  completeJob,
+  databaseClock,
+  enqueueJob,
+  getJob,
+  type QueueClock,
+  requeueStaleJobs,
+} from "./queue";
 import { platformProcessors } from "./registry";
+import { chatJobSchema } from "./schema";
+import { enqueueChatJob } from "./service";
 import { createJobWorker, type JobWorker } from "./worker";
 
 const url = process.env.DATABASE_URL as string;
@@ -41,8 +53,8 @@ function startWorker(
   return worker.start();
 }
 
-const chatJob = (message = "hi", userId = "usr_w", agentId = "agt_w") =>
-  enqueueJob(pool, databaseClock, {
+const chatJob = (message = "hi", userId = "usr_w", agentId = "agt_w", clock: QueueClock = databaseClock) =>
+  enqueueJob(pool, clock, {
     jobType: "gateway_chat_completion",
     userId,
     agentId,
@@ -161,9 +173,124 @@ describe("job worker", () => {
   });
 });
 
+describe("lock heartbeat (fake time)", () => {
+  const STALE = 10 * 60 * 1000;
+  const START = "2026-11-21T10:00:00.000Z";
+  let manual: ManualClock;
+  let timers: ManualTimers;
+  let clock: QueueClock;
+  beforeEach(() => {
+    manual = new ManualClock(START);
+    timers = new ManualTimers(manual);
+    clock = { now: () => manual.now() };
+  });
+
+  /** A processor that runs until the test releases it, and says when it started and with which signal. */
+  function parkedProcessor() {
+    let release: (result: Record<string, unknown>) => void = () => undefined;
+    const finish = new Promise<Record<string, unknown>>((r) => {
+      release = r;
+    });
+    let started: (signal: AbortSignal) => void = () => undefined;
+    const signal = new Promise<AbortSignal>((r) => {
+      started = r;
+    });
+    const processor: JobProcessor = async (_job, ctx) => {
+      started(ctx.signal);
+      return finish; // ignores its signal on purpose: what it returns late must not be written
+    };
+    return { processor, signal, release };
+  }
+  const lockedAt = async (id: string) => (await getJob(pool, id))?.lockedAt?.toISOString();
+
+  it("refreshes a running job's lock every minute, so it outlives the 10-minute stale rule and completes", async () => {
+    const parked = parkedProcessor();
+    await startWorker({ gateway_chat_completion: parked.processor }, { clock, timers, staleAfterMs: STALE });
+    const job = await chatJob("long", "usr_w", "agt_w", clock);
+    const signal = await parked.signal;
+    expect(await lockedAt(job.id)).toBe(START);
+
+    await timers.advance(60_000 - 1);
+    expect(await lockedAt(job.id)).toBe(START);
+    await timers.advance(1);
+    expect(await lockedAt(job.id)).toBe("2026-11-21T10:01:00.000Z");
+
+    // 11 more minutes: the worker's own stale sweep (every 30 s) ran 22 times meanwhile.
+    await timers.advance(11 * 60_000);
+    expect(await requeueStaleJobs(pool, clock, STALE)).toEqual([]);
+    expect(await getJob(pool, job.id)).toMatchObject({ status: "running", attempts: 1, error: null });
+    expect(await lockedAt(job.id)).toBe("2026-11-21T10:12:00.000Z");
+    expect(signal.aborted).toBe(false);
+
+    parked.release({ reply: "done after 12 minutes" });
+    const done = await until(
+      () => getJob(pool, job.id),
+      (j) => j?.status === "completed",
+    );
+    expect(done).toMatchObject({ attempts: 1, result: { reply: "done after 12 minutes" }, lockToken: null });
+  });
+
+  it("a job whose claim is lost has its processor aborted at the next refresh; its late result is not written", async () => {
+    const parked = parkedProcessor();
+    // One slot: the requeue's NOTIFY cannot make this worker claim the job again itself.
+    await startWorker(
+      { gateway_chat_completion: parked.processor },
+      { clock, timers, staleAfterMs: STALE, concurrency: 1 },
+    );
+    const job = await chatJob("stolen", "usr_w", "agt_w", clock);
+    const signal = await parked.signal;
+
+    // Another backend's sweep requeues the job (as if this worker had stopped refreshing) and claims it anew.
+    manual.advance(1);
+    expect(await requeueStaleJobs(pool, clock, 0)).toEqual([job.id]);
+    const [thief] = await claimJobs(pool, clock, 1);
+    expect(thief.job.id).toBe(job.id);
+    expect(signal.aborted).toBe(false);
+
+    await timers.advance(60_000);
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as Error).message).toBe("the job's claim was lost");
+
+    parked.release({ reply: "from the lost claim" });
+    await until(
+      async () => (worker as JobWorker).active,
+      (n) => n === 0,
+    );
+    expect(await getJob(pool, job.id)).toMatchObject({
+      status: "running",
+      attempts: 2,
+      lockToken: thief.lockToken,
+      result: null,
+      completedAt: null,
+    });
+    expect(
+      await completeJob(pool, clock, { id: job.id, lockToken: thief.lockToken }, { reply: "thief" }),
+    ).toBe(true);
+    expect((await getJob(pool, job.id))?.result).toEqual({ reply: "thief" });
+  });
+
+  it("refuses a refresh interval that is not shorter than the stale rule", () => {
+    expect(() =>
+      createJobWorker({
+        connectionString: url,
+        processors: {},
+        logger,
+        concurrency: 1,
+        pollIntervalMs: 1_000,
+        staleAfterMs: 60_000,
+        lockRefreshIntervalMs: 60_000,
+        shutdownGraceMs: 1_000,
+      }),
+    ).toThrow("lockRefreshIntervalMs (60000) must be shorter than staleAfterMs (60000)");
+  });
+});
+
 describe("gateway_chat_completion", () => {
   let runtime: FakeUpstream;
+  let attacker: FakeUpstream;
   const seen: Array<{ auth?: string; body: unknown }> = [];
+  /** Agents of usr_chat at other addresses, created by the tests that need them. */
+  const extraAgents: FakeUpstream[] = [];
   beforeAll(async () => {
     runtime = await startFakeUpstream((req, res, body) => {
       seen.push({ auth: req.headers.authorization, body: JSON.parse(body.toString()) });
@@ -177,6 +304,9 @@ describe("gateway_chat_completion", () => {
         usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
       });
     });
+    attacker = await startFakeUpstream((_req, res) =>
+      sendJson(res, 200, { model: "stolen", choices: [{ message: { content: "gotcha" } }] }),
+    );
     await database.db
       .insert(users)
       .values({ id: "usr_chat", email: "chat@example.com", name: "Chat", referralCode: "CHAT1" });
@@ -188,17 +318,41 @@ describe("gateway_chat_completion", () => {
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "gw-token-123"),
     });
   });
-  afterAll(() => runtime.close());
+  afterAll(async () => {
+    await Promise.all([runtime, attacker, ...extraAgents].map((u) => u.close()));
+  });
+
+  /** An agent of usr_chat whose stored URL is a fake answering with `handler`; returns its id. */
+  async function agentAnswering(handler: Parameters<typeof startFakeUpstream>[0]): Promise<string> {
+    const upstream = await startFakeUpstream(handler);
+    extraAgents.push(upstream);
+    const id = newId("agt");
+    await database.db.insert(agents).values({
+      id,
+      userId: "usr_chat",
+      name: "Other",
+      url: upstream.url,
+      gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "gw-token-123"),
+    });
+    return id;
+  }
 
   const runChat = gatewayChatProcessor({ db: database.db, dataEncryptionKey: DATA_KEY });
-  const jobFor = (message: string, systemPrompt: string | null = null, agentId = "agt_chat") =>
+  const jobFor = (
+    message: string,
+    systemPrompt: string | null = null,
+    agentId = "agt_chat",
+    gatewayUrl = attacker.url,
+  ) =>
     ({
       id: newId("job"),
-      payload: { userId: "usr_chat", agentId, gatewayUrl: runtime.url, message, systemPrompt },
+      userId: "usr_chat",
+      agentId,
+      payload: { userId: "usr_chat", agentId, gatewayUrl, message, systemPrompt },
     }) as never;
   const ctx = { signal: new AbortController().signal, logger };
 
-  it("posts an OpenAI-compatible request with the agent's token and returns {reply, model, usage}", async () => {
+  it("posts an OpenAI-compatible request with the agent's token to its stored URL and returns {reply, model, usage}", async () => {
     const result = await runChat(jobFor("hello", "be brief"), ctx);
     expect(result).toEqual({
       reply: "echo: hello",
@@ -215,34 +369,96 @@ describe("gateway_chat_completion", () => {
         ],
       },
     });
+    expect(attacker.requests).toEqual([]);
   });
 
-  it("fails with a clear message on a non-2xx answer, a missing agent or a missing token", async () => {
+  it("a job enqueued with an attacker's gatewayUrl: the attacker receives nothing, the agent's stored URL gets the message", async () => {
+    const body = chatJobSchema.parse({
+      userId: "usr_chat",
+      agentId: "agt_chat",
+      gatewayUrl: `${attacker.url}/steal`,
+      message: "for my agent only",
+    });
+    const job = await enqueueChatJob({ db: pool, clock: databaseClock }, body);
+    expect(job.payload.gatewayUrl).toBe(`${attacker.url}/steal`); // accepted for the spec's shape
+    await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
+    const done = await until(
+      () => getJob(pool, job.id),
+      (j) => j?.status === "completed",
+    );
+    expect(done?.result).toMatchObject({ reply: "echo: for my agent only", model: "openclaw-test" });
+    expect(seen.at(-1)?.auth).toBe("Bearer gw-token-123");
+    expect(attacker.requests).toEqual([]);
+  });
+
+  it("another user's agent, or no agent at all, fails the job with 'not found' and calls nobody", async () => {
+    await database.db
+      .insert(users)
+      .values({ id: "usr_other", email: "other@example.com", name: "O", referralCode: "OTHER1" });
+    const calls = runtime.requests.length;
+    const foreign = {
+      id: newId("job"),
+      userId: "usr_other",
+      agentId: "agt_chat",
+      payload: { userId: "usr_other", agentId: "agt_chat", gatewayUrl: runtime.url, message: "x" },
+    } as never;
+    await expect(runChat(foreign, ctx)).rejects.toThrow("agent agt_chat not found");
+    await expect(runChat(jobFor("x", null, "agt_none"), ctx)).rejects.toThrow("agent agt_none not found");
+    expect(runtime.requests.length).toBe(calls);
+    expect(attacker.requests).toEqual([]);
+  });
+
+  it("fails with a clear message on a non-2xx answer or a missing token", async () => {
     await expect(runChat(jobFor("fail"), ctx)).rejects.toThrow(
       'the agent gateway answered HTTP 503: {"error":"overloaded"}',
     );
-    await expect(runChat(jobFor("x", null, "agt_none"), ctx)).rejects.toThrow("agent agt_none not found");
     const noKey = gatewayChatProcessor({ db: database.db, dataEncryptionKey: undefined });
     await expect(noKey(jobFor("x"), ctx)).rejects.toThrow("the agent has no gateway token");
   });
 
+  it("does not follow a redirect from the agent: the attempt fails and the redirect's target receives nothing", async () => {
+    const agentId = await agentAnswering((_req, res) => {
+      res.writeHead(307, { location: `${attacker.url}/v1/chat/completions` });
+      res.end();
+    });
+    await expect(runChat(jobFor("hi", null, agentId), ctx)).rejects.toThrow(
+      "the agent gateway answered with a redirect, which is not followed",
+    );
+    expect(attacker.requests).toEqual([]);
+  });
+
+  it("an answer over the size cap fails the attempt cleanly, declared or streamed", async () => {
+    const huge = JSON.stringify({
+      choices: [{ message: { content: "x".repeat(AGENT_MAX_RESPONSE_BYTES) } }],
+    });
+    const declared = await agentAnswering((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(huge) });
+      res.end(huge);
+    });
+    const streamed = await agentAnswering((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }); // chunked: no length to refuse by
+      for (let i = 0; i < huge.length; i += 64 * 1024) res.write(huge.slice(i, i + 64 * 1024));
+      res.end();
+    });
+    const tooLarge = `the agent gateway's answer is larger than ${AGENT_MAX_RESPONSE_BYTES} bytes`;
+    await expect(runChat(jobFor("hi", null, declared), ctx)).rejects.toThrow(tooLarge);
+    await expect(runChat(jobFor("hi", null, streamed), ctx)).rejects.toThrow(tooLarge);
+
+    // Through the worker: the attempt fails with that message and the job waits for its retry.
+    await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
+    const job = await chatJob("big", "usr_chat", streamed);
+    const after = await until(
+      () => getJob(pool, job.id),
+      (j) => j?.attempts === 1 && j.status === "queued",
+    );
+    expect(after?.error).toBe(tooLarge);
+  });
+
   it("times out after the configured time", async () => {
-    const silent = await startFakeUpstream(() => undefined);
-    try {
-      const slow = gatewayChatProcessor({ db: database.db, dataEncryptionKey: DATA_KEY, timeoutMs: 200 });
-      const job = {
-        id: "j",
-        payload: {
-          userId: "usr_chat",
-          agentId: "agt_chat",
-          gatewayUrl: silent.url,
-          message: "x",
-          systemPrompt: null,
-        },
-      };
-      await expect(slow(job as never, ctx)).rejects.toThrow("the agent gateway did not answer within 0.2 s");
-    } finally {
-      await silent.close();
-    }
+    const agentId = await agentAnswering(() => undefined);
+    const slow = gatewayChatProcessor({ db: database.db, dataEncryptionKey: DATA_KEY, timeoutMs: 200 });
+    await expect(slow(jobFor("x", null, agentId), ctx)).rejects.toThrow(
+      "the agent gateway did not answer within 0.2 s",
+    );
   });
 });

@@ -1,16 +1,21 @@
 /**
  * A job worker: claims up to `concurrency` jobs at a time, runs each with the processor of its type, and
  * records the outcome (fenced by the claim's lock token). It wakes on `LISTEN platform_jobs` (enqueue
- * NOTIFYs), with a slow poll as a safety net, and sweeps stale running jobs. On stop it claims nothing
- * more, lets running jobs finish within the grace period, and releases the rest back to `queued`.
+ * NOTIFYs), with a slow poll as a safety net, and sweeps stale running jobs. While a job runs, its lock is
+ * refreshed every `lockRefreshIntervalMs` (one primary-key update), so the stale rule requeues only the jobs
+ * of a worker that died; a refresh that finds the claim lost aborts the processor (its signal) and its
+ * outcome is never written. On stop it claims nothing more, lets running jobs finish within the grace
+ * period, and releases the rest back to `queued`.
  *
  * The worker owns its connections (`concurrency + 2`): HTTP load on the service's pool can never starve it,
  * and its sessions carry the queue's planner settings (`QUEUE_SESSION_OPTIONS`), so the prepared claim keeps
  * the index walk whatever the table's statistics said when it was planned.
  */
+import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
 import pg from "pg";
 import type { Logger } from "pino";
+import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
 import type { ProcessorRegistry } from "./processors";
 import {
   type Claim,
@@ -20,6 +25,7 @@ import {
   failJob,
   QUEUE_SESSION_OPTIONS,
   type QueueClock,
+  refreshJobLock,
   releaseJobs,
   requeueStaleJobs,
 } from "./queue";
@@ -35,8 +41,15 @@ export interface JobWorkerOptions {
   staleAfterMs: number;
   /** How often the stale rule is applied; default a tenth of staleAfterMs, at most 30 s. */
   staleSweepIntervalMs?: number;
+  /**
+   * How often a running job's lock is refreshed; default a tenth of staleAfterMs, at most 60 s. Must be
+   * shorter than staleAfterMs.
+   */
+  lockRefreshIntervalMs?: number;
   shutdownGraceMs: number;
   clock?: QueueClock;
+  /** Poll, stale sweep and lock refresh run on these (tests: ManualTimers on the queue's ManualClock). */
+  timers?: Timers;
 }
 
 export interface JobWorker {
@@ -48,27 +61,61 @@ export interface JobWorker {
 
 const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
+/** A claimed job being run: its abort (shutdown or lost claim) and its lock heartbeat. */
+interface HeldJob {
+  claim: Claim;
+  abort: AbortController;
+  done: Promise<void>;
+  heartbeat: TimerHandle | undefined;
+  /** The processor returned: no more heartbeats, and a lost claim no longer aborts anything. */
+  finished: boolean;
+}
+
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const { processors, logger, concurrency } = options;
+  const refreshEvery =
+    options.lockRefreshIntervalMs ?? Math.max(1, Math.min(60_000, Math.floor(options.staleAfterMs / 10)));
+  if (refreshEvery >= options.staleAfterMs)
+    throw new Error(
+      `lockRefreshIntervalMs (${refreshEvery}) must be shorter than staleAfterMs (${options.staleAfterMs})`,
+    );
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: concurrency + 2,
     application_name: "svc-job-worker",
     options: QUEUE_SESSION_OPTIONS,
+    connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
   });
   pool.on("error", (err) => logger.warn({ err }, "idle job worker connection failed"));
   const clock = options.clock ?? databaseClock;
   const lanes = options.lanes && options.lanes.length > 0 ? options.lanes : null;
+  const timers = options.timers ?? systemTimers;
   const sweepEvery =
     options.staleSweepIntervalMs ?? Math.min(30_000, Math.max(1_000, options.staleAfterMs / 10));
-  const held = new Map<string, { claim: Claim; abort: AbortController; done: Promise<void> }>();
+  const held = new Map<string, HeldJob>();
   let stopping = false;
   /** The pool is ended (stop is done): an outcome still being written is left to the stale rule. */
   let closed = false;
   let started = false;
   let listener: pg.Client | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
-  const timers: NodeJS.Timeout[] = [];
+  const loops: Array<{ handle: TimerHandle | undefined }> = [];
+
+  /** Runs `task` every `everyMs` (after the previous run ended) until stop. */
+  function repeat(task: () => Promise<void>, everyMs: number): void {
+    const loop: { handle: TimerHandle | undefined } = { handle: undefined };
+    const schedule = () => {
+      loop.handle = timers.setTimeout(async () => {
+        try {
+          await task();
+        } finally {
+          if (!stopping) schedule();
+        }
+      }, everyMs);
+    };
+    loops.push(loop);
+    schedule();
+  }
 
   /**
    * Claims for every free slot. Several claims may be in flight at once (each reserves the slots it asks
@@ -111,16 +158,52 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   }
 
   function run(claim: Claim): void {
-    const abort = new AbortController();
-    const done = execute(claim, abort.signal).finally(() => {
+    const entry: HeldJob = {
+      claim,
+      abort: new AbortController(),
+      done: Promise.resolve(),
+      heartbeat: undefined,
+      finished: false,
+    };
+    held.set(claim.job.id, entry);
+    scheduleHeartbeat(entry);
+    entry.done = execute(entry).finally(() => {
+      entry.finished = true;
+      timers.clearTimeout(entry.heartbeat);
       held.delete(claim.job.id);
       void fill();
     });
-    held.set(claim.job.id, { claim, abort, done });
   }
 
-  async function execute(claim: Claim, signal: AbortSignal): Promise<void> {
+  function scheduleHeartbeat(entry: HeldJob): void {
+    entry.heartbeat = timers.setTimeout(() => heartbeat(entry), refreshEvery);
+  }
+
+  /** Refreshes the job's lock; a lost claim aborts the processor, a failed refresh waits for the next beat. */
+  async function heartbeat(entry: HeldJob): Promise<void> {
+    entry.heartbeat = undefined;
+    if (entry.finished || closed) return;
+    const { job, lockToken } = entry.claim;
+    try {
+      if (!(await refreshJobLock(pool, clock, { id: job.id, lockToken }))) {
+        if (entry.finished || entry.abort.signal.aborted) return;
+        logger.warn(
+          { jobId: job.id, jobType: job.jobType },
+          "job lost its claim while running; aborting it, its outcome will not be written",
+        );
+        entry.abort.abort(new Error("the job's claim was lost"));
+        return;
+      }
+    } catch (err) {
+      logger.warn({ err, jobId: job.id }, "refreshing the job's lock failed; trying again at the next beat");
+    }
+    if (!entry.finished && !closed) scheduleHeartbeat(entry);
+  }
+
+  async function execute(entry: HeldJob): Promise<void> {
+    const { claim } = entry;
     const { job } = claim;
+    const signal = entry.abort.signal;
     const fence = { id: job.id, lockToken: claim.lockToken };
     let outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
     try {
@@ -130,7 +213,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     } catch (err) {
       outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
-    if (signal.aborted) return; // released at shutdown: the job is someone else's now
+    entry.finished = true;
+    timers.clearTimeout(entry.heartbeat);
+    // Released at shutdown, or the claim was lost: the job is someone else's now.
+    if (signal.aborted) return;
     await persist(job, async () => {
       if (outcome.ok) {
         if (!(await completeAndContinue(fence, outcome.result)))
@@ -196,6 +282,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const client = new pg.Client({
       connectionString: options.connectionString,
       application_name: "svc-job-listener",
+      connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
     });
     client.on("notification", () => void fill());
     client.on("error", (err) => {
@@ -251,16 +338,15 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         logger.warn({ err }, "job listener could not connect; polling until it can");
         scheduleReconnect();
       }
-      timers.push(setInterval(() => void fill(), options.pollIntervalMs));
-      timers.push(setInterval(() => void sweep(), sweepEvery));
-      for (const timer of timers) timer.unref();
+      repeat(fill, options.pollIntervalMs);
+      repeat(sweep, sweepEvery);
       await sweep();
       await fill();
     },
     async stop() {
       if (stopping) return;
       stopping = true;
-      for (const timer of timers) clearInterval(timer);
+      for (const loop of loops) timers.clearTimeout(loop.handle);
       if (reconnectTimer) clearTimeout(reconnectTimer);
       const client = listener;
       listener = undefined;
@@ -270,7 +356,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       const grace = new Promise((r) => setTimeout(r, options.shutdownGraceMs).unref());
       await Promise.race([Promise.all(running.map((h) => h.done)), grace]);
       const unfinished = [...held.values()];
-      for (const h of unfinished) h.abort.abort();
+      for (const h of unfinished) {
+        h.abort.abort();
+        timers.clearTimeout(h.heartbeat);
+      }
       const released = await releaseJobs(
         pool,
         clock,

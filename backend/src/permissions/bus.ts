@@ -8,6 +8,8 @@
  * backoff) and a two-connection pool for NOTIFY. Events sent while the listener is reconnecting are not
  * replayed; the readers re-read the database (a long-poll re-reads its row, the WebSocket client can list).
  */
+
+import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import pg from "pg";
 import type { Logger } from "pino";
 
@@ -74,7 +76,11 @@ export function createPermissionBus({ connectionString, logger }: PermissionBusO
   }
 
   async function listen(): Promise<void> {
-    const next = new pg.Client({ connectionString, application_name: "svc-permission-bus" });
+    const next = new pg.Client({
+      connectionString,
+      application_name: "svc-permission-bus",
+      connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
+    });
     next.on("notification", (message) => {
       if (message.channel === PERMISSION_CHANNEL) deliver(message.payload);
     });
@@ -120,7 +126,12 @@ export function createPermissionBus({ connectionString, logger }: PermissionBusO
 
   function publisher(): pg.Pool {
     if (!pool) {
-      pool = new pg.Pool({ connectionString, max: 2, application_name: "svc-permission-publish" });
+      pool = new pg.Pool({
+        connectionString,
+        max: 2,
+        application_name: "svc-permission-publish",
+        connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
+      });
       pool.on("error", (err) => logger.warn({ err }, "idle permission publish connection failed"));
     }
     return pool;

@@ -7,7 +7,7 @@
  * Errors have the backend's shape `{error, message}`; requests are logged like every other.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, isHttpError, requestLogger } from "@svc/common";
+import { type Clock, HttpError, isHttpError, requestLogger, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { gatewayTokenStore } from "../agents/tokens";
@@ -15,7 +15,7 @@ import type { BackendConfig } from "../config";
 import type { PermissionBus } from "./bus";
 import { agentOfBearer } from "./hooks";
 import { parseHookClassifyBody } from "./schema";
-import { classifyAndQueue } from "./service";
+import { classifyAndQueue, type PermissionPolicyConfig, permissionPolicy } from "./service";
 
 const PATH = "/api/hooks/classify";
 const BODY_LIMIT = 1024 * 1024;
@@ -23,8 +23,10 @@ const BODY_LIMIT = 1024 * 1024;
 export interface HookListenerDeps {
   db: Database;
   bus: PermissionBus;
-  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">;
+  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY"> & PermissionPolicyConfig;
   logger: Logger;
+  /** Request times and expiry (default: the system clock). */
+  clock?: Clock;
 }
 
 /** A request listener step: true when it took the request (the hook path), false to pass it on. */
@@ -32,6 +34,8 @@ export function hookClassifyListener(
   deps: HookListenerDeps,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { db, bus, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const policy = permissionPolicy(deps.config);
   const tokens = gatewayTokenStore(db, deps.config.DATA_ENCRYPTION_KEY);
   const log = requestLogger(logger);
 
@@ -43,7 +47,7 @@ export function hookClassifyListener(
       throw new HttpError(403, "forbidden", "agentId is not the agent of this gateway token");
     }
     const answer = await classifyAndQueue(
-      { db, bus, logger },
+      { db, bus, logger, clock, policy },
       {
         prefix: "hook",
         agentId: owner.agentId,

@@ -6,7 +6,7 @@
  *
  * The classify route is the hot path: for a safe call it costs the token lookup and the classifier only.
  */
-import { HttpError } from "@svc/common";
+import { type Clock, HttpError, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "pino";
@@ -15,8 +15,9 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus, PermissionEvent } from "./bus";
 import { decisionWaitQuery, parseHookClassifyBody } from "./schema";
-import { classifyAndQueue } from "./service";
-import { findAgentPermission, type PermissionStatus } from "./store";
+import { classifyAndQueue, type PermissionPolicy, pendingCutoff, permissionPolicy } from "./service";
+import { findAgentPermission, type HookStatus, hookStatusOf } from "./store";
+import { AgentWaits } from "./waits";
 
 export interface HookRoutesDeps {
   db: Database;
@@ -25,6 +26,12 @@ export interface HookRoutesDeps {
   logger?: Logger;
   /** How often a waiting long-poll re-reads its row in case a bus event was lost (default 15 s). */
   recheckIntervalMs?: number;
+  /** Request times and expiry (default: the system clock). */
+  clock?: Clock;
+  /** Default: `permissionPolicy()`. */
+  policy?: PermissionPolicy;
+  /** The per-agent cap of waiting long-polls (default: 10 per agent, this router's own). */
+  waits?: AgentWaits;
 }
 
 type DecisionEvent = Extract<PermissionEvent, { type: "decision" }>;
@@ -32,6 +39,9 @@ type DecisionEvent = Extract<PermissionEvent, { type: "decision" }>;
 /** `POST /api/hooks/classify` and `GET /api/hooks/decision/:requestId` (agent gateway token). */
 export function hookRoutes(deps: HookRoutesDeps): Router {
   const { db, bus, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const policy = deps.policy ?? permissionPolicy();
+  const waits = deps.waits ?? new AgentWaits();
   const recheckIntervalMs = deps.recheckIntervalMs ?? 15_000;
   const auth = agentTokenAuth(db, deps.config);
   const waiters = decisionWaiters(bus);
@@ -45,7 +55,7 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
     }
     res.json(
       await classifyAndQueue(
-        { db, bus, logger },
+        { db, bus, logger, clock, policy },
         {
           prefix: "hook",
           agentId: owner.agentId,
@@ -69,15 +79,28 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
       const { requestId } = req.params;
       const request = await findAgentPermission(db, agentId, requestId);
       if (!request) throw new HttpError(404, "permission_not_found", "permission request not found");
-      if (request.status !== "pending" || wait === 0) {
-        res.json(decisionJson(request.status));
+      const cutoff = () => pendingCutoff({ clock, policy });
+      const status = hookStatusOf(request, cutoff());
+      if (status !== "pending" || wait === 0) {
+        res.json(decisionJson(status));
         return;
       }
-      const status = await awaitDecision(
-        { db, waiters, logger, recheckIntervalMs },
-        { agentId, requestId, waitMs: wait * 1000, signal: clientGone.signal },
-      );
-      if (status && !res.headersSent) res.json(decisionJson(status));
+      const done = waits.enter(agentId);
+      try {
+        const final = await awaitDecision(
+          { db, waiters, logger, recheckIntervalMs, cutoff },
+          {
+            agentId,
+            requestId,
+            waitMs: wait * 1000,
+            expiresInMs: request.timestamp - cutoff(),
+            signal: clientGone.signal,
+          },
+        );
+        if (final && !res.headersSent) res.json(decisionJson(final));
+      } finally {
+        done();
+      }
     },
   );
 
@@ -87,13 +110,20 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
 /**
  * Waits up to `waitMs` for the request to be decided: woken by the bus's decision event (any process),
  * with a re-read right after subscribing (a decision made before the subscription) and every
- * `recheckIntervalMs` (an event lost while the bus reconnected). "pending" when the wait ends; null when
- * `signal` aborts first (the client went away). Every listener and timer is released when it settles.
+ * `recheckIntervalMs` (an event lost while the bus reconnected). "pending" when the wait ends, "expired"
+ * when the request expires first (in `expiresInMs`); null when `signal` aborts first (the client went
+ * away). Every listener and timer is released when it settles.
  */
 function awaitDecision(
-  deps: { db: Database; waiters: DecisionWaiters; logger?: Logger; recheckIntervalMs: number },
-  input: { agentId: string; requestId: string; waitMs: number; signal: AbortSignal },
-): Promise<PermissionStatus | null> {
+  deps: {
+    db: Database;
+    waiters: DecisionWaiters;
+    logger?: Logger;
+    recheckIntervalMs: number;
+    cutoff: () => number;
+  },
+  input: { agentId: string; requestId: string; waitMs: number; expiresInMs: number; signal: AbortSignal },
+): Promise<HookStatus | null> {
   const { agentId, requestId, signal } = input;
   return new Promise((resolve) => {
     if (signal.aborted) {
@@ -102,7 +132,7 @@ function awaitDecision(
     }
     const cleanups: Array<() => void> = [];
     let settled = false;
-    const settle = (status: PermissionStatus | null) => {
+    const settle = (status: HookStatus | null) => {
       if (settled) return;
       settled = true;
       for (const cleanup of cleanups) cleanup();
@@ -111,13 +141,18 @@ function awaitDecision(
     const reread = () => {
       findAgentPermission(deps.db, agentId, requestId).then(
         (row) => {
-          if (row && row.status !== "pending") settle(row.status);
+          const status = row ? hookStatusOf(row, deps.cutoff()) : "pending";
+          if (status !== "pending") settle(status);
         },
         (err: unknown) => deps.logger?.warn({ err, requestId }, "re-reading a permission request failed"),
       );
     };
     cleanups.push(deps.waiters.add(requestId, (event) => settle(event.status)));
-    const deadline = setTimeout(() => settle("pending"), input.waitMs);
+    const expires = input.expiresInMs <= input.waitMs;
+    const deadline = setTimeout(
+      () => settle(expires ? "expired" : "pending"),
+      Math.max(0, Math.min(input.waitMs, input.expiresInMs)),
+    );
     const recheck = setInterval(reread, deps.recheckIntervalMs);
     const onAbort = () => settle(null);
     signal.addEventListener("abort", onAbort);
@@ -130,8 +165,8 @@ function awaitDecision(
   });
 }
 
-/** `{status, allow}`: allowed only once approved. */
-function decisionJson(status: PermissionStatus): { status: PermissionStatus; allow: boolean } {
+/** `{status, allow}`: allowed only once approved (`expired`: denied, like a rejection). */
+function decisionJson(status: HookStatus): { status: HookStatus; allow: boolean } {
   return { status, allow: status === "approved" };
 }
 

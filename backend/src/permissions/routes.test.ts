@@ -365,7 +365,7 @@ describe("GET /api/permissions and POST /api/permissions", () => {
     expect(viaKey.body.pending.map((p: { id: string }) => p.id)).toEqual([first, second]);
     // Another user's agent id lists nothing.
     const foreign = await request(app).get(`/api/permissions?agentId=${bob.agentId}`).set(dave.headers);
-    expect(foreign.body).toEqual({ pending: [] });
+    expect(foreign.body).toEqual({ pending: [], nextCursor: null });
     const twice = await request(app).get("/api/permissions?agentId=a&agentId=b").set(dave.headers);
     expect(twice.status).toBe(400);
     expect(twice.body).toEqual({ error: "invalid_request", message: "agentId: must be a single string" });
@@ -494,7 +494,7 @@ describe("store", () => {
       decision: winners[0]?.decision,
       status: winners[0]?.status,
     });
-    expect(await listPendingPermissions(database.db, alice.userId, "agt_none")).toEqual([]);
+    expect(await listPendingPermissions(database.db, alice.userId, { agentId: "agt_none" })).toEqual([]);
   });
 });
 

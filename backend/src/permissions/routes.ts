@@ -10,39 +10,52 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus } from "./bus";
 import { hookRoutes } from "./hooks";
-import { classifyBody, decisionBody, listQuery } from "./schema";
-import { classifyAndQueue, decideAndPublish } from "./service";
+import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./schema";
+import {
+  classifyAndQueue,
+  decideAndPublish,
+  type PermissionPolicyConfig,
+  pendingCutoff,
+  permissionPolicy,
+} from "./service";
 import { listPendingPermissions, permissionJson } from "./store";
+import type { AgentWaits } from "./waits";
 
 export type PermissionRoutesConfig = Pick<
   BackendConfig,
   "INTERNAL_API_KEY" | "HMAC_SECRET" | "DATA_ENCRYPTION_KEY"
->;
+> &
+  PermissionPolicyConfig;
 
 export interface PermissionRoutesDeps {
   db: Database;
   bus: PermissionBus;
   config: PermissionRoutesConfig;
   logger?: Logger;
-  /** Records `last_used_at` of API keys. */
+  /** Records `last_used_at` of API keys; request times and expiry. */
   clock?: Clock;
+  /** The per-agent cap of the hook's waiting long-polls (default: this router's own, 10 per agent). */
+  waits?: AgentWaits;
 }
 
 /**
  * Permissions (spec "Permissions"), for the authenticated user:
  * POST `/api/permissions/classify` `{agentId, toolName, toolInput}` → `{allow, tier, reason, requestId?}`,
- * GET `/api/permissions?agentId=` → `{pending}`, POST `/api/permissions` `{requestId, decision}` →
- * `{success, requestId, decision, tier}`; plus the agents' hook routes (`hooks.ts`).
+ * GET `/api/permissions?agentId=&limit=&cursor=` → `{pending, nextCursor}` (live requests, oldest first,
+ * `limit` default 50, at most 100; `nextCursor` null on the last page), POST `/api/permissions`
+ * `{requestId, decision}` → `{success, requestId, decision, tier}`; plus the agents' hook routes (`hooks.ts`).
  */
 export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   const { db, bus, logger } = deps;
-  const service = { db, bus, logger };
-  const auth = permissionAuth(db, deps.config, deps.clock ?? systemClock);
+  const clock = deps.clock ?? systemClock;
+  const policy = permissionPolicy(deps.config);
+  const service = { db, bus, logger, clock, policy };
+  const auth = permissionAuth(db, deps.config, clock);
   const router = Router();
   // Mounted before the app's body parser and other routers (see app.ts): its own JSON parsing, scoped to
   // its paths, and the hook (the hot path) first.
   router.use(["/api/permissions", "/api/hooks"], express.json({ limit: "1mb" }));
-  router.use(hookRoutes({ db, bus, config: deps.config, logger }));
+  router.use(hookRoutes({ db, bus, config: deps.config, logger, clock, policy, waits: deps.waits }));
 
   router.post("/api/permissions/classify", auth, async (req, res) => {
     const { userId } = userContextOf(res);
@@ -53,9 +66,18 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   });
 
   router.get("/api/permissions", auth, async (req, res) => {
-    const { agentId } = parseBody(listQuery, req.query);
-    const pending = await listPendingPermissions(db, userContextOf(res).userId, agentId);
-    res.json({ pending: pending.map(permissionJson) });
+    const { agentId, limit = DEFAULT_LIST_LIMIT, cursor } = parseBody(listQuery, req.query);
+    // One more than the page: whether a next page exists without a count.
+    const rows = await listPendingPermissions(db, userContextOf(res).userId, {
+      agentId,
+      cutoffMs: pendingCutoff(service),
+      limit: limit + 1,
+      after: cursor,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const nextCursor = rows.length > limit && last ? encodeListCursor(last) : null;
+    res.json({ pending: page.map(permissionJson), nextCursor });
   });
 
   router.post("/api/permissions", auth, async (req, res) => {

@@ -28,10 +28,52 @@ export const decisionBody = z.strictObject({
   modifiedInput: z.string({ error: "must be a string" }).optional(),
 });
 
-/** `GET /api/permissions` query: optional `agentId`. */
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 100;
+
+/**
+ * `GET /api/permissions` query: optional `agentId`; `limit` 1 to 100 (default 50); `cursor`: the
+ * previous page's `nextCursor`.
+ */
 export const listQuery = z.object({
   agentId: z.string({ error: "must be a single string" }).min(1, "must not be empty").optional(),
+  limit: z
+    .string({ error: `must be a whole number from 1 to ${MAX_LIST_LIMIT}` })
+    .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LIST_LIMIT, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
+    .optional(),
+  cursor: z
+    .string({ error: "must be a single string" })
+    .transform((text, ctx) => {
+      const position = decodeListCursor(text);
+      if (position === null) {
+        ctx.addIssue({ code: "custom", message: "is not a cursor of this list" });
+        return z.NEVER;
+      }
+      return position;
+    })
+    .optional(),
 });
+
+/** Where a page ends: the last request's `timestamp` and `id` (the list's order). */
+export interface ListPosition {
+  timestamp: number;
+  id: string;
+}
+
+/** An opaque `nextCursor`: base64url of `<timestamp>.<id>`. */
+export function encodeListCursor(position: ListPosition): string {
+  return Buffer.from(`${position.timestamp}.${position.id}`, "utf8").toString("base64url");
+}
+
+const CURSOR = /^(\d{1,16})\.([A-Za-z0-9_-]{1,200})$/;
+
+export function decodeListCursor(text: string): ListPosition | null {
+  if (text.length > 400 || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  const match = CURSOR.exec(Buffer.from(text, "base64url").toString("utf8"));
+  return match ? { timestamp: Number(match[1]), id: match[2] } : null;
+}
 
 export interface HookClassifyInput {
   /** When given, it must be the agent of the presented gateway token. */

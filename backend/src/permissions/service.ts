@@ -3,24 +3,75 @@
  * classifying a tool call (dangerous ones are queued and announced) and deciding a queued one (the decision
  * is announced on the bus, which wakes WebSocket sessions and hook long-polls in every process).
  */
-import { HttpError } from "@svc/common";
+
+import { join } from "node:path";
+import { type Clock, HttpError, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
+import type { BackendConfig } from "../config";
 import type { PermissionBus, PermissionEvent } from "./bus";
-import { classifyToolCall, type Tier } from "./classifier/index";
 import {
-  createPermissionRequest,
+  classifyToolCall,
+  DEFAULT_PATH_GUARD,
+  type PathGuard,
+  pathGuard,
+  type Tier,
+} from "./classifier/index";
+import {
   decidePermission,
   type PermissionDecision,
   type PermissionRequest,
+  queuePermissionRequest,
   statusOf,
 } from "./store";
+
+/** The hook waits up to 300 s (PERMISSION_WAIT_SECONDS); a request outlives that by a margin. */
+export const DEFAULT_PENDING_TTL_SECONDS = 330;
+/** Live pending requests one agent may have; the next dangerous call is refused without a record. */
+export const MAX_PENDING_PER_AGENT = 100;
+
+/** How the permission services behave, from the backend's configuration. */
+export interface PermissionPolicy {
+  /** A pending request expires this long after its `timestamp`. */
+  pendingTtlMs: number;
+  maxPendingPerAgent: number;
+  /** The classifier's protected paths for one agent's calls (the platform's state, LOCAL_AGENTS_DIR). */
+  guardFor(agentId: string): PathGuard;
+}
+
+export type PermissionPolicyConfig = Partial<
+  Pick<BackendConfig, "PERMISSION_PENDING_TTL_SECONDS" | "LOCAL_AGENTS_DIR">
+>;
+
+export function permissionPolicy(config: PermissionPolicyConfig = {}): PermissionPolicy {
+  const agentsDir = config.LOCAL_AGENTS_DIR;
+  return {
+    pendingTtlMs: (config.PERMISSION_PENDING_TTL_SECONDS ?? DEFAULT_PENDING_TTL_SECONDS) * 1000,
+    maxPendingPerAgent: MAX_PENDING_PER_AGENT,
+    // Another agent's directory is protected; the asking agent's own (its working directory) is not.
+    guardFor: agentsDir
+      ? (agentId) => pathGuard({ protectedDirs: [agentsDir], ownDirs: [join(agentsDir, agentId)] })
+      : () => DEFAULT_PATH_GUARD,
+  };
+}
+
+const DEFAULT_POLICY = permissionPolicy();
 
 export interface PermissionServiceDeps {
   db: Database;
   bus: Pick<PermissionBus, "publish">;
   /** Where a failed announcement is reported (the stored state is already final then). */
   logger?: Logger;
+  /** Request times, expiry and decision times (default: the system clock). */
+  clock?: Clock;
+  /** Default: `permissionPolicy()` (the configuration's defaults). */
+  policy?: PermissionPolicy;
+}
+
+/** Unix ms at or before which a pending request is expired. */
+export function pendingCutoff(deps: Pick<PermissionServiceDeps, "clock" | "policy">): number {
+  const now = (deps.clock ?? systemClock).now().getTime();
+  return now - (deps.policy ?? DEFAULT_POLICY).pendingTtlMs;
 }
 
 export interface ClassifyAnswer {
@@ -41,15 +92,26 @@ export interface ClassifyInput {
 
 /**
  * Classifies a tool call (spec "Permission request" states): safe → allowed, no record; destructive →
- * blocked, no record; dangerous → a pending request, announced as `permission_request`, not allowed yet.
+ * blocked, no record; dangerous → a pending request, announced as `permission_request`, not allowed yet —
+ * unless the agent already has `maxPendingPerAgent` live pending requests: then refused, no record.
  */
 export async function classifyAndQueue(
   deps: PermissionServiceDeps,
   input: ClassifyInput,
 ): Promise<ClassifyAnswer> {
-  const { tier, reason } = classifyToolCall(input.toolName, input.toolInput);
+  const policy = deps.policy ?? DEFAULT_POLICY;
+  const { tier, reason } = classifyToolCall(input.toolName, input.toolInput, policy.guardFor(input.agentId));
   if (tier !== "dangerous") return { allow: tier === "safe", tier, reason };
-  const request = await createPermissionRequest(deps.db, { ...input, tier, reason });
+  const now = (deps.clock ?? systemClock).now();
+  const request = await queuePermissionRequest(
+    deps.db,
+    { ...input, tier, reason, now },
+    { cutoffMs: now.getTime() - policy.pendingTtlMs, maxPending: policy.maxPendingPerAgent },
+  );
+  if (request === null) {
+    const refused = `not queued: this agent already has ${policy.maxPendingPerAgent} pending permission requests (decide some, or wait for them to expire)`;
+    return { allow: false, tier, reason: `${reason}; ${refused}` };
+  }
   await announce(deps, requestEvent(request));
   return { allow: false, tier, reason, requestId: request.id };
 }
@@ -63,13 +125,15 @@ export interface DecisionAnswer {
 
 /**
  * The REST (and WebSocket) decision: decides the user's pending request and announces it. 404 when the
- * request is missing, another user's, or already decided.
+ * request is missing, another user's, already decided, or expired.
  */
 export async function decideAndPublish(
   deps: PermissionServiceDeps,
   input: { userId: string; requestId: string; decision: PermissionDecision },
 ): Promise<DecisionAnswer> {
-  const request = await decidePermission(deps.db, input);
+  const now = (deps.clock ?? systemClock).now();
+  const cutoffMs = now.getTime() - (deps.policy ?? DEFAULT_POLICY).pendingTtlMs;
+  const request = await decidePermission(deps.db, { ...input, now, cutoffMs });
   if (!request) throw new HttpError(404, "permission_not_found", "permission request not found");
   await announce(deps, {
     type: "decision",
@@ -77,7 +141,7 @@ export async function decideAndPublish(
     requestId: request.id,
     decision: input.decision,
     status: statusOf(input.decision),
-    timestamp: Date.now(),
+    timestamp: now.getTime(),
   });
   return { success: true, requestId: request.id, decision: input.decision, tier: request.tier };
 }

@@ -3,7 +3,8 @@
  *
  * Who may connect: the socket must prove it is `userId`, by a ticket (`&token=<ticket>` from the web's
  * `GET /api/permissions/ws-ticket`, see ./ticket.ts) or by the web's session cookie `svc-session` (when the
- * backend is reached on the web's host). Missing `userId`: the upgrade is accepted, then closed with 4001.
+ * backend is reached on the web's host; refused when a browser's `Origin` is not `PUBLIC_URL`'s, so another
+ * site's page cannot ride on the cookie). Missing `userId`: the upgrade is accepted, then closed with 4001.
  * No valid proof, or a proof of another user: closed with 4003. Any other path: the handler returns false,
  * so the server can hand the upgrade to its next handler.
  *
@@ -23,7 +24,14 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { type Clock, cookieFromHeader, isHttpError, sha256Hex, systemClock } from "@svc/common";
+import {
+  type Clock,
+  cookieFromHeader,
+  isHttpError,
+  isPublicOrigin,
+  sha256Hex,
+  systemClock,
+} from "@svc/common";
 import type { Database } from "@svc/db";
 import { sessions } from "@svc/db/schema";
 import { and, eq, gt } from "drizzle-orm";
@@ -33,7 +41,7 @@ import { z } from "zod";
 import { userContextSecret } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import type { PermissionBus, PermissionEvent } from "./bus";
-import { decideAndPublish } from "./service";
+import { decideAndPublish, type PermissionPolicyConfig, permissionPolicy } from "./service";
 import { verifyPermissionTicket } from "./ticket";
 
 export const PERMISSION_SOCKET_PATH = "/ws/permissions";
@@ -53,7 +61,10 @@ const MAX_TRACKED_DECISIONS = 1_000;
 export interface PermissionSocketDeps {
   db: Database;
   bus: PermissionBus;
-  config: Pick<BackendConfig, "HMAC_SECRET" | "INTERNAL_API_KEY">;
+  /** PUBLIC_URL: the only `Origin` the cookie path accepts (none configured: no browser origin is). */
+  config: Pick<BackendConfig, "HMAC_SECRET" | "INTERNAL_API_KEY"> &
+    Partial<Pick<BackendConfig, "PUBLIC_URL">> &
+    PermissionPolicyConfig;
   logger: Logger;
   /** Ticket and session expiry, frame timestamps (default: the system clock). */
   clock?: Clock;
@@ -105,6 +116,8 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
   });
   const clients = new Map<string, Set<Client>>();
   const now = () => clock.now().getTime();
+  // Decisions expire requests by the system clock, as the REST route does (the clock above is the socket's).
+  const policy = permissionPolicy(config);
 
   const send = (client: Client, frame: Record<string, unknown>) => {
     if (client.ws.readyState !== WebSocket.OPEN) return;
@@ -164,7 +177,7 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
     if (own.size >= MAX_TRACKED_DECISIONS) own.delete(own.keys().next().value as string);
     own.set(requestId, "waiting");
     try {
-      await decideAndPublish({ db, bus, logger }, { userId: client.userId, requestId, decision });
+      await decideAndPublish({ db, bus, logger, policy }, { userId: client.userId, requestId, decision });
     } catch (err) {
       own.delete(requestId);
       if (isHttpError(err) && err.status < 500) {
@@ -251,6 +264,9 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
     }
     const sessionToken = cookieFromHeader(req.headers.cookie, SESSION_COOKIE);
     if (!sessionToken) return false;
+    const origin = req.headers.origin;
+    if (origin !== undefined && !(config.PUBLIC_URL && isPublicOrigin(origin, config.PUBLIC_URL)))
+      return false;
     return (await sessionUserId(db, sessionToken, clock.now())) === userId;
   };
 

@@ -2,6 +2,11 @@
  * Permission requests in PostgreSQL (spec "Permission request" resource and states): dangerous tool calls
  * wait here as `pending` until their user approves or rejects them. Every read and write of a user's
  * request is scoped to that user; another user's request looks like a missing one.
+ *
+ * Expiry (issue #12) needs no column of its own: a pending request whose `timestamp` is at or before the
+ * cutoff (now − PERMISSION_PENDING_TTL_SECONDS) is expired — not listed, not decidable, a denial to the
+ * agent's hook. When the agent next asks, its expired requests are swept to `rejected` with no decision
+ * (what "expired" looks like once stored), so the pending rows stay few and the per-agent count cheap.
  */
 import { timestampedId } from "@svc/common";
 import type { Database } from "@svc/db";
@@ -12,7 +17,7 @@ import {
   type PermissionTier,
   permissionRequests,
 } from "@svc/db/schema";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 
 export type { PermissionDecision, PermissionRequest, PermissionStatus, PermissionTier };
 
@@ -29,68 +34,147 @@ export interface NewPermissionRequestInput {
   now?: Date;
 }
 
-/** Records a pending request. */
+/** Records a pending request (no cap: see queuePermissionRequest). */
 export async function createPermissionRequest(
   db: Database,
   input: NewPermissionRequestInput,
 ): Promise<PermissionRequest> {
-  const now = input.now ?? new Date();
-  const rows = await db
-    .insert(permissionRequests)
-    .values({
-      id: timestampedId(input.prefix, now),
-      agentId: input.agentId,
-      userId: input.userId,
-      toolName: input.toolName,
-      toolInput: input.toolInput,
-      tier: input.tier,
-      reason: input.reason,
-      timestamp: now.getTime(),
-      status: "pending",
-    })
-    .returning();
+  const rows = await db.insert(permissionRequests).values(newRequestRow(input)).returning();
   return rows[0] as PermissionRequest;
 }
 
-/** The user's pending requests (optionally of one agent), oldest first. */
+function newRequestRow(input: NewPermissionRequestInput) {
+  const now = input.now ?? new Date();
+  return {
+    id: timestampedId(input.prefix, now),
+    agentId: input.agentId,
+    userId: input.userId,
+    toolName: input.toolName,
+    toolInput: input.toolInput,
+    tier: input.tier,
+    reason: input.reason,
+    timestamp: now.getTime(),
+    status: "pending" as const,
+  };
+}
+
+/** Advisory-lock class of the per-agent pending cap (the other key is `hashtext(agentId)`). */
+const PENDING_CAP_LOCK_CLASS = 0x5045524d;
+
+/**
+ * Records a pending request unless its agent already has `maxPending` live (unexpired) pending ones; null
+ * then, and nothing is written. The agent's expired requests are swept first. One transaction holding an
+ * advisory lock per agent, so concurrent calls never pass the cap together.
+ */
+export async function queuePermissionRequest(
+  db: Database,
+  input: NewPermissionRequestInput & { now: Date },
+  limits: { cutoffMs: number; maxPending: number },
+): Promise<PermissionRequest | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(${PENDING_CAP_LOCK_CLASS}::int, hashtext(${input.agentId}))`,
+    );
+    await tx
+      .update(permissionRequests)
+      .set({ status: "rejected", decidedAt: input.now })
+      .where(
+        and(
+          eq(permissionRequests.userId, input.userId),
+          eq(permissionRequests.agentId, input.agentId),
+          eq(permissionRequests.status, "pending"),
+          lte(permissionRequests.timestamp, limits.cutoffMs),
+        ),
+      );
+    const [{ pending }] = await tx
+      .select({ pending: count() })
+      .from(permissionRequests)
+      .where(
+        and(
+          eq(permissionRequests.userId, input.userId),
+          eq(permissionRequests.agentId, input.agentId),
+          eq(permissionRequests.status, "pending"),
+        ),
+      );
+    if (pending >= limits.maxPending) return null;
+    const rows = await tx.insert(permissionRequests).values(newRequestRow(input)).returning();
+    return rows[0] as PermissionRequest;
+  });
+}
+
+export interface ListPendingOptions {
+  agentId?: string;
+  /** Requests at or before this Unix ms are expired and left out (default: none are). */
+  cutoffMs?: number;
+  /** Page size (default: everything). */
+  limit?: number;
+  /** Only requests after this one in the list's order (the previous page's last). */
+  after?: { timestamp: number; id: string };
+}
+
+/** The user's live pending requests (optionally of one agent), oldest first. */
 export function listPendingPermissions(
   db: Database,
   userId: string,
-  agentId?: string,
+  options: ListPendingOptions = {},
 ): Promise<PermissionRequest[]> {
-  const conditions = [eq(permissionRequests.userId, userId), eq(permissionRequests.status, "pending")];
-  if (agentId !== undefined) conditions.push(eq(permissionRequests.agentId, agentId));
-  return db
+  const conditions: SQL[] = [eq(permissionRequests.userId, userId), eq(permissionRequests.status, "pending")];
+  if (options.agentId !== undefined) conditions.push(eq(permissionRequests.agentId, options.agentId));
+  if (options.cutoffMs !== undefined) conditions.push(gt(permissionRequests.timestamp, options.cutoffMs));
+  if (options.after !== undefined) {
+    conditions.push(
+      sql`(${permissionRequests.timestamp}, ${permissionRequests.id}) > (${options.after.timestamp}, ${options.after.id})`,
+    );
+  }
+  const query = db
     .select()
     .from(permissionRequests)
     .where(and(...conditions))
     .orderBy(asc(permissionRequests.timestamp), asc(permissionRequests.id));
+  return options.limit === undefined ? query : query.limit(options.limit);
 }
 
 /**
  * Decides a pending request in one atomic UPDATE: `approve` and `approve_always` → approved, `reject` →
- * rejected. Null when the request is missing, another user's, or already decided (callers answer 404).
+ * rejected. Null when the request is missing, another user's, already decided, or expired (made at or
+ * before `cutoffMs`, when given): callers answer 404.
  */
 export async function decidePermission(
   db: Database,
-  input: { userId: string; requestId: string; decision: PermissionDecision },
+  input: {
+    userId: string;
+    requestId: string;
+    decision: PermissionDecision;
+    /** When the decision is made (default now). */
+    now?: Date;
+    cutoffMs?: number;
+  },
 ): Promise<PermissionRequest | null> {
+  const conditions: SQL[] = [
+    eq(permissionRequests.id, input.requestId),
+    eq(permissionRequests.userId, input.userId),
+    eq(permissionRequests.status, "pending"),
+  ];
+  if (input.cutoffMs !== undefined) conditions.push(gt(permissionRequests.timestamp, input.cutoffMs));
   const rows = await db
     .update(permissionRequests)
     .set({
       status: statusOf(input.decision),
       decision: input.decision,
-      decidedAt: new Date(),
+      decidedAt: input.now ?? new Date(),
     })
-    .where(
-      and(
-        eq(permissionRequests.id, input.requestId),
-        eq(permissionRequests.userId, input.userId),
-        eq(permissionRequests.status, "pending"),
-      ),
-    )
+    .where(and(...conditions))
     .returning();
   return rows[0] ?? null;
+}
+
+/** What the agent's hook is told: the stored status, or `expired` (still pending past the cutoff, or swept). */
+export type HookStatus = PermissionStatus | "expired";
+
+export function hookStatusOf(request: PermissionRequest, cutoffMs: number): HookStatus {
+  if (request.status === "pending") return request.timestamp > cutoffMs ? "pending" : "expired";
+  if (request.status === "rejected" && request.decision === null) return "expired";
+  return request.status;
 }
 
 /** The request `requestId` when it was made by `agentId` (the hook's decision poll); null otherwise. */

@@ -124,12 +124,15 @@ describe("authentication and ownership", () => {
     expect(missing.status).toBe(404);
   });
 
-  it("an administrator (ADMIN_EMAILS) may act on any agent", async () => {
+  it("an administrator (role admin and ADMIN_EMAILS) may act on any agent; the email alone may not", async () => {
     const { app, fake } = setup();
     const owner = await createUser(database.db);
     const admin = await createUser(database.db, { email: ADMIN_EMAIL });
     const { agent } = await seedAgent(database.db, fake, owner);
-    const res = await call(app, admin, "post", `/api/agents/${agent.id}/restart`);
+    const emailOnly = await call(app, admin, "post", `/api/agents/${agent.id}/restart`);
+    expect(emailOnly.status).toBe(404);
+    expect(fake.callsOf("restart")).toHaveLength(0);
+    const res = await request(app).post(`/api/agents/${agent.id}/restart`).set(headersFor(admin, "admin"));
     expect(res.status).toBe(200);
     expect(res.body.agent.userId).toBe(owner.id);
     expect(fake.callsOf("restart")).toHaveLength(1);

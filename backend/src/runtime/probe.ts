@@ -10,6 +10,8 @@
  *    result is `unhealthy`.
  */
 
+import { AGENT_MAX_RESPONSE_BYTES, readLimited } from "./agent-client";
+
 export type ProbeStatus =
   | "setup"
   | "running"
@@ -74,7 +76,10 @@ async function check(
     const res = await doFetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
     let body: unknown;
     if (res.status === 200 && (res.headers.get("content-type") ?? "").includes("json")) {
-      body = await res.json().catch(() => undefined);
+      // Capped like every answer from an agent; too large or not JSON counts as no body.
+      body = await readLimited(res, AGENT_MAX_RESPONSE_BYTES)
+        .then((text) => JSON.parse(text) as unknown)
+        .catch(() => undefined);
     } else {
       await res.body?.cancel().catch(() => undefined);
     }

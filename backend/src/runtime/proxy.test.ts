@@ -130,7 +130,9 @@ describe("HTTP", () => {
     expect(foreign.status).toBe(404);
     expect(await foreign.json()).toEqual({ error: "agent_not_found", message: "agent not found" });
     const admin = await createUser(database.db, { email: ADMIN_EMAIL });
-    const allowed = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(admin) });
+    const emailOnly = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(admin) });
+    expect(emailOnly.status).toBe(404);
+    const allowed = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(admin, "admin") });
     expect(allowed.status).toBe(200);
   });
 
@@ -210,6 +212,15 @@ describe("WebSocket", () => {
     if (!("ws" in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`);
     opened.ws.close();
     expect(seeded.service?.agent.wsAuthorizations.at(-1)).toBe(`Bearer ${seeded.token}`);
+  });
+
+  it("an ADMIN_EMAILS context opens another user's agent only when signed with role admin", async () => {
+    // The signed context is all the backend sees of the administrator (no row needed).
+    const admin = { id: "usr_ws_admin", email: ADMIN_EMAIL };
+    expect(await openSocket(wsUrl(seeded.agent.id), headersFor(admin))).toMatchObject({ status: 404 });
+    const opened = await openSocket(wsUrl(seeded.agent.id), headersFor(admin, "admin"));
+    if (!("ws" in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`);
+    opened.ws.close();
   });
 
   it("refuses: no Bearer 401, a wrong token 403, another user's context 404, unsigned context 401", async () => {

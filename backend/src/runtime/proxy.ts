@@ -25,7 +25,7 @@ import type { Agent } from "@svc/db/schema";
 import { type Request, type Response, Router } from "express";
 import { findAgent, loadAgentFor } from "../agents/service";
 import { type GatewayTokenStore, gatewayTokenStore } from "../agents/tokens";
-import { isAdminEmail } from "../auth/admin";
+import { isAdminContext } from "../auth/admin";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
@@ -225,7 +225,7 @@ async function authorizeUpgrade(
   const presented = match[1];
   if (config.INTERNAL_API_KEY && safeEqual(presented, config.INTERNAL_API_KEY)) {
     const context = verifiedContext(req, userContextSecret(config));
-    const actor = { userId: context.userId, isAdmin: isAdminEmail(config.ADMIN_EMAILS, context.userEmail) };
+    const actor = { userId: context.userId, isAdmin: isAdminContext(config.ADMIN_EMAILS, context) };
     const agent = await loadAgentFor(db, agentId, actor);
     return { agent, bearer: tokens.open(agent) };
   }

@@ -4,7 +4,7 @@ import type { Agent } from "@svc/db/schema";
 import { type Request, type Response, Router } from "express";
 import { type AgentActor, loadAgentFor } from "../agents/service";
 import { gatewayTokenStore } from "../agents/tokens";
-import { isAdminEmail } from "../auth/admin";
+import { isAdminContext } from "../auth/admin";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextOf, userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
@@ -27,10 +27,10 @@ export interface RuntimeRoutesDeps {
   healthWait?: RuntimeOperationsDeps["healthWait"];
 }
 
-/** The verified user as an actor: administrators (`ADMIN_EMAILS`) may act on every agent. */
+/** The verified user as an actor: administrators (role `admin` and `ADMIN_EMAILS`) may act on every agent. */
 export function actorOf(res: Response, adminEmails: readonly string[]): AgentActor {
   const context = userContextOf(res);
-  return { userId: context.userId, isAdmin: isAdminEmail(adminEmails, context.userEmail) };
+  return { userId: context.userId, isAdmin: isAdminContext(adminEmails, context) };
 }
 
 /**

@@ -4,6 +4,7 @@
  * PostgreSQL frees the locks; another process takes them on its next refresh. The locks use the two-key
  * form with the watchdog's own first key, so they never collide with single-key locks elsewhere.
  */
+import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import pg from "pg";
 import type { Logger } from "pino";
 
@@ -27,7 +28,11 @@ export async function openAgentLocks(
   connectionString: string,
   options: { applicationName: string; logger: Logger; onLost: () => void },
 ): Promise<AgentLocks> {
-  const client = new pg.Client({ connectionString, application_name: options.applicationName.slice(0, 63) });
+  const client = new pg.Client({
+    connectionString,
+    application_name: options.applicationName.slice(0, 63),
+    connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
+  });
   let connected = false;
   let closing = false;
   const lost = () => {

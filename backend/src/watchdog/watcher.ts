@@ -10,6 +10,7 @@ import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { agentServiceName, type HostingPlatform } from "../hosting/types";
+import { requestAgent } from "../runtime/agent-client";
 import type { ProbeResult } from "../runtime/probe";
 import type { WatchdogNotification } from "./notifier";
 import {
@@ -232,14 +233,14 @@ export function watchAgent(agentId: string, deps: WatcherDeps): AgentWatcher {
     }
     if (token && agent.url) {
       try {
-        const res = await fetch(`${agent.url.replace(/\/+$/, "")}/api/gateway/stop`, {
+        const res = await requestAgent(agent.url, {
           method: "POST",
-          headers: { authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(deps.gatewayStopTimeoutMs),
-          redirect: "manual",
+          path: "/api/gateway/stop",
+          token,
+          timeoutMs: deps.gatewayStopTimeoutMs,
+          maxResponseBytes: 64 * 1024,
         });
-        await res.body?.cancel().catch(() => undefined);
-        if (res.ok) return;
+        if (res.status >= 200 && res.status < 300) return;
         log.info({ httpStatus: res.status }, "wrapper refused to stop the gateway; stopping the service");
       } catch (err) {
         log.info({ err: errorMessage(err) }, "wrapper unreachable; stopping the service");

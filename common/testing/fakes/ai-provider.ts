@@ -12,6 +12,25 @@ export interface FakeAiProviderOptions {
   apiKey?: string;
 }
 
+/** A tool call a scripted answer asks for (OpenAI `tool_calls`); `arguments` objects are sent as JSON text. */
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+/** A scripted answer: text, or tool calls (then `finish_reason` is `tool_calls`). */
+export interface FakeScriptedReply {
+  content?: string | null;
+  toolCalls?: FakeToolCall[];
+}
+
+/**
+ * Decides the answer to a (non-streaming) request from its body, for example from its last message;
+ * undefined answers with the plain reply.
+ */
+export type FakeResponder = (body: Record<string, unknown>) => FakeScriptedReply | undefined;
+
 /** A request that reached `/v1/chat/completions`, body parsed (undefined when not JSON). */
 export interface FakeChatRequest {
   headers: IncomingHttpHeaders;
@@ -27,6 +46,8 @@ export interface FakeAiProvider {
   requests: FakeChatRequest[];
   /** The answer's text; a stream sends it as `chunks` (default: split after each space). */
   setReply(content: string, chunks?: string[]): void;
+  /** Script the non-streaming answers (tool calls included) from each request's body; null: plain replies. */
+  setResponder(responder: FakeResponder | null): void;
   /** Answer every request with this status and body (default an OpenAI-style error); null: succeed again. */
   setFailure(failure: { status: number; body?: unknown } | null): void;
   /** Wait this long before answering (headers included). */
@@ -49,6 +70,8 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
   const requests: FakeChatRequest[] = [];
   let reply = DEFAULT_REPLY;
   let replyChunks: string[] | undefined;
+  let responder: FakeResponder | null = null;
+  let toolCallSequence = 0;
   let failure: { status: number; body?: unknown } | null = null;
   let delayMs = 0;
   let chunkDelayMs = 0;
@@ -89,12 +112,30 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
       await stream(res, { id, created, model: body.model });
       return;
     }
+    const scripted = responder?.(body);
+    const calls = scripted?.toolCalls ?? [];
+    const message =
+      calls.length > 0
+        ? {
+            role: "assistant",
+            content: scripted?.content ?? null,
+            tool_calls: calls.map((call) => ({
+              id: call.id ?? `call_fake_${++toolCallSequence}`,
+              type: "function",
+              function: {
+                name: call.name,
+                arguments:
+                  typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+              },
+            })),
+          }
+        : { role: "assistant", content: scripted ? (scripted.content ?? null) : reply };
     sendJson(res, 200, {
       id,
       object: "chat.completion",
       created,
       model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }],
+      choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
   });
@@ -141,6 +182,9 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
       reply = content;
       replyChunks = chunks;
     },
+    setResponder(next) {
+      responder = next;
+    },
     setFailure(next) {
       failure = next;
     },
@@ -165,6 +209,7 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
     reset() {
       reply = DEFAULT_REPLY;
       replyChunks = undefined;
+      responder = null;
       failure = null;
       delayMs = 0;
       chunkDelayMs = 0;

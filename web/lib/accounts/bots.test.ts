@@ -48,8 +48,8 @@ describe("client IP", () => {
     const request = new Request("http://localhost/", {
       headers: { "x-svc-client-ip": "10.0.0.9", "x-forwarded-for": "203.0.113.5, 10.0.0.1" },
     });
-    expect(clientIp(request, false)).toBe("10.0.0.9");
-    expect(clientIp(request, true)).toBe("203.0.113.5");
+    expect(clientIp(request, { TRUST_PROXY: false, TRUST_PROXY_HOPS: 1 })).toBe("10.0.0.9");
+    expect(clientIp(request, { TRUST_PROXY: true, TRUST_PROXY_HOPS: 1 })).toBe("10.0.0.1");
   });
 });
 

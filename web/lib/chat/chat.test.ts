@@ -10,6 +10,7 @@ import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/test
 import { connectDatabase } from "@svc/db";
 import { agents, platformJobs } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
+import type { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST as CHAT } from "@/app/api/gateway/chat/route";
 import { GET as GET_JOB } from "@/app/api/jobs/[jobId]/route";
@@ -25,8 +26,12 @@ const INTERNAL_API_KEY = "chat-test-internal-key-0123456789abcdef";
 const HMAC_SECRET = "chat-test-hmac-secret-0123456789abcdef";
 const DATA_ENCRYPTION_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
-/** What the stand-in does with the next calls. */
-const backendMode = { answer: "accept" as "accept" | "fail" | "no_job", delayMs: 0 };
+/** What the stand-in does with the next calls; `hold` parks the next call until the test releases it. */
+const backendMode = {
+  answer: "accept" as "accept" | "fail" | "no_job",
+  delayMs: 0,
+  hold: null as null | { arrived: () => void; release: Promise<void> },
+};
 const backendDb = connectDatabase(process.env.DATABASE_URL as string, { max: 4 });
 const backend: FakeUpstream = await startFakeUpstream(async (req, res, raw) => {
   if (req.method !== "POST" || req.url !== "/api/platform-jobs/chat") return sendJson(res, 404, {});
@@ -39,6 +44,12 @@ const backend: FakeUpstream = await startFakeUpstream(async (req, res, raw) => {
   if (!parsed.success || parsed.data.userId !== userId)
     return sendJson(res, 400, { error: "invalid_request" });
   if (backendMode.delayMs > 0) await new Promise((r) => setTimeout(r, backendMode.delayMs));
+  const hold = backendMode.hold;
+  if (hold) {
+    backendMode.hold = null;
+    hold.arrived();
+    await hold.release;
+  }
   if (backendMode.answer === "fail") return sendJson(res, 500, { error: "enqueue_failed" });
   if (backendMode.answer === "no_job") return sendJson(res, 202, { success: true, queued: true });
   const job = await backendEnqueueChatJob({ db: backendDb.pool, clock: databaseClock }, parsed.data);
@@ -113,6 +124,20 @@ async function heldAdvisoryLocks() {
     sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted`,
   );
   return rows[0].n;
+}
+async function sessionsWaitingOnAdvisoryLock() {
+  const { rows } = await backendDb.pool.query(
+    "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'",
+  );
+  return rows[0].n as number;
+}
+/** Resolves once some session is blocked waiting for an advisory lock; stops looking after 10 s. */
+async function untilSessionWaitsOnAdvisoryLock(): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await sessionsWaitingOnAdvisoryLock()) > 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise(() => undefined); // never: the other side of the race decides
 }
 /** A user with a deployed agent. */
 async function userWithAgent(agentOptions: Parameters<typeof deployAgent>[1] = {}) {
@@ -537,20 +562,80 @@ describe("POST /api/gateway/chat", () => {
       expect((await chat(jar, { message: "m5" }, ip)).status).toBe(429);
     });
 
-    it("check and enqueue are atomic: 8 concurrent messages admit exactly 4", async () => {
+    it("check and enqueue are atomic: 8 concurrent messages, each retried while the gate is busy, admit exactly 4", async () => {
       const { user, jar } = await userWithAgent();
       backendMode.delayMs = 30; // widen the window between the check and the insert
+      const busyAnswers: number[] = [];
+      /** Sends until the answer is not "gate busy", as a client following Retry-After would. */
+      const send = async (message: string): Promise<{ status: number; code?: string }> => {
+        for (;;) {
+          const res = await chat(jar, { message }, freshIp());
+          const body = res.status === 202 ? {} : await res.json();
+          if (body.code !== "workload_busy") return { status: res.status, code: body.code };
+          busyAnswers.push(res.status);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      };
       try {
-        const results = await Promise.all(
-          Array.from({ length: 8 }, (_, i) => chat(jar, { message: `burst ${i}` }, freshIp())),
-        );
-        const statuses = results.map((r) => r.status).sort();
-        expect(statuses).toEqual([202, 202, 202, 202, 429, 429, 429, 429]);
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(`burst ${i}`)));
+        expect(results.map((r) => `${r.status} ${r.code ?? ""}`.trim()).sort()).toEqual([
+          "202",
+          "202",
+          "202",
+          "202",
+          "429 workload_limit",
+          "429 workload_limit",
+          "429 workload_limit",
+          "429 workload_limit",
+        ]);
       } finally {
         backendMode.delayMs = 0;
       }
+      expect(busyAnswers.every((status) => status === 429)).toBe(true);
       expect(await jobsOf(user.id)).toHaveLength(4);
       expect(await heldAdvisoryLocks()).toBe(0);
+    });
+
+    it("a second chat while the first holds the user's gate gets 429 at once, without holding a connection", async () => {
+      const { user, jar } = await userWithAgent();
+      const ip = freshIp();
+      let release: () => void = () => undefined;
+      const arrived = new Promise<void>((resolveArrived) => {
+        backendMode.hold = {
+          arrived: resolveArrived,
+          release: new Promise<void>((r) => {
+            release = r;
+          }),
+        };
+      });
+      const first = chat(jar, { message: "first" }, ip);
+      await arrived; // the first request holds the gate, waiting on the backend
+      const pool = (webContext().db as unknown as { $client: Pool }).$client;
+      try {
+        // Before the fix the second request parks in pg_advisory_lock; seeing that ends the race.
+        const second = chat(jar, { message: "second" }, ip);
+        const outcome = await Promise.race([
+          second.then((res) => ({ res })),
+          untilSessionWaitsOnAdvisoryLock().then(() => ({ res: null })),
+        ]);
+        expect(outcome.res?.status).toBe(429);
+        expect(outcome.res?.headers.get("retry-after")).toBe("1");
+        expect(await outcome.res?.json()).toEqual({
+          error: "another chat message is being queued; try again shortly",
+          code: "workload_busy",
+          retryAfterSeconds: 1,
+        });
+        // Only the first request's connection is checked out; nobody waits for one or for the lock.
+        expect(pool.totalCount - pool.idleCount).toBe(1);
+        expect(pool.waitingCount).toBe(0);
+        expect(await sessionsWaitingOnAdvisoryLock()).toBe(0);
+      } finally {
+        release();
+      }
+      expect((await first).status).toBe(202);
+      expect(await heldAdvisoryLocks()).toBe(0);
+      expect((await chat(jar, { message: "second" }, ip)).status).toBe(202);
+      expect((await jobsOf(user.id)).map((j) => j.payload.message).sort()).toEqual(["first", "second"]);
     });
   });
 });

@@ -14,6 +14,8 @@ import { BackendQueueError, enqueueChatJob } from "./backend-client";
 export const LONG_MESSAGE_CHARS = 800;
 /** What a full gate tells the client to wait: chat jobs usually finish within seconds. */
 export const WORKLOAD_RETRY_AFTER_SECONDS = 5;
+/** What a busy gate (another message of the user's being queued right now) tells the client to wait. */
+export const GATE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 export interface QueuedChat {
   success: true;
@@ -44,8 +46,9 @@ export function chatSlotsOf(message: string): number {
 
 /**
  * `POST /api/gateway/chat`: finds the user's newest agent (404 without one or without a runtime URL, 503
- * without a usable gateway token), checks the user's workload slots (429) and enqueues a
- * `gateway_chat_completion` job through the backend (502 when it does not accept it).
+ * without a usable gateway token), checks the user's workload slots (429, also while another message of the
+ * user is being queued) and enqueues a `gateway_chat_completion` job through the backend (502 when it does
+ * not accept it).
  */
 export async function queueChatMessage(
   ctx: WebContext,
@@ -113,8 +116,11 @@ type Query = <R>(text: string, values: unknown[]) => Promise<R[]>;
 
 /**
  * Runs `fn` holding the user's chat-gate advisory lock on one pooled connection, so that the slot check and
- * the enqueue are one step for that user across every web process. The lock is released in `finally`; a
- * connection whose unlock fails is destroyed, which releases the lock with its session.
+ * the enqueue are one step for that user across every web process. The lock is only tried: while another
+ * request of the user holds it (waiting on the backend), this one is refused with 429 at once instead of
+ * parking a pooled connection in `pg_advisory_lock`, so a burst of chats cannot drain the pool. The lock is
+ * released in `finally`; a connection whose unlock fails is destroyed, which releases the lock with its
+ * session.
  */
 async function withUserChatGate<T>(
   db: Database,
@@ -127,7 +133,15 @@ async function withUserChatGate<T>(
   const query: Query = async (text, values) => (await client.query(text, values)).rows;
   let broken: Error | undefined;
   try {
-    await client.query("select pg_advisory_lock(hashtext('chat-gate:' || $1))", [userId]);
+    const { rows } = await client.query<{ locked: boolean }>(
+      "select pg_try_advisory_lock(hashtext('chat-gate:' || $1)) as locked",
+      [userId],
+    );
+    if (!rows[0]?.locked) {
+      throw new HttpError(429, "workload_busy", "another chat message is being queued; try again shortly", {
+        retryAfterSeconds: GATE_BUSY_RETRY_AFTER_SECONDS,
+      });
+    }
     try {
       return await fn(query);
     } finally {

@@ -1,4 +1,15 @@
-import { csv, flag, httpUrl, logLevel, parseEnv, positiveInt, postgresUrl, secret } from "@svc/common";
+import {
+  ConfigError,
+  csv,
+  flag,
+  httpUrl,
+  logLevel,
+  parseEnv,
+  positiveInt,
+  postgresUrl,
+  secret,
+  userContextSecretProblem,
+} from "@svc/common";
 import { z } from "zod";
 
 export const envSchema = z.object({
@@ -10,8 +21,10 @@ export const envSchema = z.object({
   LOG_LEVEL: logLevel(),
   /** Where local state lives (mail written when SMTP_URL is unset goes to `<DATA_DIR>/mail`). */
   DATA_DIR: z.string().default(".data"),
-  /** Take the client IP from X-Forwarded-For (first address) instead of the socket. */
+  /** Take the client IP from X-Forwarded-For (the address your proxy appended) instead of the socket. */
   TRUST_PROXY: flag(false),
+  /** With TRUST_PROXY: your proxies in front of the web; the client IP is that many from the right. */
+  TRUST_PROXY_HOPS: positiveInt(1),
   /** `off` lets non-browser clients (curl, scripts) sign up. */
   BOT_PROTECTION: z.enum(["on", "off"], "must be on or off").default("on"),
   /** Credits granted to both users when a referral code is used at sign-up. */
@@ -33,8 +46,13 @@ export const envSchema = z.object({
   /** Backend base URL and the internal key the web uses to call it. */
   BACKEND_URL: httpUrl().default("http://127.0.0.1:4000"),
   INTERNAL_API_KEY: z.string().optional(),
-  /** Key of the user-context signature sent to the backend; falls back to INTERNAL_API_KEY. */
+  /**
+   * Key of the user-context signature sent to the backend; falls back to INTERNAL_API_KEY, except with
+   * NODE_ENV=production, where it must be set and differ from INTERNAL_API_KEY (the web refuses to start).
+   */
   HMAC_SECRET: z.string().optional(),
+  /** `production` (set by `npm start` and the container image) turns on the production-only check above. */
+  NODE_ENV: z.string().optional(),
   /** 64 hex chars: encrypts agent gateway tokens at rest (shared with the backend). */
   DATA_ENCRYPTION_KEY: z
     .string()
@@ -62,6 +80,8 @@ export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpI
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
   const parsed = parseEnv(envSchema, env);
+  const problem = userContextSecretProblem(parsed);
+  if (problem) throw new ConfigError([problem]);
   const publicUrl = new URL(parsed.PUBLIC_URL);
   return {
     ...parsed,

@@ -1,5 +1,6 @@
 import { HttpError, isHttpError, randomId } from "@svc/common";
 import { webContext } from "../context";
+import { assertSameOrigin } from "./origin";
 
 /** `{error, code}` with the status: the web API's error body (the gateway has its own shape). */
 export function errorResponse(
@@ -23,16 +24,30 @@ export function toErrorResponse(err: unknown, fallbackMessage = "internal server
   return errorResponse(500, "internal", fallbackMessage, { requestId });
 }
 
-/** Wraps a route handler so every failure becomes a spec-shaped JSON error. */
-export function route<A extends unknown[]>(
-  handler: (...args: A) => Promise<Response> | Response,
-  fallbackMessage?: string,
-): (...args: A) => Promise<Response> {
-  return async (...args: A) => {
+export interface RouteOptions {
+  /** The message of an unexpected failure's 500 (default "internal server error"). */
+  fallbackMessage?: string;
+  /**
+   * Accept state-changing requests from other sites. Only for endpoints other servers post to by design
+   * (webhooks, the identity provider's security events), which authenticate the sender themselves.
+   */
+  allowCrossSite?: boolean;
+}
+
+/**
+ * Wraps a route handler: a state-changing request from another site is refused first (403, see
+ * ./origin.ts) unless the route opts out, and every failure becomes a spec-shaped JSON error.
+ */
+export function route<R extends unknown[]>(
+  handler: (request: Request, ...rest: R) => Promise<Response> | Response,
+  options: RouteOptions = {},
+): (request: Request, ...rest: R) => Promise<Response> {
+  return async (request: Request, ...rest: R) => {
     try {
-      return await handler(...args);
+      if (!options.allowCrossSite) assertSameOrigin(request, webContext().config.PUBLIC_URL);
+      return await handler(request, ...rest);
     } catch (err) {
-      return toErrorResponse(err, fallbackMessage);
+      return toErrorResponse(err, options.fallbackMessage);
     }
   };
 }

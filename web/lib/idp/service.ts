@@ -7,10 +7,11 @@ import { deriveKey, encryptText, safeEqual } from "@svc/common";
 import { idpAccounts, type User, users } from "@svc/db/schema";
 import { and, eq, sql } from "drizzle-orm";
 import { errors as joseErrors, jwtVerify } from "jose";
+import { claimUnprovenAccount } from "../accounts/claim";
 import { createUser, findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
-import { createSession, deleteUserSessions } from "../sessions/service";
+import { createSession } from "../sessions/service";
 import { discoverOidc, exchangeCode, IdpUpstreamError, idTokenKeys } from "./client";
 import { codeChallengeS256, newFlowState, openFlowState, sealFlowState } from "./flow";
 import {
@@ -185,8 +186,8 @@ interface ProviderIdentity {
 /**
  * The account for a verified identity, in one transaction: the account already linked to this provider
  * account; else the account with the email (linked only when the provider verified the email; an account
- * whose email was never proven loses its password and sessions, since whoever set them may not own the
- * address); else a new account. Then the link row is written with the encrypted tokens.
+ * whose email was never proven is claimed: everything its first owner added to get in is removed, see
+ * `claimUnprovenAccount`); else a new account. Then the link row is written with the encrypted tokens.
  */
 async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise<string> {
   const now = ctx.clock.now();
@@ -205,13 +206,7 @@ async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise
           throw new IdpSignInError("IdpAuthFailed", "email not verified by the provider; account not linked");
         }
         assertNotBlocked(user);
-        if (!user.emailVerifiedAt) {
-          await tx
-            .update(users)
-            .set({ passwordHash: null, emailVerifiedAt: now, updatedAt: now })
-            .where(eq(users.id, user.id));
-          await deleteUserSessions({ db: tx }, user.id);
-        }
+        if (!user.emailVerifiedAt) await claimUnprovenAccount(tx, user.id, now);
       } else {
         user = await createUser(
           { db: tx, clock: ctx.clock },

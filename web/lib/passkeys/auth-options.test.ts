@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { createUser } from "../accounts/users";
 import { call, useWebTestContext, webContext } from "../testing";
+import { PASSKEY_AUTH_OPTIONS_LIMIT } from "./service";
 import { authOptions, challengeRow, newAuthenticator, userWithPasskey } from "./testing-flows";
 
 const { clock, config } = useWebTestContext();
@@ -75,5 +76,34 @@ describe("POST /api/passkey/auth/options", () => {
     expect(
       await webContext().db.select().from(passkeyChallenges).where(eq(passkeyChallenges.userId, bare.id)),
     ).toEqual([]);
+  });
+
+  it("429 per client IP beyond the limit, storing no challenge; other addresses and the next window go on", async () => {
+    const { user } = await userWithPasskey(config);
+    const ip = "192.0.2.77";
+    const ask = (from = ip) =>
+      call(authOptionsRoute, { method: "POST", json: { identifier: user.email }, ip: from });
+    const challengesOfUser = async () =>
+      (await webContext().db.select().from(passkeyChallenges).where(eq(passkeyChallenges.userId, user.id)))
+        .length;
+    const before = await challengesOfUser();
+    for (let i = 0; i < PASSKEY_AUTH_OPTIONS_LIMIT.points; i++) expect((await ask()).status).toBe(200);
+    expect(await challengesOfUser()).toBe(before + PASSKEY_AUTH_OPTIONS_LIMIT.points);
+
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: "too many passkey sign-in attempts; try again later",
+      code: "rate_limited",
+      retryAfterSeconds: PASSKEY_AUTH_OPTIONS_LIMIT.windowMs / 1000,
+    });
+    // Every request counts, a malformed one too, and none of them stores a challenge.
+    const malformed = await call(authOptionsRoute, { method: "POST", json: {}, ip });
+    expect(malformed.status).toBe(429);
+    expect(await challengesOfUser()).toBe(before + PASSKEY_AUTH_OPTIONS_LIMIT.points);
+
+    expect((await ask("192.0.2.78")).status).toBe(200);
+    clock.advance(PASSKEY_AUTH_OPTIONS_LIMIT.windowMs);
+    expect((await ask()).status).toBe(200);
   });
 });

@@ -15,6 +15,7 @@ import { type Passkey, passkeys } from "@svc/db/schema";
 import { and, asc, eq, lt } from "drizzle-orm";
 import { findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
+import { consumeRate } from "../ratelimit/service";
 import { createSession, type SessionUser } from "../sessions/service";
 import { challengeToBase64Url, consumeChallenge, issueChallenge } from "./challenges";
 import type { AuthOptionsInput, AuthVerifyInput, RegisterVerifyInput } from "./schema";
@@ -140,6 +141,22 @@ export async function verifyRegistration(
     .returning({ id: passkeys.id });
   if (inserted.length === 0) {
     throw new HttpError(400, "already_registered", "this passkey is already registered");
+  }
+}
+
+/**
+ * Public `POST /api/passkey/auth/options` calls per client IP: each stores a challenge row, so an unbounded
+ * caller could fill the table. A person signing in needs one or two.
+ */
+export const PASSKEY_AUTH_OPTIONS_LIMIT = { points: 20, windowMs: 60 * 1000 };
+
+/** Counts an auth-options request against the per-IP window: 429 (nothing else done) beyond it. */
+export async function countPasskeyAuthOptions(deps: Deps, ip: string): Promise<void> {
+  const limit = await consumeRate(deps, `passkey-auth-options:${ip}`, PASSKEY_AUTH_OPTIONS_LIMIT);
+  if (!limit.allowed) {
+    throw new HttpError(429, "rate_limited", "too many passkey sign-in attempts; try again later", {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
   }
 }
 

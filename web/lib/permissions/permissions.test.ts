@@ -165,6 +165,7 @@ describe("GET /api/permissions", () => {
         },
         expect.objectContaining({ id: second.id, agentId: "agt_two" }),
       ],
+      nextCursor: null,
     });
     const sent = exchanges.at(-1) as Exchange;
     expect(sent).toMatchObject({ method: "GET", path: "/api/permissions", status: 200 });
@@ -175,6 +176,25 @@ describe("GET /api/permissions", () => {
     expect(filtered.pending.map((p: { id: string }) => p.id)).toEqual([second.id]);
     expect(exchanges.at(-1)?.path).toBe("/api/permissions?agentId=agt_two");
     expect((await (await list(other.jar)).json()).pending).toHaveLength(1);
+  });
+
+  it("pages through the backend with limit and cursor; the backend's 400 for a bad limit passes through", async () => {
+    const { user, jar } = await signedInUser();
+    const ids = [];
+    for (const agent of ["agt_a", "agt_b", "agt_c"]) ids.push((await pendingRequest(user.id, agent)).id);
+
+    const first = await (await list(jar, "?limit=2")).json();
+    expect(first.pending).toHaveLength(2);
+    expect(typeof first.nextCursor).toBe("string");
+    expect(exchanges.at(-1)?.path).toBe("/api/permissions?limit=2");
+    const second = await (await list(jar, `?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`)).json();
+    expect(second).toMatchObject({ nextCursor: null });
+    const seen = [...first.pending, ...second.pending].map((p: { id: string }) => p.id);
+    expect(seen.sort()).toEqual([...ids].sort());
+
+    const bad = await list(jar, "?limit=0");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).code).toBeTypeOf("string");
   });
 });
 
@@ -304,7 +324,7 @@ describe("GET /api/permissions/ws-ticket", () => {
 
 describe("the permission WebSocket through the web server (socket relay)", () => {
   it("relays /ws/permissions to the backend, which authenticates it; other paths are not taken", async () => {
-    const relaySocket = permissionSocketRelay(backendUrl);
+    const relaySocket = permissionSocketRelay(backendUrl, webContext().config.PUBLIC_URL);
     const declined: string[] = [];
     const web = createServer((_req, res) => res.end());
     web.on("upgrade", (req, socket, head) => {
@@ -344,7 +364,10 @@ describe("the permission WebSocket through the web server (socket relay)", () =>
   });
 
   it("answers 502 when the backend cannot be reached", async () => {
-    const relaySocket = permissionSocketRelay(`http://127.0.0.1:${await freePort()}`);
+    const relaySocket = permissionSocketRelay(
+      `http://127.0.0.1:${await freePort()}`,
+      webContext().config.PUBLIC_URL,
+    );
     const web = createServer((_req, res) => res.end());
     web.on("upgrade", (req, socket, head) => {
       if (!relaySocket(req, socket, head)) socket.destroy();
@@ -358,6 +381,47 @@ describe("the permission WebSocket through the web server (socket relay)", () =>
         socket.on("unexpected-response", (_req, res) => resolve(res.statusCode)),
       );
       expect(status).toBe(502);
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+    }
+  });
+
+  it("refuses a cookie upgrade from another site's page (relay 403, backend 4003); tickets and the own origin pass", async () => {
+    const publicUrl = webContext().config.PUBLIC_URL;
+    const relaySocket = permissionSocketRelay(backendUrl, publicUrl);
+    const web = createServer((_req, res) => res.end());
+    web.on("upgrade", (req, socket, head) => {
+      if (!relaySocket(req, socket, head)) socket.destroy();
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const webWs = `ws://127.0.0.1:${(web.address() as AddressInfo).port}/ws/permissions`;
+    /** How an upgrade ended: `connected` (its first frame), the HTTP status of a refusal, or the close code. */
+    const outcome = (query: string, headers: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        const socket = new WebSocket(`${webWs}?${query}`, { headers });
+        socket.on("message", (data) => {
+          resolve(JSON.parse(data.toString()).type);
+          socket.close();
+        });
+        socket.on("unexpected-response", (_req, res) => resolve(`http ${res.statusCode}`));
+        socket.on("close", (code) => resolve(`close ${code}`));
+        socket.on("error", () => undefined);
+      });
+    try {
+      const { user, jar } = await signedInUser();
+      const cookie = jar.header();
+      const evil = "https://evil.example";
+      expect(await outcome(`userId=${user.id}`, { cookie, origin: evil })).toBe("http 403");
+      expect(await outcome(`userId=${user.id}`, { cookie, origin: "null" })).toBe("http 403");
+      expect(await outcome(`userId=${user.id}`, { cookie, origin: publicUrl })).toBe("connected");
+      expect(await outcome(`userId=${user.id}`, { cookie })).toBe("connected");
+      // A ticket is unaffected by Origin; a bad ticket passes the relay, and the backend then refuses the
+      // cookie for the foreign Origin.
+      const ticket = await (await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar })).json();
+      expect(await outcome(`userId=${user.id}&token=${ticket.token}`, { origin: evil })).toBe("connected");
+      expect(await outcome(`userId=${user.id}&token=bad`, { cookie, origin: evil })).toBe("close 4003");
+      expect(await outcome(`userId=${user.id}&token=bad`, { cookie, origin: publicUrl })).toBe("connected");
     } finally {
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));

@@ -35,10 +35,21 @@ export const decisionBody = z.strictObject(
 );
 export type DecisionBody = z.infer<typeof decisionBody>;
 
-/** `GET /api/permissions?agentId=`: an optional agent filter. */
-export const agentIdQuery = z
-  .string()
-  .trim()
-  .max(200, "agentId is too long")
-  .transform((value) => (value === "" ? undefined : value))
-  .optional();
+const optionalQueryText = (name: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${name} is too long`)
+    .transform((value) => (value === "" ? undefined : value))
+    .optional();
+
+/**
+ * `GET /api/permissions?agentId=&limit=&cursor=`: an optional agent filter and one page; the backend
+ * checks `limit` (1 to 100) and the cursor and its 400 passes through.
+ */
+export const pendingPageQuery = z.object({
+  agentId: optionalQueryText("agentId", 200),
+  limit: optionalQueryText("limit", 10),
+  cursor: optionalQueryText("cursor", 500),
+});
+export type PendingPageQuery = z.infer<typeof pendingPageQuery>;

@@ -9,31 +9,37 @@
  */
 import { HttpError } from "@svc/common";
 import type { WebContext } from "../context";
-import { answerJson, type BackendAnswer, callBackend } from "../runtime/backend-client";
-import type { DecisionBody } from "./schema";
+import { answerJson, type BackendAnswer, type BackendUser, callBackend } from "../runtime/backend-client";
+import type { DecisionBody, PendingPageQuery } from "./schema";
 import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "./ticket";
 
 /** Both calls are single indexed queries on the backend. */
 export const PERMISSIONS_TIMEOUT_MS = 10_000;
 
-type User = { id: string; email: string };
+type User = BackendUser;
 
-/** `{pending: [permission request]}` of the user (optionally of one agent), as the backend lists it. */
+/**
+ * `{pending: [permission request], nextCursor}` of the user (optionally of one agent), one page as the
+ * backend lists it (`limit` default 50, max 100; `cursor` from the previous page's `nextCursor`).
+ */
 export async function listPendingPermissions(
   ctx: WebContext,
   user: User,
-  agentId?: string,
-): Promise<{ pending: unknown[] }> {
-  const query = agentId === undefined ? "" : `?${new URLSearchParams({ agentId })}`;
+  page: PendingPageQuery = {},
+): Promise<{ pending: unknown[]; nextCursor: string | null }> {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(page)) if (value !== undefined) params.set(key, String(value));
+  const query = params.size === 0 ? "" : `?${params}`;
   const answer = await callBackend(ctx.config, {
     method: "GET",
     path: `/api/permissions${query}`,
     user,
     timeoutMs: PERMISSIONS_TIMEOUT_MS,
   });
-  const body = successBody(answer) as { pending?: unknown };
+  const body = successBody(answer) as { pending?: unknown; nextCursor?: unknown };
   if (!Array.isArray(body.pending)) throw badAnswer();
-  return { pending: body.pending };
+  const nextCursor = typeof body.nextCursor === "string" ? body.nextCursor : null;
+  return { pending: body.pending, nextCursor };
 }
 
 /** Records the user's decision through the backend; the web's answer omits the backend's `tier`. */

@@ -2,18 +2,23 @@
  * `/ws/permissions` through the web server: browsers open the permission WebSocket on the web's own origin
  * (the backend usually listens on loopback only), and `web/server.ts` relays the upgrade to the backend's
  * `/ws/permissions` unchanged — path, query (`userId`, `token`) and cookies (`svc-session`) — adding
- * `X-Forwarded-For`. The backend authenticates it; nothing is decided here.
+ * `X-Forwarded-For`. The backend authenticates it. The one thing decided here: an upgrade that would
+ * ride on the session cookie (no `token` ticket) from a page of another site (`Origin` other than
+ * `PUBLIC_URL`'s) is refused with 403, so another site cannot open the socket as the signed-in user.
  */
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import { isPublicOrigin } from "@svc/common";
 
 const PATH = "/ws/permissions";
 const UNAVAILABLE = JSON.stringify({ error: "backend_unavailable", code: "backend_unavailable" });
+const CROSS_SITE = JSON.stringify({ error: "cross-site request refused", code: "cross_site_request" });
 
 /** An upgrade handler: true when it took the request (the permission socket path), false otherwise. */
 export function permissionSocketRelay(
   backendUrl: string,
+  publicUrl: string,
 ): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
   const target = new URL(backendUrl);
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
@@ -22,6 +27,15 @@ export function permissionSocketRelay(
     const url = req.url ?? "";
     const query = url.indexOf("?");
     if ((query === -1 ? url : url.slice(0, query)) !== PATH) return false;
+    const ticket = new URLSearchParams(query === -1 ? "" : url.slice(query + 1)).get("token");
+    const origin = req.headers.origin;
+    if (!ticket && origin !== undefined && !isPublicOrigin(origin, publicUrl)) {
+      socket.on("error", () => socket.destroy());
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${CROSS_SITE.length}\r\nConnection: close\r\n\r\n${CROSS_SITE}`,
+      );
+      return true;
+    }
     const upstream = net.connect({ port, host });
     let connected = false;
     socket.on("error", () => upstream.destroy());

@@ -6,18 +6,26 @@
  */
 import { HttpError, userContextHeaders } from "@svc/common";
 import type { WebConfig } from "../config";
+import type { UserContextRole } from "../sessions/service";
 
 /** Largest backend answer the web relays. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export type BackendConfig = Pick<WebConfig, "BACKEND_URL" | "INTERNAL_API_KEY" | "HMAC_SECRET">;
 
+/** Who a backend call acts for; the role is `user` unless the session says otherwise (`userContextRole`). */
+export interface BackendUser {
+  id: string;
+  email: string;
+  contextRole?: UserContextRole;
+}
+
 export interface BackendCall {
   method: "GET" | "POST";
   /** Path on the backend, starting with `/`. */
   path: string;
   /** The user the call acts for: sent as signed `x-user-*` headers. */
-  user?: { id: string; email: string };
+  user?: BackendUser;
   /** JSON body (POST). */
   json?: unknown;
   timeoutMs: number;
@@ -47,7 +55,7 @@ export async function callBackend(config: BackendConfig, call: BackendCall): Pro
       userContextHeaders(config.HMAC_SECRET || internalKey, {
         userId: call.user.id,
         userEmail: call.user.email,
-        userRole: "user",
+        userRole: call.user.contextRole ?? "user",
       }),
     );
   }

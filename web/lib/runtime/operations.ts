@@ -8,7 +8,7 @@ import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { desc, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
-import { answerJson, callBackend } from "./backend-client";
+import { answerJson, type BackendUser, callBackend } from "./backend-client";
 
 /** Reads: they probe or look up, so they answer within seconds (the probe's longest timeout is 5 s). */
 export const READ_TIMEOUT_MS = 15_000;
@@ -59,7 +59,7 @@ export function assertRuntimeControls(ctx: WebContext, operation: RuntimeOperati
  */
 export async function forwardRuntimeOperation(
   ctx: WebContext,
-  user: { id: string; email: string },
+  user: BackendUser,
   operation: RuntimeOperation,
   json?: Record<string, unknown>,
   /** Query string for the backend (already validated there), e.g. `lines=50` for logs. */

@@ -5,17 +5,23 @@
  */
 import { isHttpError, randomId } from "@svc/common";
 import { type WebContext, webContext } from "../context";
+import { assertSameOrigin } from "../http/origin";
 import { requireSessionUser } from "../sessions/require";
 import { assertRuntimeControls, forwardRuntimeOperation, type RuntimeOperation } from "./operations";
 import { maintenanceBody, readOptionalJson } from "./schema";
 
-/** Wraps a runtime handler: HttpError → `{error: code, message, ...extra}`; anything else a logged 500. */
+/**
+ * Wraps a runtime handler: a state-changing request from another site is refused (403, the check every web
+ * route makes, ../http/origin.ts); HttpError → `{error: code, message, ...extra}`; anything else a logged
+ * 500.
+ */
 export function runtimeRoute(
   handler: (request: Request, ctx: WebContext) => Promise<Response>,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const ctx = webContext();
     try {
+      assertSameOrigin(request, ctx.config.PUBLIC_URL);
       return await handler(request, ctx);
     } catch (err) {
       if (isHttpError(err)) {

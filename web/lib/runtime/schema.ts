@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseWith, readJson } from "../http/body";
+import { readJson } from "../http/body";
 
 /** Longest agent name (`POST /api/provision`). */
 export const MAX_AGENT_NAME_LENGTH = 60;
@@ -53,11 +53,6 @@ export const maintenanceBody = z.strictObject(
 export type MaintenanceBody = z.infer<typeof maintenanceBody>;
 
 /** A JSON object body where sending none at all means `{}` (both bodies above are all-optional). */
-export async function readOptionalJson<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-): Promise<z.infer<S>> {
-  const text = await request.clone().text();
-  if (text.trim() === "") return parseWith(schema, {});
-  return readJson(request, schema);
+export function readOptionalJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  return readJson(request, schema, { optional: true });
 }

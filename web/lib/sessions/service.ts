@@ -8,11 +8,16 @@ import { readCookie, serializeCookie } from "../http/cookies";
 export const SESSION_COOKIE = "svc-session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** The `x-user-role` the web signs into the user context of its backend calls. */
+export type UserContextRole = "admin" | "user";
+
 export interface SessionUser {
   id: string;
   name: string;
   email: string;
   isAdmin: boolean;
+  /** Signed into backend calls made for this user; never shown to the browser. */
+  contextRole: UserContextRole;
 }
 
 interface Deps {
@@ -51,6 +56,18 @@ export function isAdminUser(
   return user.isAdmin || (user.emailVerifiedAt !== null && config.ADMIN_EMAILS.includes(user.email));
 }
 
+/**
+ * The role signed for the backend: `admin` only for an ADMIN_EMAILS address whose ownership is proven. The
+ * backend's admin check wants this role as well as the email in its own ADMIN_EMAILS, so an address someone
+ * merely registered (never verified) cannot act as an administrator there.
+ */
+export function userContextRole(
+  user: { email: string; emailVerifiedAt: Date | null },
+  config: Pick<WebConfig, "ADMIN_EMAILS">,
+): UserContextRole {
+  return user.emailVerifiedAt !== null && config.ADMIN_EMAILS.includes(user.email) ? "admin" : "user";
+}
+
 /** The user behind a session token, or null when the token is unknown, deleted or expired. */
 export async function findSessionUser(deps: Deps, token: string | undefined): Promise<SessionUser | null> {
   if (!token) return null;
@@ -62,7 +79,13 @@ export async function findSessionUser(deps: Deps, token: string | undefined): Pr
     .limit(1);
   const user = rows[0]?.user;
   if (!user) return null;
-  return { id: user.id, name: user.name, email: user.email, isAdmin: isAdminUser(user, deps.config) };
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    isAdmin: isAdminUser(user, deps.config),
+    contextRole: userContextRole(user, deps.config),
+  };
 }
 
 /** The session user of a request (cookie `svc-session`), or null. */

@@ -38,6 +38,13 @@ describe("table coverage", () => {
     "root-write",
     "infrastructure-deploy",
     "unknown-command",
+    // dangerous beyond the spec (issue #12)
+    "network-substitution",
+    "network-file-data",
+    "output-file",
+    "in-place-edit",
+    "environment-dump",
+    "platform-state",
     // destructive
     "recursive-root-delete",
     "raw-disk-write",

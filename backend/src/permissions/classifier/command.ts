@@ -1,8 +1,10 @@
 /** The public entry for command lines: bounds the input, never throws. */
 import { classifyLine, MAX_COMMAND_LENGTH } from "./engine";
+import { DEFAULT_PATH_GUARD, type PathGuard } from "./protected";
 import { type Classification, dangerous } from "./types";
 
-export function classifyCommand(command: string): Classification {
+/** `guard`: the platform's protected paths (`pathGuard({protectedDirs})`); built-in ones by default. */
+export function classifyCommand(command: string, guard: PathGuard = DEFAULT_PATH_GUARD): Classification {
   if (typeof command !== "string") return dangerous("missing-command", "command is not a string");
   if (command.length > MAX_COMMAND_LENGTH) {
     return dangerous(
@@ -11,7 +13,7 @@ export function classifyCommand(command: string): Classification {
     );
   }
   try {
-    return { ...classifyLine(command, { depth: 0, cwdRootLike: false }) };
+    return { ...classifyLine(command, { depth: 0, cwdRootLike: false, guard }) };
   } catch (error) {
     return dangerous("classifier-error", `classifier error: ${(error as Error).message.slice(0, 80)}`);
   }

@@ -4,8 +4,10 @@
  * and the like are classified recursively, at most MAX_DEPTH levels deep.
  */
 
+import { computedNetworkArgument } from "./computed";
 import { parseSimpleCommands, type Redirect, type SimpleCommand } from "./parse";
 import { isRootLikeDirectory } from "./paths";
+import { type PathGuard, protectedPathVerdict } from "./protected";
 import { type Invocation, RULES } from "./registry";
 import "./rules/index";
 import { HEREDOC, type ScanResult, SUBSTITUTION, scanCommandLine } from "./scan";
@@ -21,9 +23,11 @@ export const MAX_PARSED_LENGTH = 32 * 1024;
 /** Substitutions and expansions classified per line. */
 export const MAX_SUBSTITUTIONS = 64;
 
-interface LineContext {
+export interface LineContext {
   depth: number;
   cwdRootLike: boolean;
+  /** The platform's protected paths (protected.ts). */
+  guard: PathGuard;
 }
 
 const EMPTY = Object.freeze(safe("empty-command", "empty command"));
@@ -104,7 +108,7 @@ export function classifyLine(text: string, context: LineContext): Classification
       );
     }
   }
-  const local: LineContext = { depth: context.depth, cwdRootLike: context.cwdRootLike };
+  const local: LineContext = { depth: context.depth, cwdRootLike: context.cwdRootLike, guard: context.guard };
   for (const command of commands) {
     const verdict = classifySimpleCommand(command, local);
     result = result === null ? verdict : worse(result, verdict);
@@ -127,7 +131,11 @@ function classifyNested(
   start: Classification | null,
 ): Classification | null {
   let result = start;
-  const inner: LineContext = { depth: context.depth + 1, cwdRootLike: context.cwdRootLike };
+  const inner: LineContext = {
+    depth: context.depth + 1,
+    cwdRootLike: context.cwdRootLike,
+    guard: context.guard,
+  };
   let budget = MAX_SUBSTITUTIONS;
   for (const substitution of scanned.substitutions) {
     if (--budget < 0) break;
@@ -163,7 +171,25 @@ function classifySimpleCommand(command: SimpleCommand, context: LineContext): Cl
     trackDirectory(argv, context);
   }
   for (const redirect of command.redirects) result = worse(result, classifyRedirect(redirect));
-  return result;
+  return worse(result, protectedWords(command, context.guard));
+}
+
+const NOTHING_PROTECTED = Object.freeze(safe("no-protected-path", "no protected path"));
+
+/**
+ * Any word or redirection (input too: `< /proc/self/environ`) naming a protected path (protected.ts),
+ * whatever the program does with it.
+ */
+function protectedWords(command: SimpleCommand, guard: PathGuard): Classification {
+  for (const word of command.words) {
+    const verdict = protectedPathVerdict(word, guard);
+    if (verdict !== null) return verdict;
+  }
+  for (const redirect of command.redirects) {
+    const verdict = protectedPathVerdict(redirect.target, guard);
+    if (verdict !== null) return verdict;
+  }
+  return NOTHING_PROTECTED;
 }
 
 function stdinOf(command: SimpleCommand): string | null {
@@ -259,9 +285,16 @@ export function classifyArgv(
     const unknown = dangerous("unknown-command", `unknown command: ${shown(name || written)}`);
     return floor ?? unknown;
   }
-  const verdict = rule(new RuleInvocation(name, argv.slice(1), stdin, context, wrappers));
+  const args = argv.slice(1);
+  let verdict = rule(new RuleInvocation(name, args, stdin, context, wrappers));
+  if (verdict.tier === "safe" && NETWORK_READ_RULES.has(verdict.rule)) {
+    verdict = computedNetworkArgument(name, args) ?? verdict;
+  }
   return floor === null ? verdict : worse(verdict, floor);
 }
+
+/** Safe verdicts of commands that reach the network: a computed argument may carry data out. */
+const NETWORK_READ_RULES = new Set(["network-read", "package-info"]);
 
 /** A class, not an object of closures: nothing is allocated per call but the instance. */
 class RuleInvocation implements Invocation {
@@ -278,7 +311,11 @@ class RuleInvocation implements Invocation {
   }
 
   line(text: string): Classification {
-    return classifyLine(text, { depth: this.context.depth + 1, cwdRootLike: this.context.cwdRootLike });
+    return classifyLine(text, {
+      depth: this.context.depth + 1,
+      cwdRootLike: this.context.cwdRootLike,
+      guard: this.context.guard,
+    });
   }
 
   argv(words: readonly string[]): Classification {

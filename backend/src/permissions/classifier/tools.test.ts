@@ -1,7 +1,7 @@
 /** Tool-level rules (spec "Classification rules") and the classifier's limits. */
 import { describe, expect, it } from "vitest";
 import { MAX_COMMAND_LENGTH, MAX_DEPTH } from "./engine";
-import { classifyCommand, classifyToolCall } from "./index";
+import { classifyCommand, classifyToolCall, pathGuard } from "./index";
 import { singleQuote } from "./testing/corpus";
 
 describe("classifyToolCall", () => {
@@ -79,6 +79,62 @@ describe("classifyToolCall", () => {
       reason: "file read",
     });
     expect(classifyToolCall(tool, {})).toMatchObject({ tier: "safe" });
+  });
+
+  it.each([
+    [".data/secrets.json", "platform state read: .data/secrets.json"],
+    [
+      "/work/main/.data/agents/agt_b/service.json",
+      "platform state read: /work/main/.data/agents/agt_b/service.json",
+    ],
+    ["~/../agt_b/service.json", "platform state read: ~/../agt_b/service.json"],
+    ["/proc/self/environ", "environment dump: /proc/self/environ"],
+  ])("read and write of a protected path (%s) are dangerous", (path, reason) => {
+    for (const tool of ["read", "file_read", "write", "file_write"]) {
+      expect(classifyToolCall(tool, { path })).toEqual({
+        tier: "dangerous",
+        rule: reason.startsWith("environment") ? "environment-dump" : "platform-state",
+        reason,
+      });
+    }
+    expect(classifyToolCall("bash", { command: `cat ${path}` }).tier).toBe("dangerous");
+  });
+
+  it("the configured agents directory (LOCAL_AGENTS_DIR) is protected wherever it is", () => {
+    const guard = pathGuard({ protectedDirs: ["/srv/svc/agents"] });
+    const inside = "/srv/svc/agents/agt_b/service.json";
+    expect(classifyToolCall("read", { path: inside }, guard)).toEqual({
+      tier: "dangerous",
+      rule: "platform-state",
+      reason: `platform state read: ${inside}`,
+    });
+    expect(classifyToolCall("bash", { command: "ls /srv/svc/agents" }, guard).rule).toBe("platform-state");
+    expect(classifyToolCall("bash", { command: "cat /srv/svc/*/agt_b/state/x" }, guard).rule).toBe(
+      "platform-state",
+    );
+    // The asking agent's own directory is not protected from it (literally: no glob widens that).
+    const own = pathGuard({ protectedDirs: ["/srv/svc/agents"], ownDirs: ["/srv/svc/agents/agt_a"] });
+    expect(
+      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/state/workspace/a.txt" }, own),
+    ).toMatchObject({
+      tier: "safe",
+    });
+    expect(classifyToolCall("read", { path: inside }, own)).toMatchObject({ rule: "platform-state" });
+    expect(
+      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/../agt_b/service.json" }, own),
+    ).toMatchObject({
+      rule: "platform-state",
+    });
+    expect(
+      classifyToolCall("bash", { command: "cat /srv/svc/agents/agt_*/service.json" }, own),
+    ).toMatchObject({
+      rule: "platform-state",
+    });
+    // Without that configuration, or next to it, an ordinary path.
+    expect(classifyToolCall("read", { path: inside })).toMatchObject({ tier: "safe" });
+    expect(classifyToolCall("read", { path: "/srv/svc/agents-notes.txt" }, guard)).toMatchObject({
+      tier: "safe",
+    });
   });
 
   it.each(["edit", "browser", "bash2", "", " bash", "web_fetch"])("unknown tool %j is dangerous", (tool) => {

@@ -1,10 +1,13 @@
 /**
  * Tool-level rules (spec "Classification rules"): `bash`/`exec`/`shell` by their `command`;
  * `write`/`file_write` dangerous for sensitive paths (`.env`, `credentials`, `.ssh`), else safe;
- * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively.
+ * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively. Beyond the spec
+ * (issue #12): reading or writing a protected path (protected.ts: other processes' environments, the
+ * platform's state) is dangerous for the shell, read and write tools alike.
  */
 import { classifyCommand } from "./command";
 import { isSensitivePath } from "./paths";
+import { DEFAULT_PATH_GUARD, type PathGuard, protectedPathVerdict } from "./protected";
 import { type Classification, dangerous, safe, shown } from "./types";
 
 const SHELL_TOOLS = new Set(["bash", "exec", "shell"]);
@@ -12,7 +15,11 @@ const WRITE_TOOLS = new Set(["write", "file_write"]);
 const READ_TOOLS = new Set(["read", "file_read"]);
 const PATH_FIELDS = ["path", "file_path", "filePath"] as const;
 
-export function classifyToolCall(toolName: string, toolInput: unknown): Classification {
+export function classifyToolCall(
+  toolName: string,
+  toolInput: unknown,
+  guard: PathGuard = DEFAULT_PATH_GUARD,
+): Classification {
   if (typeof toolName !== "string") return dangerous("unknown-tool", "unknown tool: (not a name)");
   const name = toolName.toLowerCase();
   const input =
@@ -20,21 +27,34 @@ export function classifyToolCall(toolName: string, toolInput: unknown): Classifi
   if (SHELL_TOOLS.has(name)) {
     const command = input?.command;
     if (typeof command !== "string") return dangerous("missing-command", `${name} without a command`);
-    return classifyCommand(command);
+    return classifyCommand(command, guard);
   }
   if (WRITE_TOOLS.has(name)) {
-    const paths: string[] = [];
-    for (const field of PATH_FIELDS) {
-      const value = input?.[field];
-      if (typeof value === "string") paths.push(value);
-    }
+    const paths = pathsOf(input);
     if (paths.length === 0) return dangerous("missing-path", `${name} without a path`);
     for (const path of paths) {
+      const protectedPath = protectedPathVerdict(path, guard);
+      if (protectedPath !== null) return protectedPath;
       if (isSensitivePath(path))
         return dangerous("sensitive-file-write", `sensitive file write: ${shown(path)}`);
     }
     return safe("file-write", `file write: ${shown(paths[0])}`);
   }
-  if (READ_TOOLS.has(name)) return safe("file-read", "file read");
+  if (READ_TOOLS.has(name)) {
+    for (const path of pathsOf(input)) {
+      const protectedPath = protectedPathVerdict(path, guard);
+      if (protectedPath !== null) return protectedPath;
+    }
+    return safe("file-read", "file read");
+  }
   return dangerous("unknown-tool", `unknown tool: ${shown(toolName)}`);
+}
+
+function pathsOf(input: Record<string, unknown> | null): string[] {
+  const paths: string[] = [];
+  for (const field of PATH_FIELDS) {
+    const value = input?.[field];
+    if (typeof value === "string") paths.push(value);
+  }
+  return paths;
 }

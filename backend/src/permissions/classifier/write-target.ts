@@ -1,6 +1,6 @@
 /** The verdict for a file a command writes (redirections, `cp` targets, `dd of=`, `curl -o`, …). */
 import { isRawDisk, isRootWriteTarget, isSensitivePath } from "./paths";
-import { type Classification, dangerous, destructive, shown } from "./types";
+import { type Classification, dangerous, destructive, safe, shown, worse } from "./types";
 
 /**
  * A raw disk is destructive; the filesystem root and sensitive files (`.env`, `credentials`, `.ssh`) are
@@ -20,4 +20,57 @@ export function classifyWriteTarget(target: string, how: string, fallback: Class
 
 function worst(a: Classification, b: Classification): Classification {
   return a.tier === "safe" ? b : a;
+}
+
+/** Where writing costs nothing: standard output (`-`) and the harmless devices. */
+const HARMLESS_OUTPUTS = new Set(["-", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+
+/**
+ * Files a read command writes through an output-file flag (`curl -o`, `git log --output=`, `sort -o`) or
+ * edits in place (`sed -i`): the worst target that is special (raw disk, filesystem root, sensitive file)
+ * first, else `plain` (output-file or in-place-edit, dangerous); null when every target is `-` or a
+ * harmless device.
+ */
+export function classifyWrittenFiles(
+  targets: readonly string[],
+  how: string,
+  plain: (target: string) => Classification,
+): Classification | null {
+  let special: Classification | null = null;
+  let ordinary: Classification | null = null;
+  for (const target of targets) {
+    if (HARMLESS_OUTPUTS.has(target) || target.startsWith("/dev/fd/")) continue;
+    const verdict = classifyWriteTarget(target, how, NO_VERDICT);
+    if (verdict === NO_VERDICT) ordinary ??= plain(target);
+    else special = special === null ? verdict : worse(special, verdict);
+  }
+  return special ?? ordinary;
+}
+
+/** One written file (see classifyWrittenFiles), combined into `result`. */
+export function classifyWrittenFile(
+  target: string,
+  how: string,
+  plain: Classification,
+  result: Classification,
+): Classification {
+  const verdict = classifyWrittenFiles([target], how, () => plain);
+  return verdict === null ? result : worse(result, verdict);
+}
+
+const NO_VERDICT: Classification = Object.freeze(safe("none", "none"));
+
+export function outputFile(how: string, target: string): Classification {
+  return dangerous("output-file", `output file: ${how} ${shown(target)}`);
+}
+
+export function inPlaceEdit(how: string, target: string): Classification {
+  return dangerous("in-place-edit", `in-place edit: ${how} ${shown(target)}`);
+}
+
+/** Files edited in place: dangerous (or worse, for the filesystem root or a raw disk). */
+export function editedInPlace(how: string, files: readonly string[]): Classification {
+  return (
+    classifyWrittenFiles(files, how, (file) => inPlaceEdit(how, file)) ?? inPlaceEdit(how, files.join(" "))
+  );
 }

@@ -3,16 +3,16 @@ export const dynamic = "force-dynamic";
 import { webContext } from "@/lib/context";
 import { parseWith, readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
-import { agentIdQuery, decisionBody } from "@/lib/permissions/schema";
+import { decisionBody, pendingPageQuery } from "@/lib/permissions/schema";
 import { decidePermission, listPendingPermissions } from "@/lib/permissions/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 
-/** GET /api/permissions?agentId= (session): `{pending: [permission request]}` of the signed-in user. */
+/** GET /api/permissions?agentId=&limit=&cursor= (session): `{pending, nextCursor}` of the signed-in user. */
 export const GET = route(async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
-  const agentId = parseWith(agentIdQuery, new URL(request.url).searchParams.get("agentId") ?? undefined);
-  const body = await listPendingPermissions(ctx, user, agentId);
+  const query = parseWith(pendingPageQuery, Object.fromEntries(new URL(request.url).searchParams));
+  const body = await listPendingPermissions(ctx, user, query);
   return Response.json(body, { headers: { "cache-control": "no-store" } });
 });
 

@@ -1,7 +1,7 @@
 import { registerSchema } from "@/lib/accounts/schema";
 import { assertHumanClient, registerAccount } from "@/lib/accounts/service";
 import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { route } from "@/lib/http/errors";
 
@@ -12,9 +12,9 @@ export const POST = route(async (request: Request) => {
   const ctx = webContext();
   const userAgent = request.headers.get("user-agent");
   assertHumanClient(ctx, userAgent);
-  const input = await readJson(request, registerSchema);
+  const input = await readJson(request, registerSchema, { maxBytes: MAX_PUBLIC_BODY_BYTES });
   const account = await registerAccount(ctx, input, {
-    ip: clientIp(request, ctx.config.TRUST_PROXY),
+    ip: clientIp(request, ctx.config),
     userAgent,
   });
   return Response.json(account, { status: 201 });

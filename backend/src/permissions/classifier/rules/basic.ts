@@ -5,13 +5,13 @@
 import { optionSpec, parseArgs } from "../options";
 import { type Invocation, register, registerFixed, words } from "../registry";
 import { type Classification, dangerous, safe, shown } from "../types";
-import { classifyWriteTarget } from "../write-target";
+import { classifyWrittenFile, editedInPlace, outputFile } from "../write-target";
 
 registerFixed(
   words(`
-  cat ls ll la dir vdir head tail less more most stat file wc du df tree bat batcat exa eza lsd
+  cat ls ll la dir vdir head tail more most stat file wc du df bat batcat exa eza lsd
   locate plocate readlink realpath namei lsattr getfacl zcat zless zmore bzcat xzcat zstdcat
-  lz4cat pwd basename dirname zgrep ncdu
+  lz4cat pwd basename dirname zgrep
 `),
   "safe",
   "read-only-file",
@@ -20,10 +20,10 @@ registerFixed(
 
 registerFixed(
   words(`
-  grep egrep fgrep rg ag ack uniq cut tr jq gojq jaq diff diff3 sdiff colordiff cmp comm join
-  paste column fmt fold rev tac expand unexpand base64 base32 basenc xxd od hexdump strings md5sum
-  md5 sha1sum sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum iconv seq nl tsort
-  numfmt echo printf yes expr bc factor look colrm pr xmllint envsubst sha3sum
+  grep egrep fgrep rg ag ack cut tr diff diff3 colordiff cmp comm join
+  paste column fmt fold rev tac expand unexpand base64 base32 basenc od hexdump strings md5sum
+  md5 sha1sum sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum seq nl tsort
+  numfmt echo printf yes expr bc factor look colrm pr envsubst sha3sum
 `),
   "safe",
   "text-processing",
@@ -32,9 +32,9 @@ registerFixed(
 
 registerFixed(
   words(`
-  uname whoami id uptime ps pstree pgrep top htop btop atop free vmstat iostat mpstat pidstat
+  uname whoami id uptime pstree pgrep top htop btop atop free vmstat iostat mpstat pidstat
   lscpu lsblk lsusb lspci lsmod lsof nproc arch groups who w last lastlog users logname tty locale
-  getconf printenv which whereis type getent nvidia-smi sw_vers system_profiler ss netstat blkid
+  getconf which whereis type getent nvidia-smi sw_vers system_profiler ss netstat blkid
   findmnt cal ncal lsb_release neofetch fastfetch screenfetch dmesg ulimit umask stty tput clear
   sleep true false : history jobs wait times help hash lslocks lsipc lsns lshw dmidecode inxi
   hwinfo sensors
@@ -45,7 +45,7 @@ registerFixed(
 );
 
 registerFixed(
-  words("ping ping6 dig nslookup host traceroute traceroute6 tracepath mtr whois drill delv"),
+  words("ping ping6 traceroute traceroute6 tracepath mtr whois"),
   "safe",
   "network-read",
   "network read",
@@ -53,7 +53,7 @@ registerFixed(
 
 registerFixed(
   words(`
-  cd pushd popd dirs export unset set shopt local declare typeset readonly shift read getopts
+  cd pushd popd dirs unset shopt local readonly shift read getopts
   unalias return exit break continue bg fg disown let mapfile readarray complete compgen compopt
   logout caller setopt unsetopt test [ [[
 `),
@@ -228,7 +228,7 @@ register(["sort"], (inv) => {
   let result: Classification = safe("text-processing", "text processing: sort");
   for (const option of parsed.options) {
     if ((option.name === "-o" || option.name === "--output") && option.value !== null) {
-      result = classifyWriteTarget(option.value, "sort -o", result);
+      result = classifyWrittenFile(option.value, "sort -o", outputFile("sort -o", option.value), result);
     }
     if (option.name === "--compress-program")
       return dangerous("code-execution", "code execution: sort --compress-program");
@@ -236,12 +236,16 @@ register(["sort"], (inv) => {
   return result;
 });
 
-/** awk is text processing unless its program runs commands (`system()`, pipes to or from commands). */
+/**
+ * awk is text processing unless its program runs commands (`system()`, pipes to or from commands), reads
+ * the whole environment (`ENVIRON`), or gawk edits files in place (`-i inplace`).
+ */
 const awkSpec = optionSpec(
-  "fvFE",
+  "fvFEi",
   words("--file --assign --field-separator --exec --include --load --source"),
 );
 const AWK_EXEC = /\bsystem\s*\(|\|/;
+const AWK_ENVIRONMENT = /\bENVIRON\b/;
 register(["awk", "gawk", "mawk", "nawk"], (inv) => {
   const parsed = parseArgs(inv.args, awkSpec);
   let program: string | null = null;
@@ -259,15 +263,23 @@ register(["awk", "gawk", "mawk", "nawk"], (inv) => {
         `code execution: ${inv.name} ${option.name} ${shown(option.value ?? "")}`,
       );
     }
+    if ((option.name === "-i" || option.name === "--include") && option.value !== null) {
+      if (option.value === "inplace" || option.value === "inplace.awk") {
+        return editedInPlace(`${inv.name} -i inplace`, parsed.positionals.slice(1));
+      }
+      return dangerous("code-execution", `code execution: ${inv.name} -i ${shown(option.value)}`);
+    }
     if ((option.name === "--source" || option.name === "-e") && option.value !== null) program = option.value;
   }
   program ??= parsed.positionals[0] ?? "";
   if (AWK_EXEC.test(program))
     return dangerous("code-execution", `code execution: ${inv.name} program runs commands`);
+  if (AWK_ENVIRONMENT.test(program))
+    return dangerous("environment-dump", `environment dump: ${inv.name} ENVIRON`);
   return safe("text-processing", `text processing: ${inv.name}`);
 });
 
-/** sed: text processing; `-i` edits files in place (a file write); the `e` command and `s///e` run commands. */
+/** sed: text processing; `-i` edits files in place (dangerous); the `e` command and `s///e` run commands. */
 const sedSpec = optionSpec("efl", ["--expression", "--file", "--line-length"]);
 const SED_EXEC_FLAG = /\/[gpiImM0-9]*e[gpiImM0-9]*(?:$|[;\s}])/;
 const SED_EXEC_COMMAND = /(?:^|[;\n{])\s*e(?:\s|;|$)/;
@@ -290,9 +302,7 @@ register(["sed", "gsed"], (inv) => {
     }
   }
   if (!inPlace) return safe("text-processing", `text processing: ${inv.name}`);
-  let result: Classification = safe("file-write", `file write: ${inv.name} -i`);
-  for (const file of files) result = classifyWriteTarget(file, `${inv.name} -i`, result);
-  return result;
+  return editedInPlace(`${inv.name} -i`, files);
 });
 
 const yqSpec = optionSpec("", []);
@@ -301,7 +311,5 @@ register(["yq"], (inv) => {
   if (!parsed.options.some((option) => option.name === "-i" || option.name === "--inplace")) {
     return safe("text-processing", "text processing: yq");
   }
-  let result: Classification = safe("file-write", "file write: yq -i");
-  for (const file of parsed.positionals.slice(1)) result = classifyWriteTarget(file, "yq -i", result);
-  return result;
+  return editedInPlace("yq -i", parsed.positionals.slice(1));
 });

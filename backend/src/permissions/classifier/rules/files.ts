@@ -6,7 +6,13 @@ import { optionSpec, parseArgs } from "../options";
 import { isRawDisk, isRootLikeDeleteTarget } from "../paths";
 import { type Invocation, register, words } from "../registry";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "../types";
-import { classifyWriteTarget } from "../write-target";
+import {
+  classifyWriteTarget,
+  classifyWrittenFile,
+  classifyWrittenFiles,
+  editedInPlace,
+  outputFile,
+} from "../write-target";
 import { isMode777 } from "./ownership";
 
 /** `*`, `.`, `./*`: everything in the working directory. */
@@ -85,7 +91,8 @@ register(["find", "gfind"], (inv) => {
       result = worse(result, inv.argv(words));
       i = end;
     } else if (FIND_WRITE.has(arg) && i + 1 < args.length) {
-      result = classifyWriteTarget(args[i + 1], `find ${arg}`, result);
+      const target = args[i + 1];
+      result = classifyWrittenFile(target, `find ${arg}`, outputFile(`find ${arg}`, target), result);
       i++;
     }
   }
@@ -171,18 +178,32 @@ fileWrite(
   optionSpec("S", ["--suffix"]),
   all,
 );
-fileWrite(
-  ["patch"],
-  optionSpec("pdiorDBVYzFg", ["--directory", "--input", "--output", "--strip", "--reject-file"]),
-  (_p, options) =>
-    options
-      .filter(
-        (o) =>
-          (o.name === "-o" || o.name === "--output" || o.name === "-d" || o.name === "--directory") &&
-          o.value !== null,
-      )
-      .map((o) => o.value ?? ""),
-);
+/** patch edits the files named in the patch, in place (`-o FILE`: writes that file instead). */
+const patchSpec = optionSpec("pdiorDBVYzFg", [
+  "--directory",
+  "--input",
+  "--output",
+  "--strip",
+  "--reject-file",
+]);
+register(["patch"], (inv) => {
+  const parsed = parseArgs(inv.args, patchSpec);
+  if (parsed.options.some((o) => o.name === "--dry-run"))
+    return safe("read-only-file", "read-only file: patch --dry-run");
+  const outputs = parsed.options.filter(
+    (o) => (o.name === "-o" || o.name === "--output") && o.value !== null,
+  );
+  if (outputs.length > 0) {
+    const targets = outputs.map((o) => o.value ?? "");
+    return (
+      classifyWrittenFiles(targets, "patch -o", (t) => outputFile("patch -o", t)) ??
+      safe("text-processing", "text processing: patch -o -")
+    );
+  }
+  const where = parsed.options.find((o) => (o.name === "-d" || o.name === "--directory") && o.value !== null);
+  const files = where?.value ? [where.value] : parsed.positionals.slice(0, 1);
+  return editedInPlace("patch", files.length > 0 ? files : ["(the patched files)"]);
+});
 fileWrite(
   ["split", "csplit"],
   optionSpec("abClnt", ["--suffix-length", "--bytes", "--lines", "--line-bytes", "--number"]),

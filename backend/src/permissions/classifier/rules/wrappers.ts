@@ -6,6 +6,7 @@
 import { optionSpec, parseArgs } from "../options";
 import { type Invocation, register, words } from "../registry";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "../types";
+import { environmentDump } from "./environment";
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const NICE_NUMBER = /^-\d+$/;
@@ -120,7 +121,12 @@ register(["env"], (inv) => {
       return inv.line([option.value, ...parsed.rest].join(" "));
     }
   }
-  return transparent(inv, withoutAssignments(parsed.rest), safe("system-info", "system info: env"));
+  // Without a command, env prints the whole environment (the agent's gateway token included).
+  return transparent(
+    inv,
+    withoutAssignments(parsed.rest),
+    environmentDump(`env ${inv.args.join(" ")}`.trim()),
+  );
 });
 
 const simplePrefix = optionSpec("", [], { stopAtPositional: true });
@@ -206,7 +212,11 @@ register(["busybox", "toybox"], (inv) =>
   transparent(inv, inv.args, safe("system-info", `system info: ${inv.name}`)),
 );
 
-/** xargs: the command after its options (default `echo`), run with arguments read from input. */
+/**
+ * xargs: the command after its options (default `echo`), run with arguments read from input — classified
+ * with one more, computed, argument (so `… | xargs curl` is a network command with a computed value).
+ */
+const STDIN_WORDS = "$(stdin)";
 const xargsSpec = optionSpec(
   "ILnPdEsa",
   words(`
@@ -221,10 +231,12 @@ register(["xargs", "parallel"], (inv) => {
     const separator = rest.findIndex((word) => word === ":::" || word === "::::" || word === ":::+");
     const command = separator < 0 ? rest : rest.slice(0, separator);
     return command.length > 0
-      ? inv.line(command.join(" "))
+      ? inv.line([...command, `'${STDIN_WORDS}'`].join(" "))
       : safe("text-processing", "text processing: parallel");
   }
-  return transparent(inv, rest, safe("text-processing", "text processing: xargs echo"));
+  return rest.length > 0
+    ? inv.argv([...rest, STDIN_WORDS])
+    : safe("text-processing", "text processing: xargs echo");
 });
 
 /** watch runs its command through `sh -c`. */

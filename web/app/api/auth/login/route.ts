@@ -2,7 +2,7 @@ import { countLoginAttempt, loginWithPassword } from "@/lib/accounts/login";
 import { loginSchema } from "@/lib/accounts/schema";
 import { webContext } from "@/lib/context";
 import { assertCsrf } from "@/lib/csrf/service";
-import { readJson } from "@/lib/http/body";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { route } from "@/lib/http/errors";
 import { sessionCookie } from "@/lib/sessions/service";
@@ -10,18 +10,21 @@ import { sessionCookie } from "@/lib/sessions/service";
 export const dynamic = "force-dynamic";
 
 /** POST /api/auth/login: CSRF header, `{email, password}` → `{ok: true, user: {id, name}}` + session cookie. */
-export const POST = route(async (request: Request) => {
-  const ctx = webContext();
-  const ip = clientIp(request, ctx.config.TRUST_PROXY);
-  await countLoginAttempt(ctx, ip);
-  assertCsrf(ctx.config, request);
-  const input = await readJson(request, loginSchema);
-  const { user, session } = await loginWithPassword(ctx, input, {
-    ip,
-    userAgent: request.headers.get("user-agent"),
-  });
-  return Response.json(
-    { ok: true, user },
-    { headers: { "set-cookie": sessionCookie(ctx.config, session.token) } },
-  );
-}, "login failed");
+export const POST = route(
+  async (request: Request) => {
+    const ctx = webContext();
+    const ip = clientIp(request, ctx.config);
+    await countLoginAttempt(ctx, ip);
+    assertCsrf(ctx.config, request);
+    const input = await readJson(request, loginSchema, { maxBytes: MAX_PUBLIC_BODY_BYTES });
+    const { user, session } = await loginWithPassword(ctx, input, {
+      ip,
+      userAgent: request.headers.get("user-agent"),
+    });
+    return Response.json(
+      { ok: true, user },
+      { headers: { "set-cookie": sessionCookie(ctx.config, session.token) } },
+    );
+  },
+  { fallbackMessage: "login failed" },
+);

@@ -6,6 +6,7 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/auth/session: always 200, `{user: {id, name, email, isAdmin}}` or `{user: null}`. */
 export const GET = route(async (request: Request) => {
-  const user = await sessionUserOf(webContext(), request);
+  const found = await sessionUserOf(webContext(), request);
+  const user = found && { id: found.id, name: found.name, email: found.email, isAdmin: found.isAdmin };
   return Response.json({ user }, { headers: { "cache-control": "no-store" } });
 });

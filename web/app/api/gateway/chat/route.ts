@@ -13,7 +13,7 @@ export const POST = route(
   withRetryAfterHeader(async (request: Request) => {
     const ctx = webContext();
     const user = await requireSessionUser(ctx, request);
-    await limitChatRate(ctx, clientIp(request, ctx.config.TRUST_PROXY));
+    await limitChatRate(ctx, clientIp(request, ctx.config));
     // 32,000 characters of up to 4 UTF-8 bytes each, plus the JSON around them.
     const { message } = await readJson(request, chatMessageBody, { maxBytes: 160 * 1024 });
     return Response.json(await queueChatMessage(ctx, user.id, message), { status: 202 });

@@ -1,11 +1,19 @@
 import { webContext } from "@/lib/context";
+import { MAX_PUBLIC_BODY_BYTES, readText } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 import { receiveSecurityEvent } from "@/lib/risc/service";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/security/risc: body is the raw security event token; 202 `{ok: true}` (`duplicate: true` on replay). */
-export const POST = route(async (request: Request) => {
-  const receipt = await receiveSecurityEvent(webContext(), await request.text());
-  return Response.json(receipt, { status: 202 });
-});
+/**
+ * POST /api/security/risc: body is the raw security event token (64 KB at most, 413 above); 202
+ * `{ok: true}` (`duplicate: true` on replay). The identity provider posts here from its own servers, so
+ * cross-site requests are accepted: the token's signature is what authenticates it.
+ */
+export const POST = route(
+  async (request: Request) => {
+    const token = await readText(request, { maxBytes: MAX_PUBLIC_BODY_BYTES });
+    return Response.json(await receiveSecurityEvent(webContext(), token), { status: 202 });
+  },
+  { allowCrossSite: true },
+);

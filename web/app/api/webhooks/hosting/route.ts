@@ -12,12 +12,16 @@ const eventBody = z.record(z.string(), z.unknown());
 /**
  * POST /api/webhooks/hosting (public, shared secret in `x-webhook-secret` or `Authorization: Bearer`):
  * `{ok: true, event, record, stored}`; 401 bad or missing secret (or one in the URL), 503 secret unset,
- * 400 body not a JSON object.
+ * 400 body not a JSON object. The hosting platform posts from its own servers: cross-site requests are
+ * accepted, the shared secret authenticates them.
  */
-export const POST = route(async (request: Request) => {
-  const ctx = webContext();
-  authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
-  const payload = await readJson(request, eventBody, { maxBytes: 256 * 1024 });
-  const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
-  return Response.json(result);
-});
+export const POST = route(
+  async (request: Request) => {
+    const ctx = webContext();
+    authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
+    const payload = await readJson(request, eventBody, { maxBytes: 256 * 1024 });
+    const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
+    return Response.json(result);
+  },
+  { allowCrossSite: true },
+);

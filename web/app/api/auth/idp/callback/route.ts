@@ -14,7 +14,7 @@ export const GET = route(async (request: Request) => {
   const outcome = await completeIdpSignIn(ctx, {
     query: Object.fromEntries(new URL(request.url).searchParams),
     flowCookie: readCookie(request, FLOW_COOKIE),
-    ip: clientIp(request, ctx.config.TRUST_PROXY),
+    ip: clientIp(request, ctx.config),
     userAgent: request.headers.get("user-agent") ?? undefined,
   });
   const headers = new Headers({ location: outcome.location, "cache-control": "no-store" });

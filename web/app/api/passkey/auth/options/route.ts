@@ -1,14 +1,19 @@
 import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
+import { clientIp } from "@/lib/http/client-ip";
 import { route } from "@/lib/http/errors";
 import { authOptionsBody } from "@/lib/passkeys/schema";
-import { authenticationOptions } from "@/lib/passkeys/service";
+import { authenticationOptions, countPasskeyAuthOptions } from "@/lib/passkeys/service";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/passkey/auth/options (public): `{identifier}` -> `{options, challenge}` for navigator.credentials.get. */
+/**
+ * POST /api/passkey/auth/options (public): `{identifier}` -> `{options, challenge}` for
+ * navigator.credentials.get; 429 beyond the per-IP limit, counted before anything else.
+ */
 export const POST = route(async (request: Request) => {
   const ctx = webContext();
-  const input = await readJson(request, authOptionsBody);
+  await countPasskeyAuthOptions(ctx, clientIp(request, ctx.config));
+  const input = await readJson(request, authOptionsBody, { maxBytes: MAX_PUBLIC_BODY_BYTES });
   return Response.json(await authenticationOptions(ctx, input), { headers: { "cache-control": "no-store" } });
 });

@@ -1,5 +1,5 @@
 import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { route } from "@/lib/http/errors";
 import { authVerifyBody } from "@/lib/passkeys/schema";
@@ -11,9 +11,9 @@ export const dynamic = "force-dynamic";
 /** POST /api/passkey/auth/verify (public): `{response, challenge}` -> `{ok: true}` and the session cookie. */
 export const POST = route(async (request: Request) => {
   const ctx = webContext();
-  const input = await readJson(request, authVerifyBody);
+  const input = await readJson(request, authVerifyBody, { maxBytes: MAX_PUBLIC_BODY_BYTES });
   const { token } = await verifyAuthentication(ctx, input, {
-    ip: clientIp(request, ctx.config.TRUST_PROXY),
+    ip: clientIp(request, ctx.config),
     userAgent: request.headers.get("user-agent") ?? undefined,
   });
   return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie(ctx.config, token) } });

@@ -1,0 +1,213 @@
+/**
+ * The local driver as root: each agent runs as its own OS user, and its runtime process (the read probe,
+ * backend/src/hosting/testing/read-probe-runtime.mjs) cannot read the platform's secrets.json, another
+ * agent's service.json, or the platform's /proc/<pid>/environ (this test process stands for the backend:
+ * it runs the driver). Real wrapper processes, real users (created with useradd).
+ */
+import { execFileSync } from "node:child_process";
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLocalHostingPlatform, type LocalHostingPlatform } from "./local";
+import { LocalServiceStore } from "./local-store";
+import { isProcessAlive, signalGroup } from "./proc";
+import { wrapperReaches } from "./testing/wrapper-events";
+import { agentEnvironment, agentServiceName } from "./types";
+
+const PROBE = fileURLToPath(new URL("./testing/read-probe-runtime.mjs", import.meta.url));
+const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";
+const asRoot = process.getuid?.() === 0;
+const drivers: LocalHostingPlatform[] = [];
+let dataDir = "";
+let agentsDir = "";
+let secrets = "";
+let environ = "";
+
+const serviceJson = (agentId: string) => join(agentsDir, agentId, "service.json");
+
+function driver(isolateAgents?: boolean): LocalHostingPlatform {
+  const platform = createLocalHostingPlatform({
+    agentsDir,
+    // The probe tries each of these as the agent; the last is a world-readable control.
+    runtimeCommand: [
+      process.execPath,
+      PROBE,
+      secrets,
+      dataDir,
+      agentsDir,
+      serviceJson("agt_one"),
+      serviceJson("agt_two"),
+      environ,
+      PROBE,
+    ].join(" "),
+    wrapperEnv: { LOG_LEVEL: "info", RUNTIME_HEALTH_POLL_MS: "50", FAKE_RUNTIME_READY_AFTER_MS: "0" },
+    stopTimeoutMs: 5_000,
+    ...(isolateAgents === undefined ? {} : { isolateAgents }),
+  });
+  drivers.push(platform);
+  return platform;
+}
+
+const token = (agentId: string) => `token-${agentId}`;
+
+async function start(platform: LocalHostingPlatform, agentId: string) {
+  const service = await platform.create({
+    agentId,
+    name: agentServiceName(agentId),
+    image: IMAGE,
+    env: agentEnvironment({
+      gatewayToken: token(agentId),
+      aiProvider: "openrouter",
+      agentType: "creative",
+      plan: "solo",
+      agentId,
+      backendUrl: "http://127.0.0.1:4000",
+    }),
+  });
+  await wrapperReaches(service.url as string, token(agentId));
+  return service;
+}
+
+interface ProbeReport {
+  uid: number;
+  gid: number;
+  reads: Record<string, string>;
+  ownWrite: string;
+}
+
+/** What the agent's runtime found, from its log (printed before its runtime came up). */
+async function report(platform: LocalHostingPlatform, agentId: string): Promise<ProbeReport> {
+  const lines = (await platform.logs(agentId, 500)).map((l) => l.line);
+  const line = lines.filter((l) => l.startsWith("read-probe ")).at(-1);
+  if (!line) throw new Error(`no probe report in ${JSON.stringify(lines)}`);
+  return JSON.parse(line.slice("read-probe ".length)) as ProbeReport;
+}
+
+/** Real uid of a process, from /proc. */
+async function uidOf(pid: number): Promise<number> {
+  return Number(/^Uid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+const userOf = (name: string) => ({
+  uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" }).trim()),
+  gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" }).trim()),
+});
+
+beforeAll(async () => {
+  // As the launcher leaves `.data`: enterable by others, not listable, secrets.json 0600.
+  dataDir = await mkdtemp(join(tmpdir(), "svc-local-isolation-"));
+  await chmod(dataDir, 0o711);
+  agentsDir = join(dataDir, "agents");
+  secrets = join(dataDir, "secrets.json");
+  await writeFile(secrets, `${JSON.stringify({ INTERNAL_API_KEY: "k".repeat(64) })}\n`, { mode: 0o600 });
+  environ = `/proc/${process.pid}/environ`;
+});
+
+afterAll(async () => {
+  for (const platform of drivers) await platform.close();
+  for (const record of await new LocalServiceStore(agentsDir).all()) {
+    if (record.pid && (await isProcessAlive(record.pid, record.pidStart))) signalGroup(record.pid, "SIGKILL");
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe.runIf(asRoot)("local agents as root: one OS user each", () => {
+  it("an agent's process cannot read secrets.json, another agent's service.json or the backend's environ", async () => {
+    const platform = driver();
+    await platform.ping();
+    const one = await start(platform, "agt_one");
+    const two = await start(platform, "agt_two");
+
+    const userOne = one.metadata.osUser as string;
+    const userTwo = two.metadata.osUser as string;
+    expect(userOne).toMatch(/^svc-agent-[0-9a-f]{12}$/);
+    expect(userTwo).toMatch(/^svc-agent-[0-9a-f]{12}$/);
+    expect(userTwo).not.toBe(userOne);
+
+    const seenByOne = await report(platform, "agt_one");
+    const seenByTwo = await report(platform, "agt_two");
+    expect(seenByOne.uid).toBe(userOf(userOne).uid);
+    expect(seenByTwo.uid).toBe(userOf(userTwo).uid);
+    expect(seenByTwo.uid).not.toBe(0);
+    // The wrapper too runs as the agent's user.
+    expect(await uidOf((await platform.find({ id: "agt_two", name: "" }))?.metadata.pid as number)).toBe(
+      seenByTwo.uid,
+    );
+
+    expect(seenByTwo.reads).toEqual({
+      [secrets]: "EACCES",
+      [dataDir]: "EACCES",
+      [agentsDir]: "EACCES",
+      [serviceJson("agt_one")]: "EACCES",
+      // Its own record is the platform's too: the agent has its token in its environment already.
+      [serviceJson("agt_two")]: "EACCES",
+      [environ]: "EACCES",
+      [PROBE]: "ok",
+    });
+    expect(seenByOne.reads[environ]).toBe("EACCES");
+    // Agent one probed before agent two existed: its runtime, restarted, probes again.
+    await platform.restart("agt_one");
+    await wrapperReaches(one.url as string, token("agt_one"));
+    expect((await report(platform, "agt_one")).reads[serviceJson("agt_two")]).toBe("EACCES");
+    expect(seenByTwo.ownWrite).toBe("ok");
+
+    // The platform's files stay the platform's; only state/ and home/ are the agent's.
+    const { uid, gid } = userOf(userTwo);
+    const mode = async (path: string) => {
+      const info = await stat(path);
+      return { mode: info.mode & 0o777, uid: info.uid, gid: info.gid };
+    };
+    expect(await mode(agentsDir)).toEqual({ mode: 0o711, uid: 0, gid: 0 });
+    expect(await mode(join(agentsDir, "agt_two"))).toEqual({ mode: 0o710, uid: 0, gid });
+    expect(await mode(serviceJson("agt_two"))).toMatchObject({ mode: 0o600, uid: 0 });
+    expect(await mode(join(agentsDir, "agt_two", "wrapper.log"))).toMatchObject({ mode: 0o600, uid: 0 });
+    expect(await mode(join(agentsDir, "agt_two", "state"))).toEqual({ mode: 0o700, uid, gid });
+    expect(await mode(join(agentsDir, "agt_two", "home"))).toEqual({ mode: 0o700, uid, gid });
+    // umask 077: what the agent writes is its own alone.
+    expect(await mode(join(agentsDir, "agt_two", "state", "probe.txt"))).toEqual({ mode: 0o600, uid, gid });
+
+    // A restarted platform runs the agent as the same user.
+    await platform.stop("agt_two");
+    const again = driver();
+    expect(await again.restoreRunning()).toEqual([]);
+    const redeployed = await again.deploy("agt_two");
+    await wrapperReaches(redeployed.url as string, token("agt_two"));
+    expect(redeployed.metadata.osUser).toBe(userTwo);
+    expect((await report(again, "agt_two")).uid).toBe(seenByTwo.uid);
+  });
+
+  it("ping names the directory that keeps agents' users from their agents directory", async () => {
+    const closed = await mkdtemp(join(tmpdir(), "svc-local-closed-"));
+    try {
+      const platform = createLocalHostingPlatform({ agentsDir: join(closed, "agents"), runtimeCommand: "x" });
+      await expect(platform.ping()).rejects.toMatchObject({
+        reason: "not_configured",
+        message: `local agents run as their own OS users, who cannot reach LOCAL_AGENTS_DIR (${join(closed, "agents")}): ${closed} is closed to others (chmod o+x a directory, o+r a file, or move it)`,
+      });
+    } finally {
+      await rm(closed, { recursive: true, force: true });
+    }
+  });
+
+  it("an agent that ran as the platform's user gets its state directory on its first start as its own", async () => {
+    const shared = driver(false);
+    const three = await start(shared, "agt_three");
+    expect(three.metadata.osUser).toBeNull();
+    expect((await report(shared, "agt_three")).uid).toBe(0);
+    await shared.stop("agt_three");
+    const written = join(agentsDir, "agt_three", "state", "probe.txt");
+    expect((await stat(written)).uid).toBe(0);
+
+    const isolated = driver();
+    const moved = await isolated.deploy("agt_three");
+    await wrapperReaches(moved.url as string, token("agt_three"));
+    const { uid } = userOf(moved.metadata.osUser as string);
+    const seen = await report(isolated, "agt_three");
+    expect(seen.uid).toBe(uid);
+    expect(seen.ownWrite).toBe("ok");
+    expect((await stat(written)).uid).toBe(uid);
+    expect(seen.reads[secrets]).toBe("EACCES");
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Paths an agent has no business reading: other processes' environments (`/proc/<pid>/environ`, `mem`),
+ * and the platform's own state — its data directory (`.data`: `secrets.json`, the database, every agent's
+ * directory), the launcher's `secrets.json`, the configured agents directory (LOCAL_AGENTS_DIR), and
+ * anything above the agent's home (the local driver puts an agent's home inside its directory in the agents
+ * directory, so `~/..` leads to its service record and the other agents). Any word of a command or path of
+ * a tool that names one of them makes the call dangerous, whatever the program: reading, copying or
+ * listing. The asking agent's own directory (`ownDirs`) is not protected from it: its working directory
+ * lives there, and the paths it prints are its own.
+ *
+ * Globs are matched the way the shell expands them: `.d*` names `.data`, `*` does not (a leading dot must
+ * be written), `/proc/*\/environ` is every process's environment.
+ */
+import { normalizePath } from "./paths";
+import { type Classification, dangerous, shown } from "./types";
+
+export interface PathGuardOptions {
+  /** Absolute directories of the platform's state (LOCAL_AGENTS_DIR). */
+  protectedDirs?: readonly string[];
+  /** Absolute directories of the asking agent itself (`<LOCAL_AGENTS_DIR>/<agentId>`): not protected. */
+  ownDirs?: readonly string[];
+}
+
+/** A compiled set of protected paths (`DEFAULT_PATH_GUARD`: the built-in ones only). */
+export interface PathGuard {
+  readonly dirs: readonly (readonly string[])[];
+  readonly own: readonly (readonly string[])[];
+}
+
+export function pathGuard(options: PathGuardOptions = {}): PathGuard {
+  return { dirs: absoluteSegments(options.protectedDirs), own: absoluteSegments(options.ownDirs) };
+}
+
+function absoluteSegments(dirs: readonly string[] | undefined): string[][] {
+  const result: string[][] = [];
+  for (const dir of dirs ?? []) {
+    const path = normalizePath(dir);
+    if (path.absolute && path.segments.length > 0) result.push(path.segments);
+  }
+  return result;
+}
+
+export const DEFAULT_PATH_GUARD: PathGuard = pathGuard();
+
+/** The platform's data directory, wherever it is reached from. */
+const DATA_DIR = ".data";
+/** The launcher's generated secrets (`.data/secrets.json`, or `$DATA_DIR/secrets.json`). */
+const SECRETS_FILE = "secrets.json";
+/** Files of `/proc/<pid>/` (and `/proc/<pid>/task/<tid>/`) that hold a process's secrets. */
+const PROCESS_SECRETS = new Set(["environ", "mem"]);
+/** Variables that point inside the agent's own directory: climbing above them reaches other agents. */
+const AGENT_HOME_VARIABLES = ["~", "$home", "$openclaw_state_dir"];
+const GLOB = /[*?[]/;
+/** Prefixes before a path inside one word: `--file=PATH`, `name@PATH` (curl), `file://PATH`. */
+const FILE_URL = "file://";
+
+/** The verdict for a word (an argument, a redirection target, a tool's path), or null when it is harmless. */
+export function protectedPathVerdict(word: string, guard: PathGuard): Classification | null {
+  // Cheap first: a path to any of these has a dot, a slash or a tilde.
+  if (!word.includes("/") && !word.includes(".") && !word.includes("~")) return null;
+  const verdict = checkPath(word, guard);
+  if (verdict !== null) return verdict;
+  const eq = word.indexOf("=");
+  if (eq >= 0) {
+    const after = checkPath(word.slice(eq + 1), guard);
+    if (after !== null) return after;
+  }
+  const at = word.indexOf("@");
+  if (at >= 0) return checkPath(word.slice(at + 1), guard);
+  return null;
+}
+
+function checkPath(raw: string, guard: PathGuard): Classification | null {
+  const text = raw.toLowerCase().startsWith(FILE_URL) ? raw.slice(FILE_URL.length) : raw;
+  const path = normalizePath(text);
+  const { segments } = path;
+  if (path.absolute && segments.length >= 3 && matches(segments[0], "proc")) {
+    const last = segments[segments.length - 1];
+    for (const name of PROCESS_SECRETS) {
+      if (matches(last, name)) return dangerous("environment-dump", `environment dump: ${shown(text)}`);
+    }
+  }
+  if (path.absolute && guard.own.some((dir) => isInside(segments, dir))) return null;
+  for (const segment of segments) {
+    if (matches(segment, DATA_DIR)) return platformState(text);
+  }
+  if (segments.length > 0 && segments[segments.length - 1] === SECRETS_FILE) return platformState(text);
+  if (path.absolute) {
+    for (const dir of guard.dirs) if (startsWith(segments, dir)) return platformState(text);
+  }
+  if (climbsAboveAgentHome(text)) return platformState(text);
+  return null;
+}
+
+function platformState(text: string): Classification {
+  return dangerous("platform-state", `platform state read: ${shown(text)}`);
+}
+
+/** `segments` is `dir` or inside it, literally (no glob may widen an exception). */
+function isInside(segments: readonly string[], dir: readonly string[]): boolean {
+  if (segments.length < dir.length) return false;
+  for (let i = 0; i < dir.length; i++) if (segments[i] !== dir[i]) return false;
+  return true;
+}
+
+/** `segments` is `dir` or inside it (a glob segment matches what it would expand to). */
+function startsWith(segments: readonly string[], dir: readonly string[]): boolean {
+  if (segments.length < dir.length) return false;
+  for (let i = 0; i < dir.length; i++) if (!matches(segments[i], dir[i])) return false;
+  return true;
+}
+
+/** `~/..`, `$HOME/../x`: a `..` that leaves the agent's home (or state) directory. */
+function climbsAboveAgentHome(text: string): boolean {
+  const lower = text.toLowerCase().replaceAll("\\", "/");
+  const slash = lower.indexOf("/");
+  const head = slash < 0 ? lower : lower.slice(0, slash);
+  if (slash < 0 || !AGENT_HOME_VARIABLES.some((start) => head === start || head.startsWith("~"))) {
+    return false;
+  }
+  let depth = 0;
+  for (const part of lower.slice(slash + 1).split("/")) {
+    if (part === "..") depth--;
+    else if (part !== "" && part !== ".") depth++;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+/** Whether a (lower-case) path segment, possibly a glob, names `name`. */
+function matches(segment: string, name: string): boolean {
+  if (segment === name) return true;
+  if (!GLOB.test(segment)) return false;
+  // The shell never matches a leading dot with a wildcard.
+  if (name.startsWith(".") && !segment.startsWith(".")) return false;
+  return globPattern(segment).test(name);
+}
+
+const cache = new Map<string, RegExp>();
+const MAX_CACHED = 256;
+
+function globPattern(glob: string): RegExp {
+  let pattern = cache.get(glob);
+  if (pattern) return pattern;
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") source += ".*";
+    else if (c === "?") source += ".";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + 2);
+      if (end < 0) source += "\\[";
+      else {
+        const inner = glob
+          .slice(i + 1, end)
+          .replace(/^!/, "^")
+          .replaceAll("\\", "\\\\");
+        source += `[${inner}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
+  }
+  try {
+    pattern = new RegExp(`^${source}$`);
+  } catch {
+    pattern = /^$/;
+  }
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(glob, pattern);
+  return pattern;
+}

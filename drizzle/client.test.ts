@@ -1,0 +1,28 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { connectDatabase, DATABASE_CONNECTION_TIMEOUT_MS } from "./client";
+
+const url = process.env.DATABASE_URL as string;
+const handles: Array<ReturnType<typeof connectDatabase>> = [];
+afterAll(() => Promise.all(handles.map((h) => h.close())));
+
+describe("connectDatabase", () => {
+  it("bounds the wait for a connection on every pool (default 10 s)", () => {
+    const handle = connectDatabase(url);
+    handles.push(handle);
+    expect(DATABASE_CONNECTION_TIMEOUT_MS).toBe(10_000);
+    expect(handle.pool.options.connectionTimeoutMillis).toBe(DATABASE_CONNECTION_TIMEOUT_MS);
+  });
+
+  it("a query on a full pool fails once the wait is over, instead of waiting forever", async () => {
+    const handle = connectDatabase(url, { max: 1, connectionTimeoutMs: 100 });
+    handles.push(handle);
+    const held = await handle.pool.connect();
+    try {
+      await expect(handle.pool.query("select 1")).rejects.toThrow("timeout exceeded when trying to connect");
+      expect(handle.pool.waitingCount).toBe(0);
+    } finally {
+      held.release();
+    }
+    expect((await handle.pool.query("select 1 as one")).rows).toEqual([{ one: 1 }]);
+  });
+});
