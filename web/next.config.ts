@@ -4,7 +4,8 @@ const config: NextConfig = {
   // Workspace packages ship TypeScript source.
   transpilePackages: ["@svc/common", "@svc/db"],
   // Native-ish server packages stay outside the bundle.
-  serverExternalPackages: ["pg", "pino"],
+  // swagger-ui-dist finds its static files (served at /docs) by its own path: it must stay a package.
+  serverExternalPackages: ["pg", "pino", "prom-client", "swagger-ui-dist"],
   poweredByHeader: false,
 };
 

@@ -3,36 +3,31 @@
  * socket address (Next route handlers have no access to the socket). Every request gets the header
  * `x-svc-client-ip` set to the remote address, replacing whatever a client sent. WebSocket upgrades of
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
- * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s).
+ * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s). Unknown
+ * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts).
  */
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { exitOnStartupError, httpUrl, listen, parseEnv, port } from "@svc/common";
+import { exitOnStartupError, listen } from "@svc/common";
 import next from "next";
-import { z } from "zod";
-import { envSchema, loadWebConfig } from "./lib/config";
+import { loadWebConfig } from "./lib/config";
+import { setStartedWebConfig } from "./lib/context";
+import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
 import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
 try {
-  // The app's own configuration, checked before anything listens (route handlers read it again lazily).
-  loadWebConfig();
-  const env = parseEnv(
-    z.object({
-      WEB_PORT: port(3000),
-      HOST: z.string().default("127.0.0.1"),
-      BACKEND_URL: httpUrl().default("http://127.0.0.1:4000"),
-      PUBLIC_URL: envSchema.shape.PUBLIC_URL,
-    }),
-  );
-  const app = next({
-    dev: false,
-    dir: fileURLToPath(new URL(".", import.meta.url)),
-    hostname: env.HOST,
-    port: env.WEB_PORT,
-  });
-  const handle = app.getRequestHandler();
+  // The one parse of the web's configuration, before anything listens; route handlers use this one.
+  const env = loadWebConfig();
+  setStartedWebConfig(env);
+  const dir = fileURLToPath(new URL(".", import.meta.url));
+  const app = next({ dev: false, dir, hostname: env.HOST, port: env.WEB_PORT });
   await app.prepare();
+  const handle = withApiFallback(app.getRequestHandler(), {
+    routeOf: apiRouteMatcher(builtApiRoutes(dir)),
+    allowOf: allowOfRoute(() => loopbackUrl(server.address() as AddressInfo)),
+  });
   const server = createServer((req, res) => {
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "";
     handle(req, res).catch((err: unknown) => {
@@ -58,4 +53,13 @@ try {
   process.on("SIGINT", stop);
 } catch (err) {
   exitOnStartupError("web", err);
+}
+
+/** This server's own address, reachable from itself (a wildcard address becomes loopback). */
+function loopbackUrl(address: AddressInfo): URL {
+  const host =
+    address.address === "::" ? "[::1]" : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
+  return new URL(
+    `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${address.port}`,
+  );
 }

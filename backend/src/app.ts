@@ -1,5 +1,6 @@
 import type { RequestListener } from "node:http";
 import { type Clock, requestLogger } from "@svc/common";
+import { httpMetricsMiddleware, observeHttpRequest } from "@svc/common/metrics/index";
 import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
@@ -11,6 +12,8 @@ import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
 import { databaseClock } from "./jobs/queue";
 import { platformJobRoutes } from "./jobs/routes";
+import { metricsRoutes } from "./metrics/routes";
+import { openApiRoutes } from "./openapi";
 import type { PermissionBus } from "./permissions/bus";
 import { hookClassifyListener } from "./permissions/hook-listener";
 import { permissionRoutes } from "./permissions/routes";
@@ -48,7 +51,9 @@ export function createBackendListener(deps: BackendDeps): RequestListener {
     logger: deps.logger,
   });
   return (req, res) => {
-    if (!hook(req, res)) app(req, res);
+    // The hook's requests are counted under the same route template as the Express route's.
+    if (hook(req, res)) observeHttpRequest(req, res, () => "/api/hooks/classify");
+    else app(req, res);
   };
 }
 
@@ -67,6 +72,7 @@ export function createApp({
   // API answers are not revalidated by clients: no ETag hashing of every JSON body.
   app.set("etag", false);
   app.use(requestLogger(logger));
+  app.use(httpMetricsMiddleware());
   // First: the classify hook runs before every agent tool call (the hot path); the router parses its own
   // JSON bodies, so a hook call meets no other router.
   if (permissionBus) app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
@@ -74,6 +80,8 @@ export function createApp({
   app.use(runtimeProxyRoutes({ db: database.db, config }));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRoutes({ pool: database.pool, platform, hostingProvider: config.HOSTING_PROVIDER }));
+  app.use(metricsRoutes({ database, token: config.METRICS_TOKEN, logger }));
+  app.use(openApiRoutes());
   app.use(apiKeyRoutes(database.db, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(
     platformJobRoutes(

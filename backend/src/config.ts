@@ -57,6 +57,8 @@ export const envSchema = z.object({
   BACKEND_PORT: port(4000),
   LOG_LEVEL: logLevel(),
   HOST: z.string().default("127.0.0.1"),
+  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().optional(),
   DATABASE_URL: postgresUrl(),
   /** Bearer key of the backend's internal routes; `requireAuth` answers 500 while it is unset. */
   INTERNAL_API_KEY: z.string().optional(),
@@ -128,6 +130,16 @@ export const envSchema = z.object({
     .string()
     .default(".data/agents")
     .transform((dir) => resolve(REPO_ROOT, dir)),
+  /**
+   * The local driver's wrappers inherit these of the platform's environment (how to find programs, locale,
+   * time zone) and nothing else of it; NODE_ENV above is inherited too.
+   */
+  PATH: z.string().optional(),
+  LANG: z.string().optional(),
+  LC_ALL: z.string().optional(),
+  TZ: z.string().optional(),
+  TMPDIR: z.string().optional(),
+  NODE_EXTRA_CA_CERTS: z.string().optional(),
   /** The backend URL agents use for `/api/ai/chat` and the classify hook (sent in their environment). */
   BACKEND_PUBLIC_URL: httpUrl().default("http://127.0.0.1:4000"),
   /** Lifecycle operations answer 503 when false. */

@@ -1,7 +1,9 @@
 import { createOutboundClient, isHttpError, outboundPolicy, requestLogger } from "@svc/common";
+import { httpMetricsMiddleware, metricsHandler } from "@svc/common/metrics/index";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Logger } from "pino";
 import type { SummarizerConfig } from "./config";
+import { openApiHandler } from "./openapi";
 import { pageRoutes } from "./pages/routes";
 import { SUMMARIZER_SERVICE, SUMMARIZER_VERSION } from "./version";
 
@@ -18,12 +20,16 @@ export interface SummarizerApp {
 
 /** Builds the summarizer app; `server.ts` starts it. Error bodies are `{error}` as the spec gives. */
 export function createSummarizerApp({ config, logger }: SummarizerDeps): SummarizerApp {
-  const client = createOutboundClient(outboundPolicy(config.OUTBOUND_ALLOW_HOSTS));
+  const client = createOutboundClient({
+    name: "the page",
+    policy: outboundPolicy(config.OUTBOUND_ALLOW_HOSTS),
+  });
   const app = express();
   app.disable("x-powered-by");
   // Answers are fresh per call and never revalidated: no ETag hashing of every body.
   app.set("etag", false);
   app.use(requestLogger(logger));
+  app.use(httpMetricsMiddleware());
   app.use(express.json({ limit: "16kb", strict: false }));
 
   app.get("/", (_req, res) => {
@@ -34,6 +40,8 @@ export function createSummarizerApp({ config, logger }: SummarizerDeps): Summari
       endpoints: {
         "GET /": "this description",
         "GET /health": "{status, service, version}",
+        "GET /openapi.json": "this service's OpenAPI 3.1 description",
+        "GET /metrics": "Prometheus metrics (Bearer METRICS_TOKEN when set)",
         "POST /api/summarize":
           "{url} -> {url, title, description, headings, paragraphs, wordCount, fetchedAt}",
         "POST /api/extract": "{url} -> {url, links, images, meta, fetchedAt}",
@@ -46,9 +54,11 @@ export function createSummarizerApp({ config, logger }: SummarizerDeps): Summari
       },
     });
   });
+  app.get("/metrics", metricsHandler({ token: config.METRICS_TOKEN }));
   app.get("/health", (_req, res) => {
     res.json({ status: "ok", service: SUMMARIZER_SERVICE, version: SUMMARIZER_VERSION });
   });
+  app.get("/openapi.json", openApiHandler);
   app.use(
     pageRoutes({
       client,

@@ -5,6 +5,8 @@ export const envSchema = z.object({
   SUMMARIZER_PORT: port(4100),
   LOG_LEVEL: logLevel(),
   HOST: z.string().default("127.0.0.1"),
+  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().optional(),
   /** Largest page read, after decompression. */
   SUMMARIZER_MAX_BYTES: positiveInt(5 * 1024 * 1024),
   /** Deadline of one page fetch, redirects and body included. */

@@ -4,6 +4,7 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminAuth } from "./auth";
 import type { WrapperConfig } from "./config";
+import { wrapperErrorMapper } from "./http/errors";
 import { pairingRoutes } from "./pairing";
 import type { RuntimeProxy } from "./proxy";
 import { runtimeRoutes } from "./routes/runtime";
@@ -50,10 +51,15 @@ export function createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }: 
     pairingRoutes({
       cliArgv: config.RUNTIME_CLI_COMMAND.split(/\s+/).filter(Boolean),
       requireAdmin: auth.requireAdmin,
-      env: { ...process.env, OPENCLAW_STATE_DIR: config.stateDir, OPENCLAW_CONFIG_PATH: config.configPath },
+      env: {
+        ...config.processEnv,
+        OPENCLAW_STATE_DIR: config.stateDir,
+        OPENCLAW_CONFIG_PATH: config.configPath,
+      },
     }),
   );
   app.use((req, res) => proxy.http(req, res));
+  app.use(wrapperErrorMapper(logger));
   return app;
 }
 

@@ -3,6 +3,7 @@ import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { ADMIN_COOKIE, adminAuth, adminCookieValue, safeNextPath } from "./auth";
+import { wrapperErrorMapper } from "./http/errors";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -16,6 +17,7 @@ function appWith(password: string | undefined, clock = new ManualClock()) {
   app.get("/dashboard", auth.requireAdmin, (_req, res) => {
     res.type("html").send("<p>dashboard</p>");
   });
+  app.use(wrapperErrorMapper());
   return { app, clock };
 }
 

@@ -1,11 +1,7 @@
-import { type Clock, cookieFromHeader, hmacHex, safeEqual, systemClock } from "@svc/common";
-import express, {
-  type ErrorRequestHandler,
-  type Request,
-  type RequestHandler,
-  type Response,
-  Router,
-} from "express";
+import { bearerCredential, type Clock, cookieFromHeader, hmacHex, safeEqual, systemClock } from "@svc/common";
+import { type Request, type RequestHandler, type Response, Router } from "express";
+import { formBody, jsonBody } from "./http/body";
+import { unauthorized } from "./http/errors";
 
 export const ADMIN_COOKIE = "ocw_admin";
 const COOKIE_LABEL = "ocw-admin-cookie-v1";
@@ -91,10 +87,8 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
     let ok = false;
     // Evaluate every credential so the time taken does not reveal which one was present.
     if (cookie !== undefined && safeEqual(cookie, cookieValue)) ok = true;
-    const authorization = req.headers.authorization;
-    if (typeof authorization === "string" && /^bearer\s+/i.test(authorization)) {
-      if (safeEqual(authorization.replace(/^bearer\s+/i, ""), password)) ok = true;
-    }
+    const bearer = bearerCredential(req.headers.authorization);
+    if (bearer !== null && safeEqual(bearer, password)) ok = true;
     const token = req.headers["x-admin-token"];
     if (typeof token === "string" && safeEqual(token, password)) ok = true;
     return ok;
@@ -106,7 +100,7 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
       res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    res.status(401).json({ ok: false, error: "unauthorized" });
+    throw unauthorized();
   };
 
   function failureEntry(ip: string): { count: number; windowStart: number } {
@@ -139,54 +133,43 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
     res.redirect(303, next);
   });
 
-  loginRoutes.post(
-    "/login",
-    express.urlencoded({ extended: false, limit: "16kb" }),
-    express.json({ limit: "16kb" }),
-    (req, res) => {
-      const body: Record<string, unknown> =
-        req.body && typeof req.body === "object" && !Array.isArray(req.body) ? req.body : {};
-      const next = safeNextPath(body.next ?? req.query.next);
-      if (!enabled) {
-        res.redirect(303, next);
-        return;
-      }
-      const entry = failureEntry(clientIp(req));
-      if (entry.count >= LOGIN_MAX_FAILURES) {
-        const retryAfter = Math.ceil((entry.windowStart + LOGIN_WINDOW_MS - clock.now().getTime()) / 1000);
-        res.setHeader("Retry-After", String(Math.max(1, retryAfter)));
-        respondLoginError(req, res, 429, "Too many attempts, try again in a minute", next);
-        return;
-      }
-      const given = typeof body.password === "string" ? body.password : "";
-      if (!safeEqual(given, password)) {
-        entry.count += 1;
-        respondLoginError(req, res, 401, "Wrong password", next);
-        return;
-      }
-      failures.delete(clientIp(req));
-      res.cookie(ADMIN_COOKIE, cookieValue, {
-        httpOnly: true,
-        sameSite: "strict",
-        path: "/",
-        maxAge: COOKIE_MAX_AGE_MS,
-        secure: req.secure,
-      });
+  loginRoutes.post("/login", formBody({ limit: "16kb" }), jsonBody({ limit: "16kb" }), (req, res) => {
+    const body: Record<string, unknown> =
+      req.body && typeof req.body === "object" && !Array.isArray(req.body) ? req.body : {};
+    const next = safeNextPath(body.next ?? req.query.next);
+    if (!enabled) {
       res.redirect(303, next);
-    },
-  );
+      return;
+    }
+    const entry = failureEntry(clientIp(req));
+    if (entry.count >= LOGIN_MAX_FAILURES) {
+      const retryAfter = Math.ceil((entry.windowStart + LOGIN_WINDOW_MS - clock.now().getTime()) / 1000);
+      res.setHeader("Retry-After", String(Math.max(1, retryAfter)));
+      respondLoginError(req, res, 429, "Too many attempts, try again in a minute", next);
+      return;
+    }
+    const given = typeof body.password === "string" ? body.password : "";
+    if (!safeEqual(given, password)) {
+      entry.count += 1;
+      respondLoginError(req, res, 401, "Wrong password", next);
+      return;
+    }
+    failures.delete(clientIp(req));
+    res.cookie(ADMIN_COOKIE, cookieValue, {
+      httpOnly: true,
+      sameSite: "strict",
+      path: "/",
+      maxAge: COOKIE_MAX_AGE_MS,
+      secure: req.secure,
+    });
+    res.redirect(303, next);
+  });
 
   loginRoutes.post("/logout", (req, res) => {
     res.clearCookie(ADMIN_COOKIE, { httpOnly: true, sameSite: "strict", path: "/", secure: req.secure });
     if ((req.headers.accept ?? "").includes("text/html")) res.redirect(303, "/login");
     else res.json({ ok: true, message: "signed out" });
   });
-
-  const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
-    if ((error as { type?: string }).type !== "entity.parse.failed") return next(error);
-    res.status(400).json({ ok: false, error: "body is not valid JSON" });
-  };
-  loginRoutes.use(bodyErrors);
 
   return { requireAdmin, isAdmin, loginRoutes };
 }

@@ -49,6 +49,8 @@ export type WrapperConfig = z.infer<typeof envSchema> & {
   runtimeArgv: string[];
   /** The hook script the runtime is started with, or null when PLATFORM_CLASSIFY_URL is unset. */
   preToolUseHook: string | null;
+  /** The environment the wrapper started with: the runtime and its CLI inherit it (PORT aside). */
+  processEnv: Record<string, string | undefined>;
 };
 
 /** The wrapper's configuration, parsed once at start. */
@@ -84,5 +86,6 @@ export function loadWrapperConfig(env: Record<string, string | undefined> = proc
     configPath: resolve(parsed.OPENCLAW_CONFIG_PATH ?? `${stateDir}/openclaw.json`),
     runtimeArgv,
     preToolUseHook,
+    processEnv: { ...env },
   };
 }

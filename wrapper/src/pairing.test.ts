@@ -5,6 +5,7 @@ import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adminAuth } from "./auth";
+import { wrapperErrorMapper } from "./http/errors";
 import { pairingRoutes, parsePendingList } from "./pairing";
 
 const FAKE_CLI = resolve(import.meta.dirname, "../../common/testing/fakes/fake-runtime-cli.mjs");
@@ -28,6 +29,7 @@ function appFor(extraEnv: Record<string, string> = {}, password?: string) {
       env: { ...process.env, FAKE_CLI_LIST_FILE: listFile, FAKE_CLI_CALLS_FILE: callsFile, ...extraEnv },
     }),
   );
+  app.use(wrapperErrorMapper());
   return app;
 }
 
@@ -125,6 +127,7 @@ describe("GET /api/pairing/pending", () => {
     app.use(
       pairingRoutes({ cliArgv: [join(dir, "missing-cli")], requireAdmin: adminAuth(undefined).requireAdmin }),
     );
+    app.use(wrapperErrorMapper());
     const res = await request(app).get("/api/pairing/pending");
     expect(res.status).toBe(502);
     expect(res.body.ok).toBe(false);

@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
+import { type RequestHandler, Router } from "express";
+import { jsonBody } from "./http/body";
+import { badRequest, cliFailed } from "./http/errors";
 
 const CLI_TIMEOUT_MS = 10_000;
 /** How long the runtime keeps a pairing request open. */
@@ -24,6 +26,7 @@ export interface PairingRoutesOptions {
   /** RUNTIME_CLI_COMMAND split into words: the executable, then any leading arguments. */
   cliArgv: string[];
   requireAdmin: RequestHandler;
+  /** The CLI's environment (the wrapper's, from its config); unset, execFile passes this process's. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -37,7 +40,7 @@ export function runCli(cliArgv: string[], args: string[], env?: NodeJS.ProcessEn
     execFile(
       command,
       [...prefix, ...args],
-      { env: env ?? process.env, timeout: CLI_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, windowsHide: true },
+      { env, timeout: CLI_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) return resolve(String(stdout));
         const killed = (error as { killed?: boolean }).killed;
@@ -126,43 +129,32 @@ export function pairingRoutes({ cliArgv, requireAdmin, env }: PairingRoutesOptio
   const router = Router();
 
   router.get("/api/pairing/pending", requireAdmin, async (_req, res) => {
+    let pending: PairingRequest[];
     try {
-      const pending = parsePendingList(await runCli(cliArgv, ["devices", "list", "--json"], env));
-      res.json({ ok: true, pending });
+      pending = parsePendingList(await runCli(cliArgv, ["devices", "list", "--json"], env));
     } catch (error) {
-      res.status(502).json({ ok: false, error: (error as Error).message });
+      throw cliFailed((error as Error).message);
     }
+    res.json({ ok: true, pending });
   });
 
   const decide = (verb: "approve" | "reject", done: string): RequestHandler => {
     return async (req, res) => {
       const requestId: unknown = req.body?.requestId;
       if (typeof requestId !== "string" || !REQUEST_ID.test(requestId)) {
-        res.status(400).json({
-          ok: false,
-          error: "requestId required: 1-128 letters, digits, '_' or '-', not starting with '-'",
-        });
-        return;
+        throw badRequest("requestId required: 1-128 letters, digits, '_' or '-', not starting with '-'");
       }
       try {
         await runCli(cliArgv, ["devices", verb, requestId], env);
-        res.json({ ok: true, message: `Pairing request ${requestId} ${done}` });
       } catch (error) {
-        res.status(502).json({ ok: false, error: (error as Error).message });
+        throw cliFailed((error as Error).message);
       }
+      res.json({ ok: true, message: `Pairing request ${requestId} ${done}` });
     };
   };
-  const json = express.json({ limit: "16kb" });
+  const json = jsonBody({ limit: "16kb" });
   router.post("/api/pairing/approve", requireAdmin, json, decide("approve", "approved"));
   router.post("/api/pairing/deny", requireAdmin, json, decide("reject", "denied"));
-
-  const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
-    const type = (error as { type?: string }).type;
-    if (type === "entity.parse.failed") res.status(400).json({ ok: false, error: "body is not valid JSON" });
-    else if (type === "entity.too.large") res.status(413).json({ ok: false, error: "body too large" });
-    else next(error);
-  };
-  router.use(bodyErrors);
 
   return router;
 }

@@ -1,7 +1,8 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
+import { connectionTokens, endToEndHeaders, HOP_BY_HOP_HEADERS, relayUpgrade } from "@svc/common";
 import { type Dispatcher, Pool } from "undici";
 
 export interface RuntimeProxy {
@@ -14,41 +15,6 @@ export interface RuntimeProxy {
 export interface RuntimeProxyOptions {
   port: number;
   host?: string;
-}
-
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  // Node's server already answered `Expect: 100-continue`; forwarding it would ask the runtime again.
-  "expect",
-]);
-
-/** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1). */
-function connectionTokens(value: string | string[] | undefined): Set<string> | null {
-  if (!value) return null;
-  const tokens = new Set<string>();
-  for (const token of (Array.isArray(value) ? value.join(",") : value).split(",")) {
-    const name = token.trim().toLowerCase();
-    if (name) tokens.add(name);
-  }
-  return tokens;
-}
-
-function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = connectionTokens(headers.connection);
-  const out: OutgoingHttpHeaders = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || named?.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
 }
 
 /**
@@ -65,7 +31,7 @@ const FORWARDING = [
   "forwarded",
 ];
 /** Dropped from a request on its way to the runtime: one set, so the hot path does one lookup per header. */
-const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...FORWARDING]);
+const NOT_FORWARDED = new Set([...HOP_BY_HOP_HEADERS, ...FORWARDING]);
 
 /**
  * The request headers for the runtime, as a flat `[name, value, …]` list built straight from the raw
@@ -137,7 +103,7 @@ export function createRuntimeProxy({ port, host = "127.0.0.1" }: RuntimeProxyOpt
           if (res.destroyed) c.abort(new ClientGone());
         },
         onResponseStart(_c, statusCode, headers, statusMessage) {
-          res.writeHead(statusCode, statusMessage ?? "", endToEnd(headers));
+          res.writeHead(statusCode, statusMessage ?? "", endToEndHeaders(headers));
         },
         onResponseData(c, chunk) {
           // Backpressure: a slow client pauses the runtime's answer instead of buffering it here.
@@ -192,10 +158,7 @@ export function createRuntimeProxy({ port, host = "127.0.0.1" }: RuntimeProxyOpt
       if (req.headers.upgrade) headers.push("upgrade", req.headers.upgrade);
       let requestHead = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
       for (let i = 0; i < headers.length; i += 2) requestHead += `${headers[i]}: ${headers[i + 1]}\r\n`;
-      upstream.write(`${requestHead}\r\n`);
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
+      relayUpgrade(upstream, socket, requestHead, head);
     });
     upstream.on("close", () => socket.destroy());
     socket.on("close", () => upstream.destroy());

@@ -5,6 +5,7 @@ import express, { type RequestHandler } from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adminAuth } from "./auth";
+import { wrapperErrorMapper } from "./http/errors";
 import { aiProviderFrom, configRoutes, REDACTED, redact, restoreRedacted } from "./runtime-config";
 
 let dir: string;
@@ -30,6 +31,7 @@ function appFor(
       onWritten: options.onWritten,
     }),
   );
+  app.use(wrapperErrorMapper());
   return app;
 }
 

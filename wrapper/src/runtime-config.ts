@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
+import { type RequestHandler, Router } from "express";
 import JSON5 from "json5";
+import { jsonBody } from "./http/body";
+import { badRequest, failed, notFound } from "./http/errors";
 
 export const REDACTED = "[redacted]";
 const SENSITIVE_KEYS = new Set(
@@ -181,46 +183,33 @@ export function configRoutes({ configPath, requireAdmin, onWritten }: ConfigRout
   const router = Router();
 
   router.get("/api/config", requireAdmin, async (_req, res) => {
+    let config: ConfigObject | null;
     try {
-      const config = await readRuntimeConfig(configPath);
-      if (!config) {
-        res.status(404).json({ ok: false, error: "no configuration file" });
-        return;
-      }
-      res.json({ ok: true, config: redact(config) });
+      config = await readRuntimeConfig(configPath);
     } catch (error) {
-      res.status(500).json({ ok: false, error: (error as Error).message });
+      throw failed((error as Error).message);
     }
+    if (!config) throw notFound("no configuration file");
+    res.json({ ok: true, config: redact(config) });
   });
 
   router.post(
     "/api/config",
     requireAdmin,
-    express.json({ limit: "1mb", strict: false }),
+    jsonBody({ limit: "1mb", strict: false, tooLargeMessage: "configuration too large" }),
     async (req, res) => {
       const body: unknown = req.body;
-      if (!isPlainObject(body)) {
-        res.status(400).json({ ok: false, error: "the configuration must be a JSON object" });
-        return;
-      }
+      if (!isPlainObject(body)) throw badRequest("the configuration must be a JSON object");
+      let written: ConfigObject;
       try {
-        const written = await writeRuntimeConfig(configPath, body);
-        onWritten?.(written);
-        res.json({ ok: true, message: "Configuration saved; the gateway reloads it automatically" });
+        written = await writeRuntimeConfig(configPath, body);
       } catch (error) {
-        res.status(500).json({ ok: false, error: `cannot write configuration: ${(error as Error).message}` });
+        throw failed(`cannot write configuration: ${(error as Error).message}`);
       }
+      onWritten?.(written);
+      res.json({ ok: true, message: "Configuration saved; the gateway reloads it automatically" });
     },
   );
-
-  const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
-    const type = (error as { type?: string }).type;
-    if (type === "entity.parse.failed") res.status(400).json({ ok: false, error: "body is not valid JSON" });
-    else if (type === "entity.too.large")
-      res.status(413).json({ ok: false, error: "configuration too large" });
-    else next(error);
-  };
-  router.use(bodyErrors);
 
   return router;
 }

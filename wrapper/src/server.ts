@@ -19,6 +19,7 @@ try {
     token: config.OPENCLAW_GATEWAY_TOKEN ?? null,
     stateDir: config.stateDir,
     configPath: config.configPath,
+    env: config.processEnv,
     healthPollMs: config.RUNTIME_HEALTH_POLL_MS,
     stopTimeoutMs: config.RUNTIME_STOP_TIMEOUT_MS,
   });

@@ -2,10 +2,10 @@
  * Agents as the runtime operations see them: loading one on behalf of a user (another user's agent looks
  * like a missing one) and recording what the hosting platform says about it.
  */
-import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
+import { agentNotFound } from "./errors";
 
 /** Who acts: the verified user context; administrators (`ADMIN_EMAILS`) may act on any agent. */
 export interface AgentActor {
@@ -19,7 +19,7 @@ export async function loadAgentFor(db: Database, agentId: string, actor: AgentAc
     ? eq(agents.id, agentId)
     : and(eq(agents.id, agentId), eq(agents.userId, actor.userId));
   const rows = await db.select().from(agents).where(where).limit(1);
-  if (!rows[0]) throw new HttpError(404, "agent_not_found", "agent not found");
+  if (!rows[0]) throw agentNotFound();
   return rows[0];
 }
 
@@ -52,7 +52,7 @@ export async function updateAgentRuntime(
   fields: AgentRuntimeFields,
 ): Promise<Agent> {
   const rows = await db.update(agents).set(fields).where(eq(agents.id, agentId)).returning();
-  if (!rows[0]) throw new HttpError(404, "agent_not_found", "agent not found");
+  if (!rows[0]) throw agentNotFound();
   return rows[0];
 }
 

@@ -2,6 +2,7 @@
  * The one client of the AI provider (OpenAI-compatible `POST {AI_PROVIDER_URL}/chat/completions`). Its base
  * URL and key come from configuration, never from users, so calls do not pass the outbound URL guard.
  */
+import { createOutboundClient, OutboundError, type OutboundResponse } from "@svc/common";
 import type { ChatCompletionRequest } from "./schema";
 
 export interface AiProviderSettings {
@@ -40,80 +41,57 @@ export interface AiProviderClient {
 }
 
 export function createAiProviderClient(settings: AiProviderSettings): AiProviderClient {
-  const url = `${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const name = `the AI provider (${settings.name})`;
+  // A redirect of a POST carrying our key is never expected from the configured provider: refused.
+  const client = createOutboundClient({
+    name,
+    baseUrl: settings.baseUrl,
+    timeoutMs: settings.timeoutMs,
+    maxResponseBytes: AI_PROVIDER_MAX_RESPONSE_BYTES,
+  });
+  const failure = (err: unknown): unknown => {
+    if (!(err instanceof OutboundError)) return err;
+    switch (err.reason) {
+      case "timeout":
+        return new AiProviderError("timeout", `${name} did not answer within ${settings.timeoutMs} ms`);
+      case "aborted":
+        return new AiProviderError("aborted", "the client closed the request");
+      case "too_large":
+        return new AiProviderError("network", err.message);
+      default:
+        return new AiProviderError("network", `could not reach ${name}: ${err.detail}`);
+    }
+  };
   return {
     name: settings.name,
     configured: Boolean(settings.apiKey),
     async chatCompletion(request, signal) {
-      const controller = new AbortController();
-      let timedOut = false;
-      let timer: NodeJS.Timeout | undefined;
-      const restartTimer = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, settings.timeoutMs);
-      };
-      const onCallerAbort = () => controller.abort();
-      const finish = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onCallerAbort);
-      };
-      const failure = (err: unknown): AiProviderError => {
-        finish();
-        if (timedOut) {
-          return new AiProviderError(
-            "timeout",
-            `the AI provider (${settings.name}) did not answer within ${settings.timeoutMs} ms`,
-          );
-        }
-        if (signal.aborted) return new AiProviderError("aborted", "the client closed the request");
-        return new AiProviderError(
-          "network",
-          `could not reach the AI provider (${settings.name}): ${describeNetworkError(err)}`,
-        );
-      };
-
-      if (signal.aborted) throw new AiProviderError("aborted", "the client closed the request");
-      signal.addEventListener("abort", onCallerAbort, { once: true });
-      restartTimer();
-      let res: Response;
+      let res: OutboundResponse;
       try {
-        res = await fetch(url, {
+        res = await client.open({
           method: "POST",
+          url: "/chat/completions",
           headers: {
             authorization: `Bearer ${settings.apiKey ?? ""}`,
-            "content-type": "application/json",
             accept: request.stream === true ? "text/event-stream" : "application/json",
           },
-          body: JSON.stringify(request),
-          signal: controller.signal,
-          // A redirect of a POST carrying our key is never expected from the configured provider.
-          redirect: "error",
+          json: request,
+          signal,
         });
       } catch (err) {
         throw failure(err);
       }
 
-      const contentType = res.headers.get("content-type") ?? "";
-      if (res.ok && request.stream === true && res.body && contentType.includes("text/event-stream")) {
-        const reader = res.body.getReader();
+      const contentType = res.headers["content-type"] ?? "";
+      const ok = res.status >= 200 && res.status <= 299;
+      if (ok && request.stream === true && contentType.includes("text/event-stream")) {
+        const body = res;
+        // The timeout runs between two chunks of a stream; stopping early ends the upstream request too.
         async function* chunks(): AsyncGenerator<Uint8Array> {
           try {
-            for (;;) {
-              restartTimer();
-              const { done, value } = await reader.read();
-              if (done) return;
-              yield value;
-            }
+            yield* body.stream({ idleTimeout: true });
           } catch (err) {
             throw failure(err);
-          } finally {
-            finish();
-            // Stopped early (our client left, or a failure): make sure the upstream request ends too.
-            controller.abort();
-            reader.cancel().catch(() => undefined);
           }
         }
         return { kind: "stream", status: res.status, chunks: chunks() };
@@ -121,15 +99,17 @@ export function createAiProviderClient(settings: AiProviderSettings): AiProvider
 
       let text: string;
       try {
-        text = await res.text();
+        text = (await res.readBody()).toString("utf8");
       } catch (err) {
         throw failure(err);
       }
-      finish();
       return { kind: "json", status: res.status, body: parseJson(text), text };
     },
   };
 }
+
+/** Largest complete (non-stream) answer read from the provider. */
+const AI_PROVIDER_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 function parseJson(text: string): unknown {
   try {
@@ -137,23 +117,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-const NETWORK_ERRORS: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ECONNRESET: "connection reset",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host name lookup failed",
-  EHOSTUNREACH: "host unreachable",
-  ENETUNREACH: "network unreachable",
-  ETIMEDOUT: "connection timed out",
-  UND_ERR_SOCKET: "connection closed",
-};
-
-/** fetch reports `TypeError: fetch failed` with the socket error as its cause. */
-function describeNetworkError(err: unknown): string {
-  const cause = (err as { cause?: unknown }).cause ?? err;
-  const code = (cause as { code?: unknown }).code;
-  if (typeof code === "string") return NETWORK_ERRORS[code] ? `${NETWORK_ERRORS[code]} (${code})` : code;
-  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,10 +1,8 @@
-import { safeEqual } from "@svc/common";
+import { bearerCredential, safeEqual } from "@svc/common";
 import type { Database } from "@svc/db";
-import { users } from "@svc/db/schema";
-import { eq } from "drizzle-orm";
 import type { RequestHandler } from "express";
 import { gatewayTokenStore } from "../agents/tokens";
-import type { VerifiedPlan } from "../auth/plan";
+import { accountPlanOf, type VerifiedPlan } from "../auth/plan";
 import type { UserContext } from "../auth/user-context";
 
 /**
@@ -20,18 +18,12 @@ export function gatewayTokenChatAuth(
 ): RequestHandler {
   const tokens = gatewayTokenStore(db, config.DATA_ENCRYPTION_KEY);
   return async (req, res, next) => {
-    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
-    if (!match || !tokens.usable) return next("route");
-    const presented = match[1];
+    const presented = bearerCredential(req.get("authorization"));
+    if (presented === null || !tokens.usable) return next("route");
     if (config.INTERNAL_API_KEY && safeEqual(presented, config.INTERNAL_API_KEY)) return next("route");
     const owner = await tokens.findOwner(presented);
     if (!owner) return next("route");
-    const rows = await db
-      .select({ email: users.email, plan: users.plan, paymentsSubscriptionId: users.paymentsSubscriptionId })
-      .from(users)
-      .where(eq(users.id, owner.userId))
-      .limit(1);
-    const user = rows[0];
+    const user = await accountPlanOf(db, owner.userId);
     if (!user) return next("route");
     const context: UserContext = { userId: owner.userId, userEmail: user.email, userRole: "user" };
     const plan: VerifiedPlan = {

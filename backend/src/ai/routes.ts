@@ -103,15 +103,7 @@ async function countRequest(
     logField(res, "aiBudget", "not counted (database unreachable)");
     return async () => {};
   }
-  let slot: AiUsageSlot;
-  try {
-    slot = await reserveAiRequest(db, clock, budget, userContextOf(res).userId);
-  } catch (err) {
-    if (isHttpError(err) && typeof err.extra?.retryAfterSeconds === "number") {
-      res.set("retry-after", String(err.extra.retryAfterSeconds));
-    }
-    throw err;
-  }
+  const slot: AiUsageSlot = await reserveAiRequest(db, clock, budget, userContextOf(res).userId);
   return (usage) =>
     recordAiUsage(db, slot, usage).catch((err: unknown) => {
       logField(res, "aiUsage", `not recorded: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,4 +1,4 @@
-import { HttpError, safeEqual } from "@svc/common";
+import { bearerCredential, HttpError, safeEqual } from "@svc/common";
 import type { RequestHandler } from "express";
 
 /**
@@ -8,10 +8,11 @@ import type { RequestHandler } from "express";
  */
 export function requireInternalKey(internalApiKey: string | undefined): RequestHandler {
   return (req, _res, next) => {
-    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
-    if (!match) throw new HttpError(401, "unauthorized", "Authorization: Bearer <internal API key> required");
+    const presented = bearerCredential(req.get("authorization"));
+    if (presented === null)
+      throw new HttpError(401, "unauthorized", "Authorization: Bearer <internal API key> required");
     if (!internalApiKey) throw new HttpError(500, "internal_key_unset", "INTERNAL_API_KEY is not configured");
-    if (!safeEqual(match[1], internalApiKey))
+    if (!safeEqual(presented, internalApiKey))
       throw new HttpError(403, "forbidden", "invalid internal API key");
     next();
   };

@@ -32,13 +32,9 @@ export function requireMatchingPlan(db: Database): RequestHandler {
     const subscriptionId = req.get("x-payments-subscription-id") || null;
     if (!plan) throw mismatch("x-user-plan header is required");
 
-    let rows: Array<{ plan: string; paymentsSubscriptionId: string | null }>;
+    let record: AccountPlan | null;
     try {
-      rows = await db
-        .select({ plan: users.plan, paymentsSubscriptionId: users.paymentsSubscriptionId })
-        .from(users)
-        .where(eq(users.id, userId))
-        .limit(1);
+      record = await accountPlanOf(db, userId);
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
       setPlan(res, { plan, paymentsSubscriptionId: subscriptionId, verifiedBy: "headers" });
@@ -47,7 +43,6 @@ export function requireMatchingPlan(db: Database): RequestHandler {
       return;
     }
 
-    const record = rows[0];
     if (!record) throw mismatch("no account matches the user context");
     if (record.plan !== plan) throw mismatch("x-user-plan does not match the account's plan");
     if (!sameSubscription(record.paymentsSubscriptionId, subscriptionId)) {
@@ -56,6 +51,23 @@ export function requireMatchingPlan(db: Database): RequestHandler {
     setPlan(res, { plan, paymentsSubscriptionId: subscriptionId, verifiedBy: "database" });
     next();
   };
+}
+
+/** What an account's plan check reads: its plan and subscription (and the email an agent's context carries). */
+export interface AccountPlan {
+  email: string;
+  plan: string;
+  paymentsSubscriptionId: string | null;
+}
+
+/** The plan of account `userId`, or null when there is no such account. */
+export async function accountPlanOf(db: Database, userId: string): Promise<AccountPlan | null> {
+  const rows = await db
+    .select({ email: users.email, plan: users.plan, paymentsSubscriptionId: users.paymentsSubscriptionId })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  return rows[0] ?? null;
 }
 
 /** The plan `requireMatchingPlan` verified for this request. */

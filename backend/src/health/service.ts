@@ -110,7 +110,10 @@ export interface HealthDeps {
  * Reports whether the backend can reach its database (which decides the status) and whether provisioning
  * is available (which does not: an unreachable hosting API leaves the backend healthy).
  */
-export async function checkBackendHealth(deps: HealthDeps, now: Date = new Date()): Promise<BackendHealth> {
+export async function checkBackendHealth(
+  deps: HealthDeps,
+  now: Date = systemClock.now(),
+): Promise<BackendHealth> {
   const [database, provisioning] = await Promise.all([
     deps.pool.query("select 1").then(
       () => "ok" as const,

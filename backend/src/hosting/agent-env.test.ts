@@ -42,6 +42,7 @@ function configFor(
 ): HostingConfig {
   return loadBackendConfig({
     DATABASE_URL: process.env.DATABASE_URL,
+    PATH: process.env.PATH,
     ...SECRETS,
     HOSTING_PROVIDER: provider,
     HOSTING_PROJECT_ID: "prj-1",

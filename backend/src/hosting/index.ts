@@ -8,6 +8,7 @@ import type { BackendConfig } from "../config";
 import { createDockerHostingPlatform, type DockerHostingOptions } from "./docker";
 import { platformSecretValues } from "./env";
 import { createLocalHostingPlatform, type LocalHostingOptions } from "./local";
+import { type InheritedVariable, inheritedEnvironment } from "./local-process";
 import { createRailwayHostingPlatform } from "./railway";
 import type { HostingPlatform } from "./types";
 
@@ -22,6 +23,7 @@ export type HostingConfig = Pick<
   | "DOCKER_HOST"
   | "LOCAL_RUNTIME_COMMAND"
   | "LOCAL_AGENTS_DIR"
+  | InheritedVariable
   | "DATABASE_URL"
   | "INTERNAL_API_KEY"
   | "HMAC_SECRET"
@@ -33,7 +35,9 @@ export type HostingConfig = Pick<
 export interface HostingPlatformOptions {
   logger?: Logger;
   /** Local driver settings beyond the configuration (tests: short stop grace, wrapper env knobs). */
-  local?: Partial<Omit<LocalHostingOptions, "agentsDir" | "runtimeCommand" | "secretValues">>;
+  local?: Partial<
+    Omit<LocalHostingOptions, "agentsDir" | "runtimeCommand" | "inheritedEnv" | "secretValues">
+  >;
   /** Docker driver settings beyond the configuration (publish host, timeouts). */
   docker?: Partial<Omit<DockerHostingOptions, "dockerHost" | "secretValues">>;
   /** Railway per-call timeout. */
@@ -64,6 +68,7 @@ export function createHostingPlatform(
         ...options.local,
         agentsDir: config.LOCAL_AGENTS_DIR,
         runtimeCommand: config.LOCAL_RUNTIME_COMMAND,
+        inheritedEnv: inheritedEnvironment(config),
         secretValues,
       });
   }

@@ -10,13 +10,36 @@ import { groupMembers, isGroupAlive, processStartTicks, signalGroup } from "./pr
 import { HostingError, type ServiceLogLine } from "./types";
 
 /** Variables of the platform's environment a wrapper may inherit: how to find programs, locale, time zone. */
-const INHERITED = ["PATH", "LANG", "LC_ALL", "TZ", "TMPDIR", "NODE_ENV", "NODE_EXTRA_CA_CERTS"];
+export const INHERITED_VARIABLES = [
+  "PATH",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+  "NODE_ENV",
+  "NODE_EXTRA_CA_CERTS",
+] as const;
+export type InheritedVariable = (typeof INHERITED_VARIABLES)[number];
+
+/** The inherited variables that are set in `config` (the backend's, parsed at start). */
+export function inheritedEnvironment(
+  config: Partial<Record<InheritedVariable, string>>,
+): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of INHERITED_VARIABLES) {
+    const value = config[name];
+    if (value !== undefined) inherited[name] = value;
+  }
+  return inherited;
+}
 /** wrapper.log is moved aside to wrapper.log.1 at a start once it is this large. */
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 /** How much of the end of wrapper.log `tailLogFile` reads. */
 const LOG_TAIL_BYTES = 256 * 1024;
 
 export interface WrapperEnvironmentInput {
+  /** What the wrapper inherits of the platform's environment (inheritedEnvironment). */
+  inherited: Record<string, string>;
   /** The agent's own environment (agentEnvironment). */
   agentEnv: Record<string, string>;
   /** Wrapper settings from the driver's options (LOG_LEVEL, poll intervals, ...). */
@@ -31,16 +54,11 @@ export interface WrapperEnvironmentInput {
 /**
  * The wrapper's whole environment: a few inherited basics, the wrapper settings, the agent's variables,
  * then what the driver decides (ports, runtime command, state directory, loopback host). Nothing else of
- * the platform's process.env, which holds its secrets.
+ * the platform's environment, which holds its secrets.
  */
 export function wrapperEnvironment(input: WrapperEnvironmentInput): Record<string, string> {
-  const inherited: Record<string, string> = {};
-  for (const name of INHERITED) {
-    const value = process.env[name];
-    if (value !== undefined) inherited[name] = value;
-  }
   return {
-    ...inherited,
+    ...input.inherited,
     LOG_LEVEL: "info",
     ...input.settings,
     ...input.agentEnv,

@@ -6,6 +6,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Clock, systemClock } from "@svc/common";
 import { HostingError } from "./types";
 
 export interface LocalServiceRecord {
@@ -30,7 +31,10 @@ export interface LocalServiceRecord {
 const AGENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export class LocalServiceStore {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** The agent's directory; refuses ids that could leave the agents directory. */
   dir(agentId: string): string {
@@ -76,7 +80,7 @@ export class LocalServiceStore {
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(
       temporary,
-      `${JSON.stringify({ ...record, updatedAt: new Date().toISOString() }, null, 2)}\n`,
+      `${JSON.stringify({ ...record, updatedAt: this.clock.now().toISOString() }, null, 2)}\n`,
       {
         mode: 0o600,
       },

@@ -28,8 +28,9 @@
 import { chmod, lchown, mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, isPortTaken } from "@svc/common";
+import { type Clock, freePort, isPortTaken, systemClock } from "@svc/common";
 import type { Logger } from "pino";
+import { type AgentAnswer, requestAgent } from "../runtime/agent-client";
 import { assertAgentEnv } from "./env";
 import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
 import { type LocalServiceRecord, LocalServiceStore } from "./local-store";
@@ -57,12 +58,16 @@ export interface LocalHostingOptions {
   agentsDir: string;
   /** LOCAL_RUNTIME_COMMAND: the wrapper's RUNTIME_COMMAND (`{port}` = the agent's runtime port). */
   runtimeCommand: string;
+  /** What wrappers inherit of the platform's environment (PATH, locale, time zone; default none). */
+  inheritedEnv?: Record<string, string>;
   /** Extra wrapper settings (LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, ...); checked like the agent environment. */
   wrapperEnv?: Record<string, string>;
   /** The platform's secret values, refused in any environment given to an agent. */
   secretValues?: readonly string[];
   /** SIGTERM → SIGKILL grace for the wrapper's process group (default 15 s; the wrapper's own is 10 s). */
   stopTimeoutMs?: number;
+  /** Stamps service records (default: the system clock). */
+  clock?: Clock;
   /** Interval between the two /proc samples of `stats` (default 250 ms). */
   statsSampleMs?: number;
   /** Timeout of calls to a wrapper's API (default 3 s). */
@@ -96,7 +101,7 @@ export class LocalHostingPlatform implements HostingPlatform {
   private isolationChecked = false;
 
   constructor(private readonly options: LocalHostingOptions) {
-    this.store = new LocalServiceStore(resolve(options.agentsDir));
+    this.store = new LocalServiceStore(resolve(options.agentsDir), options.clock);
     this.wrapperDir = options.wrapperDir ?? DEFAULT_WRAPPER_DIR;
     this.stopTimeoutMs = options.stopTimeoutMs ?? 15_000;
     this.statsSampleMs = options.statsSampleMs ?? 250;
@@ -139,7 +144,7 @@ export class LocalHostingPlatform implements HostingPlatform {
     this.store.dir(input.agentId);
     return this.withLock(input.agentId, async () => {
       const existing = await this.store.read(input.agentId);
-      const now = new Date().toISOString();
+      const now = (this.options.clock ?? systemClock).now().toISOString();
       const record: LocalServiceRecord = existing
         ? { ...existing, name: input.name, image: input.image, env: { ...input.env } }
         : {
@@ -189,10 +194,8 @@ export class LocalHostingPlatform implements HostingPlatform {
     return this.withLock(id, async () => {
       const record = await this.store.require(id);
       if (await this.alive(record)) {
-        const res = await this.callWrapper(record, "/api/gateway/restart", { method: "POST" }).catch(
-          () => null,
-        );
-        if (res?.ok) return;
+        const res = await this.callWrapper(record, "POST", "/api/gateway/restart").catch(() => null);
+        if (res && res.status >= 200 && res.status < 300) return;
       }
       // The wrapper is down, or up but unable to restart its runtime: start it over.
       await this.stopProcess(record);
@@ -232,9 +235,14 @@ export class LocalHostingPlatform implements HostingPlatform {
     const record = await this.store.require(id);
     const count = Math.max(1, Math.min(Math.floor(lines), 500));
     if (await this.alive(record)) {
-      const res = await this.callWrapper(record, `/api/logs?lines=${count}`, {}).catch(() => null);
-      if (res?.ok) {
-        const body = (await res.json().catch(() => null)) as { logs?: ServiceLogLine[] } | null;
+      const res = await this.callWrapper(
+        record,
+        "GET",
+        `/api/logs?lines=${count}`,
+        LOG_ANSWER_MAX_BYTES,
+      ).catch(() => null);
+      if (res && res.status >= 200 && res.status < 300) {
+        const body = parseJsonObject(res.text) as { logs?: ServiceLogLine[] } | null;
         if (Array.isArray(body?.logs)) return body.logs;
       }
     }
@@ -292,12 +300,21 @@ export class LocalHostingPlatform implements HostingPlatform {
     return record.pid ? isProcessAlive(record.pid, record.pidStart) : Promise.resolve(false);
   }
 
-  private async callWrapper(record: LocalServiceRecord, path: string, init: RequestInit): Promise<Response> {
-    const token = record.env.WRAPPER_ADMIN_PASSWORD ?? record.env.OPENCLAW_GATEWAY_TOKEN;
-    return fetch(`${this.url(record)}${path}`, {
-      ...init,
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      signal: AbortSignal.timeout(this.requestTimeoutMs),
+  /** The wrapper's API, through the one agent client (with the admin token when the agent has one). */
+  private callWrapper(
+    record: LocalServiceRecord,
+    method: "GET" | "POST",
+    path: string,
+    maxResponseBytes?: number,
+  ): Promise<AgentAnswer> {
+    const token = record.env.WRAPPER_ADMIN_PASSWORD ?? record.env.OPENCLAW_GATEWAY_TOKEN ?? null;
+    return requestAgent(this.url(record), {
+      method,
+      path,
+      token,
+      timeoutMs: this.requestTimeoutMs,
+      maxResponseBytes,
+      subject: "the wrapper",
     });
   }
 
@@ -308,10 +325,14 @@ export class LocalHostingPlatform implements HostingPlatform {
     if (!alive) {
       status = record.desired === "running" ? "crashed" : "stopped";
     } else {
-      wrapper = await fetch(`${this.url(record)}/api/status`, {
-        signal: AbortSignal.timeout(this.requestTimeoutMs),
+      wrapper = await requestAgent(this.url(record), {
+        method: "GET",
+        path: "/api/status",
+        token: null,
+        timeoutMs: this.requestTimeoutMs,
+        subject: "the wrapper",
       })
-        .then((res) => (res.ok ? (res.json() as Promise<Record<string, unknown>>) : null))
+        .then((res) => (res.status >= 200 && res.status < 300 ? parseJsonObject(res.text) : null))
         .catch(() => null);
       // A wrapper that does not answer yet is still starting.
       status = WRAPPER_STATES[String(wrapper?.state)] ?? "deploying";
@@ -368,6 +389,7 @@ export class LocalHostingPlatform implements HostingPlatform {
     const user = this.isolate ? await this.isolateAgent(record) : undefined;
     const env = wrapperEnvironment({
       agentEnv: record.env,
+      inherited: this.options.inheritedEnv ?? {},
       settings: this.options.wrapperEnv ?? {},
       home: user ? this.store.homeDir(record.agentId) : this.store.dir(record.agentId),
       stateDir,
@@ -460,4 +482,16 @@ export class LocalHostingPlatform implements HostingPlatform {
 
 export function createLocalHostingPlatform(options: LocalHostingOptions): LocalHostingPlatform {
   return new LocalHostingPlatform(options);
+}
+
+/** Room for the wrapper's log lines (more than an ordinary agent answer). */
+const LOG_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -16,6 +16,7 @@
  *   the latest deployment.
  * Missing key, project or environment → HostingError `not_configured` on every call.
  */
+import { createOutboundClient, type OutboundAnswer, type OutboundClient, OutboundError } from "@svc/common";
 import { assertAgentEnv } from "./env";
 import {
   type CreateServiceInput,
@@ -68,14 +69,21 @@ export function railwayStatus(deployment: Deployment | null | undefined): Servic
   return "unknown";
 }
 
+/** Room for the API's largest answers (deployment logs). */
+const RAILWAY_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
 const PROJECT_TOKEN_HINT = "set HOSTING_TOKEN_TYPE=project when HOSTING_API_KEY is a project token";
 
 export class RailwayHostingPlatform implements HostingPlatform {
   readonly provider = "railway" as const;
-  private readonly timeoutMs: number;
+  private readonly client: OutboundClient;
 
   constructor(private readonly options: RailwayHostingOptions) {
-    this.timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.client = createOutboundClient({
+      name: "the Railway API",
+      timeoutMs: options.requestTimeoutMs ?? 30_000,
+      maxResponseBytes: RAILWAY_MAX_RESPONSE_BYTES,
+    });
   }
 
   async ping(): Promise<void> {
@@ -317,22 +325,20 @@ export class RailwayHostingPlatform implements HostingPlatform {
       this.options.tokenType === "project"
         ? { "project-access-token": apiKey as string }
         : { authorization: `Bearer ${apiKey}` };
-    let res: Response;
+    let res: OutboundAnswer;
     try {
-      res = await fetch(this.options.apiUrl, {
+      res = await this.client.request({
         method: "POST",
-        headers: { "content-type": "application/json", ...auth },
-        body: JSON.stringify({ operationName, query, variables }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        url: this.options.apiUrl,
+        headers: auth,
+        json: { operationName, query, variables },
       });
     } catch (err) {
-      const why =
-        (err as Error).name === "TimeoutError"
-          ? "timeout"
-          : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+      if (!(err instanceof OutboundError)) throw err;
+      const why = err.reason === "timeout" ? "timeout" : (err.socketCode ?? err.detail);
       throw new HostingError("platform", `Railway API unreachable (${operationName}): ${why}`);
     }
-    const body = (await res.json().catch(() => null)) as { data?: T; errors?: { message?: string }[] } | null;
+    const body = (res.json() ?? null) as { data?: T; errors?: { message?: string }[] } | null;
     const messages = (body?.errors ?? []).map((e) => e.message ?? "error").join("; ");
     if (res.status === 401 || res.status === 403 || /not authori[sz]ed/i.test(messages))
       throw new HostingError(

@@ -1,5 +1,5 @@
-import { HttpError } from "@svc/common";
 import type { z } from "zod";
+import { invalidRequest } from "./errors";
 
 /**
  * Validates a request body (or query) with a zod schema. Not an object → 400; the first issue → 400 with
@@ -7,19 +7,15 @@ import type { z } from "zod";
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HttpError(400, "invalid_request", "request body must be a JSON object");
+    throw invalidRequest("request body must be a JSON object");
   }
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   if (issue?.code === "unrecognized_keys") {
-    throw new HttpError(400, "invalid_request", `unknown field: ${issue.keys.join(", ")}`);
+    throw invalidRequest(`unknown field: ${issue.keys.join(", ")}`);
   }
   const field = issue?.path.join(".");
   const message = issue?.message ?? "invalid request";
-  throw new HttpError(
-    400,
-    "invalid_request",
-    field && !message.startsWith(field) ? `${field}: ${message}` : message,
-  );
+  throw invalidRequest(field && !message.startsWith(field) ? `${field}: ${message}` : message);
 }

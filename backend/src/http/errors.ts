@@ -1,4 +1,4 @@
-import { isHttpError } from "@svc/common";
+import { HttpError, isHttpError } from "@svc/common";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
 
@@ -7,26 +7,47 @@ export const notFound: RequestHandler = (req, res) => {
   res.status(404).json({ error: "not_found", message: `no route for ${req.method} ${req.path}` });
 };
 
+/** Request bodies every area reads: not JSON, too large, or not the shape asked for (naming the field). */
+export const invalidJson = () => new HttpError(400, "invalid_json", "request body is not valid JSON");
+export const payloadTooLarge = () => new HttpError(413, "payload_too_large", "request body is too large");
+export const invalidRequest = (message: string) => new HttpError(400, "invalid_request", message);
+
+export interface ErrorAnswer {
+  status: number;
+  body: { error: string; message: string; [key: string]: unknown };
+  /** Not a client-visible failure: the caller logs it (the body says only "internal server error"). */
+  unexpected: boolean;
+}
+
 /**
- * The backend's one error mapper: HttpError -> `{error: code, message, ...extra}`; body-parser failures ->
- * 400/413 naming the problem; anything else -> 500 with a generic message, logged with the request id.
+ * The backend's one mapping of a failure to its answer: HttpError -> `{error: code, message, ...extra}`;
+ * body-parser failures -> 400/413 naming the problem; anything else -> 500 with a generic message. Used
+ * by the Express mapper below, the hook fast path and the proxy's WebSocket refusals.
+ */
+export function errorAnswer(err: unknown): ErrorAnswer {
+  const type = (err as { type?: string } | null | undefined)?.type;
+  if (type === "entity.parse.failed") return errorAnswer(invalidJson());
+  if (type === "entity.too.large") return errorAnswer(payloadTooLarge());
+  if (isHttpError(err)) {
+    return {
+      status: err.status,
+      body: { error: err.code, message: err.message, ...err.extra },
+      unexpected: false,
+    };
+  }
+  return { status: 500, body: { error: "internal", message: "internal server error" }, unexpected: true };
+}
+
+/**
+ * The backend's Express error mapper (errorAnswer): `retryAfterSeconds` is also sent as `Retry-After`; an
+ * unexpected error is logged with the request id.
  */
 export function errorMapper(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    if (isHttpError(err)) {
-      res.status(err.status).json({ error: err.code, message: err.message, ...err.extra });
-      return;
-    }
-    const type = (err as { type?: string }).type;
-    if (type === "entity.parse.failed") {
-      res.status(400).json({ error: "invalid_json", message: "request body is not valid JSON" });
-      return;
-    }
-    if (type === "entity.too.large") {
-      res.status(413).json({ error: "payload_too_large", message: "request body is too large" });
-      return;
-    }
-    logger.error({ err, requestId: (req as { id?: string }).id }, "unhandled error");
-    res.status(500).json({ error: "internal", message: "internal server error" });
+    const { status, body, unexpected } = errorAnswer(err);
+    if (unexpected) logger.error({ err, requestId: (req as { id?: string }).id }, "unhandled error");
+    // A refusal that says when to come back says it in the header too.
+    if (typeof body.retryAfterSeconds === "number") res.set("retry-after", String(body.retryAfterSeconds));
+    res.status(status).json(body);
   };
 }

@@ -6,7 +6,7 @@
  * `running` (every way out of `running` clears it), so `id = … and lock_token = …` is the whole fence and
  * the statement stays a primary-key lookup.
  */
-import { randomId, timestampedId } from "@svc/common";
+import { randomId, systemClock, timestampedId } from "@svc/common";
 import type { PlatformJob, PlatformJobPayload, PlatformJobType } from "@svc/db/schema";
 import type pg from "pg";
 import { JOB_TYPES } from "./types";
@@ -90,7 +90,7 @@ export async function enqueueJob(db: Queryable, clock: QueueClock, job: NewJob):
       select job.*, pg_notify('platform_jobs', job.lane) from job`,
     values: [
       clock.now(),
-      timestampedId("job", clock.now() ?? new Date()),
+      timestampedId("job", clock.now() ?? systemClock.now()),
       job.userId ?? null,
       job.agentId ?? null,
       type.lane,

@@ -11,11 +11,14 @@
  * and its sessions carry the queue's planner settings (`QUEUE_SESSION_OPTIONS`), so the prepared claim keeps
  * the index walk whatever the table's statistics said when it was planned.
  */
+import { secondsSince } from "@svc/common/metrics/index";
 import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
 import pg from "pg";
 import type { Logger } from "pino";
+import { createPgListener } from "../db/listener";
 import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
+import { observeJobClaim, observeJobRun } from "./metrics";
 import type { ProcessorRegistry } from "./processors";
 import {
   type Claim,
@@ -97,8 +100,16 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   /** The pool is ended (stop is done): an outcome still being written is left to the stale rule. */
   let closed = false;
   let started = false;
-  let listener: pg.Client | undefined;
-  let reconnectTimer: NodeJS.Timeout | undefined;
+  // Enqueues NOTIFY; after a reconnect it claims at once (a NOTIFY sent meanwhile was lost).
+  const listener = createPgListener({
+    connectionString: options.connectionString,
+    channel: "platform_jobs",
+    applicationName: "svc-job-listener",
+    logger,
+    name: "job listener",
+    onNotification: () => void fill(),
+    onReconnect: () => void fill(),
+  });
   const loops: Array<{ handle: TimerHandle | undefined }> = [];
 
   /** Runs `task` every `everyMs` (after the previous run ended) until stop. */
@@ -134,7 +145,9 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     reserved += free;
     let claims: Claim[] = [];
     try {
+      const claimStarted = process.hrtime.bigint();
       claims = await claimJobs(pool, clock, free, lanes);
+      observeJobClaim("claim", secondsSince(claimStarted));
     } catch (err) {
       logger.warn({ err }, "claiming jobs failed; retrying shortly");
       setTimeout(() => void fill(), 1_000).unref();
@@ -143,11 +156,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
     if (stopping) {
       // Claimed while stopping: hand them straight back.
-      await releaseJobs(
-        pool,
-        clock,
-        claims.map((c) => ({ id: c.job.id, lockToken: c.lockToken })),
-      ).catch(() => undefined);
+      await releaseClaims(claims);
       return;
     }
     for (const claim of claims) run(claim);
@@ -155,6 +164,15 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       wakeWanted = false;
       void fill();
     }
+  }
+
+  /** Hands claims made while stopping back to `queued` (best effort: the stale rule covers a failure). */
+  async function releaseClaims(claims: Claim[]): Promise<void> {
+    await releaseJobs(
+      pool,
+      clock,
+      claims.map((c) => ({ id: c.job.id, lockToken: c.lockToken })),
+    ).catch(() => undefined);
   }
 
   function run(claim: Claim): void {
@@ -206,6 +224,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const signal = entry.abort.signal;
     const fence = { id: job.id, lockToken: claim.lockToken };
     let outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
+    const started = process.hrtime.bigint();
     try {
       const processor = processors[job.jobType];
       if (!processor) throw new Error(`no processor for job type ${job.jobType}`);
@@ -215,14 +234,19 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
     entry.finished = true;
     timers.clearTimeout(entry.heartbeat);
+    const seconds = secondsSince(started);
     // Released at shutdown, or the claim was lost: the job is someone else's now.
-    if (signal.aborted) return;
+    if (signal.aborted) {
+      observeJobRun(job, "aborted", seconds);
+      return;
+    }
     await persist(job, async () => {
       if (outcome.ok) {
-        if (!(await completeAndContinue(fence, outcome.result)))
-          logger.warn({ jobId: job.id }, "job lost its claim before completing");
+        if (await completeAndContinue(fence, outcome.result)) observeJobRun(job, "completed", seconds);
+        else logger.warn({ jobId: job.id }, "job lost its claim before completing");
       } else {
         const after = await failJob(pool, clock, fence, outcome.error);
+        if (after) observeJobRun(job, after.status === "failed" ? "failed" : "retried", seconds);
         logger.info(
           { jobId: job.id, jobType: job.jobType, status: after?.status, error: outcome.error },
           "job attempt failed",
@@ -239,6 +263,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     fence: { id: string; lockToken: string },
     result: Record<string, unknown>,
   ): Promise<boolean> {
+    const claimStarted = process.hrtime.bigint();
     const { completed, claims } = await completeAndClaimJobs(
       pool,
       clock,
@@ -246,12 +271,9 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       stopping ? 0 : 1,
       lanes,
     );
+    observeJobClaim("complete_and_claim", secondsSince(claimStarted));
     if (stopping) {
-      await releaseJobs(
-        pool,
-        clock,
-        claims.map((c) => ({ id: c.job.id, lockToken: c.lockToken })),
-      ).catch(() => undefined);
+      await releaseClaims(claims);
     } else {
       for (const claim of claims) run(claim);
     }
@@ -278,44 +300,6 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
   }
 
-  async function listen(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: options.connectionString,
-      application_name: "svc-job-listener",
-      connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
-    });
-    client.on("notification", () => void fill());
-    client.on("error", (err) => {
-      logger.warn({ err }, "job listener connection failed; reconnecting");
-      scheduleReconnect();
-    });
-    client.on("end", () => scheduleReconnect());
-    await client.connect();
-    await client.query("listen platform_jobs");
-    listener = client;
-  }
-
-  let reconnectAttempt = 0;
-  function scheduleReconnect(): void {
-    if (stopping || reconnectTimer) return;
-    const stale = listener;
-    listener = undefined;
-    stale?.removeAllListeners("end");
-    stale?.end().catch(() => undefined);
-    const delay = RETRY_DELAYS_MS[Math.min(reconnectAttempt++, RETRY_DELAYS_MS.length - 1)];
-    reconnectTimer = setTimeout(async () => {
-      reconnectTimer = undefined;
-      try {
-        await listen();
-        reconnectAttempt = 0;
-        void fill();
-      } catch {
-        scheduleReconnect();
-      }
-    }, delay);
-    reconnectTimer.unref();
-  }
-
   async function sweep(): Promise<void> {
     try {
       const requeued = await requeueStaleJobs(pool, clock, options.staleAfterMs);
@@ -332,12 +316,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     async start() {
       if (started) return;
       started = true;
-      try {
-        await listen();
-      } catch (err) {
-        logger.warn({ err }, "job listener could not connect; polling until it can");
-        scheduleReconnect();
-      }
+      // A listener that cannot connect yet retries in the background; the poll covers it meanwhile.
+      await listener.start();
       repeat(fill, options.pollIntervalMs);
       repeat(sweep, sweepEvery);
       await sweep();
@@ -347,11 +327,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       if (stopping) return;
       stopping = true;
       for (const loop of loops) timers.clearTimeout(loop.handle);
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      const client = listener;
-      listener = undefined;
-      client?.removeAllListeners("end");
-      await client?.end().catch(() => undefined);
+      await listener.stop();
       const running = [...held.values()];
       const grace = new Promise((r) => setTimeout(r, options.shutdownGraceMs).unref());
       await Promise.race([Promise.all(running.map((h) => h.done)), grace]);

@@ -4,14 +4,14 @@
  * publishing one included, sees each event exactly once; the WebSocket sessions and the hook's decision
  * long-polls of every process are woken the same way.
  *
- * The bus owns its connections: one LISTEN client (a pooled client cannot hold LISTEN; it reconnects with
- * backoff) and a two-connection pool for NOTIFY. Events sent while the listener is reconnecting are not
- * replayed; the readers re-read the database (a long-poll re-reads its row, the WebSocket client can list).
+ * The bus owns its connections: one LISTEN client (`createPgListener`, which reconnects with backoff) and a
+ * two-connection pool for NOTIFY. Events sent while the listener is reconnecting are not replayed; the readers re-read the database (a long-poll re-reads its row, the WebSocket client can list).
  */
 
 import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import pg from "pg";
 import type { Logger } from "pino";
+import { createPgListener } from "../db/listener";
 
 export const PERMISSION_CHANNEL = "permission_events";
 
@@ -49,15 +49,9 @@ export interface PermissionBusOptions {
   logger: Logger;
 }
 
-const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
-
 export function createPermissionBus({ connectionString, logger }: PermissionBusOptions): PermissionBus {
   const listeners = new Set<PermissionListener>();
   let pool: pg.Pool | undefined;
-  let client: pg.Client | undefined;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  let reconnectAttempt = 0;
-  let started = false;
   let stopped = false;
 
   function deliver(payload: string | undefined): void {
@@ -75,54 +69,14 @@ export function createPermissionBus({ connectionString, logger }: PermissionBusO
     }
   }
 
-  async function listen(): Promise<void> {
-    const next = new pg.Client({
-      connectionString,
-      application_name: "svc-permission-bus",
-      connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
-    });
-    next.on("notification", (message) => {
-      if (message.channel === PERMISSION_CHANNEL) deliver(message.payload);
-    });
-    next.on("error", (err) => {
-      logger.warn({ err }, "permission bus connection failed; reconnecting");
-      scheduleReconnect();
-    });
-    next.on("end", () => scheduleReconnect());
-    try {
-      await next.connect();
-      await next.query(`listen ${PERMISSION_CHANNEL}`);
-    } catch (err) {
-      next.removeAllListeners("end");
-      await next.end().catch(() => undefined);
-      throw err;
-    }
-    if (stopped) {
-      next.removeAllListeners("end");
-      await next.end().catch(() => undefined);
-      return;
-    }
-    client = next;
-  }
-
-  function scheduleReconnect(): void {
-    if (stopped || reconnectTimer) return;
-    const stale = client;
-    client = undefined;
-    stale?.removeAllListeners("end");
-    stale?.end().catch(() => undefined);
-    const delay = RETRY_DELAYS_MS[Math.min(reconnectAttempt++, RETRY_DELAYS_MS.length - 1)];
-    reconnectTimer = setTimeout(async () => {
-      reconnectTimer = undefined;
-      try {
-        await listen();
-        reconnectAttempt = 0;
-      } catch {
-        scheduleReconnect();
-      }
-    }, delay);
-    reconnectTimer.unref();
-  }
+  const connection = createPgListener({
+    connectionString,
+    channel: PERMISSION_CHANNEL,
+    applicationName: "svc-permission-bus",
+    logger,
+    name: "permission bus",
+    onNotification: deliver,
+  });
 
   function publisher(): pg.Pool {
     if (!pool) {
@@ -138,24 +92,11 @@ export function createPermissionBus({ connectionString, logger }: PermissionBusO
   }
 
   return {
-    async start() {
-      if (started) return;
-      started = true;
-      try {
-        await listen();
-      } catch (err) {
-        logger.warn({ err }, "permission bus could not connect; retrying");
-        scheduleReconnect();
-      }
-    },
+    start: () => connection.start(),
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      const current = client;
-      client = undefined;
-      current?.removeAllListeners("end");
-      await current?.end().catch(() => undefined);
+      await connection.stop();
       await pool?.end().catch(() => undefined);
       listeners.clear();
     },

@@ -7,15 +7,15 @@
  * Errors have the backend's shape `{error, message}`; requests are logged like every other.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Clock, HttpError, isHttpError, requestLogger, systemClock } from "@svc/common";
+import { type Clock, requestLogger, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { gatewayTokenStore } from "../agents/tokens";
 import type { BackendConfig } from "../config";
+import { errorAnswer, invalidJson, payloadTooLarge } from "../http/errors";
 import type { PermissionBus } from "./bus";
-import { agentOfBearer } from "./hooks";
-import { parseHookClassifyBody } from "./schema";
-import { classifyAndQueue, type PermissionPolicyConfig, permissionPolicy } from "./service";
+import { agentOfBearer, classifyHookCall } from "./hooks";
+import { type PermissionPolicyConfig, permissionPolicy } from "./service";
 
 const PATH = "/api/hooks/classify";
 const BODY_LIMIT = 1024 * 1024;
@@ -42,21 +42,7 @@ export function hookClassifyListener(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
     const owner = await agentOfBearer(tokens, req.headers.authorization);
-    const input = parseHookClassifyBody(body);
-    if (input.agentId !== undefined && input.agentId !== owner.agentId) {
-      throw new HttpError(403, "forbidden", "agentId is not the agent of this gateway token");
-    }
-    const answer = await classifyAndQueue(
-      { db, bus, logger, clock, policy },
-      {
-        prefix: "hook",
-        agentId: owner.agentId,
-        userId: owner.userId,
-        toolName: input.toolName,
-        toolInput: input.toolInput,
-      },
-    );
-    send(res, 200, answer);
+    send(res, 200, await classifyHookCall({ db, bus, logger, clock, policy }, owner, body));
   }
 
   return (req, res) => {
@@ -66,12 +52,9 @@ export function hookClassifyListener(
     if ((query === -1 ? url : url.slice(0, query)) !== PATH) return false;
     log(req, res, () => {
       handle(req, res).catch((err: unknown) => {
-        if (isHttpError(err)) {
-          send(res, err.status, { error: err.code, message: err.message, ...err.extra });
-          return;
-        }
-        logger.error({ err }, "unhandled error");
-        send(res, 500, { error: "internal", message: "internal server error" });
+        const { status, body, unexpected } = errorAnswer(err);
+        if (unexpected) logger.error({ err }, "unhandled error");
+        send(res, status, body);
       });
     });
     return true;
@@ -109,7 +92,7 @@ function readJsonBody(req: IncomingMessage): Promise<unknown> {
       if (size > BODY_LIMIT) {
         req.removeAllListeners("data");
         req.resume();
-        reject(new HttpError(413, "payload_too_large", "request body is too large"));
+        reject(payloadTooLarge());
         return;
       }
       chunks.push(chunk);
@@ -125,7 +108,7 @@ function readJsonBody(req: IncomingMessage): Promise<unknown> {
       try {
         resolve(JSON.parse(text));
       } catch {
-        reject(new HttpError(400, "invalid_json", "request body is not valid JSON"));
+        reject(invalidJson());
       }
     });
   });

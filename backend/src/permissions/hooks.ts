@@ -6,7 +6,7 @@
  *
  * The classify route is the hot path: for a safe call it costs the token lookup and the classifier only.
  */
-import { type Clock, HttpError, systemClock } from "@svc/common";
+import { bearerCredential, type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "pino";
@@ -14,8 +14,16 @@ import { type GatewayTokenStore, gatewayTokenStore, type TokenOwner } from "../a
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus, PermissionEvent } from "./bus";
+import { gatewayTokensUnusable, notThisAgent, permissionNotFound, unauthorized } from "./errors";
 import { decisionWaitQuery, parseHookClassifyBody } from "./schema";
-import { classifyAndQueue, type PermissionPolicy, pendingCutoff, permissionPolicy } from "./service";
+import {
+  type ClassifyAnswer,
+  classifyAndQueue,
+  type PermissionPolicy,
+  type PermissionServiceDeps,
+  pendingCutoff,
+  permissionPolicy,
+} from "./service";
 import { findAgentPermission, type HookStatus, hookStatusOf } from "./store";
 import { AgentWaits } from "./waits";
 
@@ -48,23 +56,7 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
   const router = Router();
 
   router.post("/api/hooks/classify", auth, async (req, res) => {
-    const owner = tokenOwnerOf(res);
-    const input = parseHookClassifyBody(req.body);
-    if (input.agentId !== undefined && input.agentId !== owner.agentId) {
-      throw new HttpError(403, "forbidden", "agentId is not the agent of this gateway token");
-    }
-    res.json(
-      await classifyAndQueue(
-        { db, bus, logger, clock, policy },
-        {
-          prefix: "hook",
-          agentId: owner.agentId,
-          userId: owner.userId,
-          toolName: input.toolName,
-          toolInput: input.toolInput,
-        },
-      ),
-    );
+    res.json(await classifyHookCall({ db, bus, logger, clock, policy }, tokenOwnerOf(res), req.body));
   });
 
   router.get(
@@ -78,7 +70,7 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
       res.on("close", () => clientGone.abort());
       const { requestId } = req.params;
       const request = await findAgentPermission(db, agentId, requestId);
-      if (!request) throw new HttpError(404, "permission_not_found", "permission request not found");
+      if (!request) throw permissionNotFound();
       const cutoff = () => pendingCutoff({ clock, policy });
       const status = hookStatusOf(request, cutoff());
       if (status !== "pending" || wait === 0) {
@@ -105,6 +97,29 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
   );
 
   return router;
+}
+
+/**
+ * `POST /api/hooks/classify` once the agent is authenticated: the body's fields (400; another agent's
+ * `agentId` 403), then `classifyAndQueue`. The one path of the Express route and the fast listener
+ * (hook-listener.ts).
+ */
+export function classifyHookCall(
+  deps: PermissionServiceDeps,
+  owner: TokenOwner,
+  body: unknown,
+): Promise<ClassifyAnswer> {
+  const input = parseHookClassifyBody(body);
+  if (input.agentId !== undefined && input.agentId !== owner.agentId) {
+    throw notThisAgent();
+  }
+  return classifyAndQueue(deps, {
+    prefix: "hook",
+    agentId: owner.agentId,
+    userId: owner.userId,
+    toolName: input.toolName,
+    toolInput: input.toolInput,
+  });
 }
 
 /**
@@ -224,19 +239,15 @@ export async function agentOfBearer(
   tokens: GatewayTokenStore,
   authorization: string | undefined,
 ): Promise<TokenOwner> {
-  const match = /^Bearer (.+)$/i.exec(authorization ?? "");
-  if (!match) {
-    throw new HttpError(401, "unauthorized", "Authorization: Bearer <agent gateway token> required");
+  const presented = bearerCredential(authorization);
+  if (presented === null) {
+    throw unauthorized("Authorization: Bearer <agent gateway token> required");
   }
   if (!tokens.usable) {
-    throw new HttpError(
-      503,
-      "data_encryption_key_unset",
-      "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be checked",
-    );
+    throw gatewayTokensUnusable();
   }
-  const owner = await tokens.findOwner(match[1]);
-  if (!owner) throw new HttpError(401, "unauthorized", "invalid agent gateway token");
+  const owner = await tokens.findOwner(presented);
+  if (!owner) throw unauthorized("invalid agent gateway token");
   return owner;
 }
 

@@ -10,7 +10,9 @@ import {
   createLogger,
   ManualClock,
   newId,
+  PERMISSION_TICKET_TTL_MS,
   sealGatewayToken,
+  signPermissionTicket,
   type UserContext,
   userContextHeaders,
 } from "@svc/common";
@@ -29,7 +31,6 @@ import { permissionRoutes } from "./routes";
 import { MAX_PENDING_PER_AGENT } from "./service";
 import { permissionSocketUpgrade } from "./socket";
 import { createPermissionRequest } from "./store";
-import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "./ticket";
 import { AgentWaits, MAX_WAITS_PER_AGENT } from "./waits";
 
 const INTERNAL_API_KEY = "limits-internal-key-0123456789abcdef";

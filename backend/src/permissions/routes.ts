@@ -1,7 +1,8 @@
-import { type Clock, HttpError, safeEqual, systemClock } from "@svc/common";
+import { bearerCredential, type Clock, safeEqual, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import express, { type RequestHandler, Router } from "express";
 import type { Logger } from "pino";
+import { agentNotFound } from "../agents/errors";
 import { findAgent } from "../agents/service";
 import { validateApiKey } from "../apikeys/service";
 import { requireInternalKey } from "../auth/internal-key";
@@ -9,6 +10,7 @@ import { userContextOf, userContextSecret, verifyUserContext } from "../auth/use
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus } from "./bus";
+import { unauthorized } from "./errors";
 import { hookRoutes } from "./hooks";
 import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./schema";
 import {
@@ -61,7 +63,7 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
     const { userId } = userContextOf(res);
     const body = parseBody(classifyBody, req.body);
     const agent = await findAgent(db, body.agentId, userId);
-    if (!agent) throw new HttpError(404, "agent_not_found", "agent not found");
+    if (!agent) throw agentNotFound();
     res.json(await classifyAndQueue(service, { prefix: "perm", userId, ...body }));
   });
 
@@ -97,20 +99,15 @@ function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clo
   const internalKey = requireInternalKey(config.INTERNAL_API_KEY);
   const userContext = verifyUserContext({ secret: userContextSecret(config), required: true });
   return async (req, res, next) => {
-    const match = /^Bearer (.+)$/i.exec(req.get("authorization") ?? "");
-    if (!match) {
-      throw new HttpError(
-        401,
-        "unauthorized",
-        "Authorization: Bearer <internal API key> or Bearer <svc_ API key> required",
-      );
+    const presented = bearerCredential(req.get("authorization"));
+    if (presented === null) {
+      throw unauthorized("Authorization: Bearer <internal API key> or Bearer <svc_ API key> required");
     }
-    const presented = match[1];
     const isInternalKey =
       Boolean(config.INTERNAL_API_KEY) && safeEqual(presented, config.INTERNAL_API_KEY ?? "");
     if (!isInternalKey && presented.startsWith("svc_")) {
       const key = await validateApiKey({ db, clock }, presented);
-      if (!key.valid) throw new HttpError(401, "unauthorized", "invalid API key");
+      if (!key.valid) throw unauthorized("invalid API key");
       res.locals.userContext = { userId: key.userId, userEmail: "", userRole: "user" };
       next();
       return;

@@ -1,6 +1,6 @@
 /** Inputs of the permission and hook endpoints (spec "Permissions"). */
-import { HttpError } from "@svc/common";
 import { z } from "zod";
+import { invalidRequest } from "../http/errors";
 
 const required = (what: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? "is required" : `must be ${what}`;
@@ -90,19 +90,19 @@ export interface HookClassifyInput {
  */
 export function parseHookClassifyBody(body: unknown): HookClassifyInput {
   if (!isPlainObject(body)) {
-    throw new HttpError(400, "invalid_request", "request body must be a JSON object");
+    throw invalidRequest("request body must be a JSON object");
   }
   const toolName = body.toolName ?? body.tool_name;
   if (typeof toolName !== "string" || toolName.length === 0) {
-    throw new HttpError(400, "invalid_request", "toolName (or tool_name) is required and must be a string");
+    throw invalidRequest("toolName (or tool_name) is required and must be a string");
   }
   const toolInput = body.toolInput ?? body.tool_input ?? {};
   if (!isPlainObject(toolInput)) {
-    throw new HttpError(400, "invalid_request", "toolInput (or tool_input) must be an object");
+    throw invalidRequest("toolInput (or tool_input) must be an object");
   }
   const { agentId } = body;
   if (agentId !== undefined && (typeof agentId !== "string" || agentId.length === 0)) {
-    throw new HttpError(400, "invalid_request", "agentId must be a non-empty string");
+    throw invalidRequest("agentId must be a non-empty string");
   }
   return { agentId, toolName, toolInput };
 }
@@ -110,6 +110,25 @@ export function parseHookClassifyBody(body: unknown): HookClassifyInput {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The accepted shapes of `POST /api/hooks/classify` as a schema, for the API description: the route keeps
+ * `parseHookClassifyBody` (the hot path), which applies exactly these rules.
+ */
+export const hookClassifyBody = z.union([
+  z.looseObject({
+    agentId: z.string().min(1).optional(),
+    toolName: z.string().min(1),
+    toolInput: toolInput.optional(),
+  }),
+  z.looseObject({
+    agentId: z.string().min(1).optional(),
+    tool_name: z.string().min(1),
+    tool_input: toolInput.optional(),
+    session_id: z.string().optional(),
+    hook_event_name: z.string().optional(),
+  }),
+]);
 
 /** `GET /api/hooks/decision/:requestId?wait=<seconds>`: 0 to 55 (larger values are capped), default 0. */
 export const decisionWaitQuery = z.object({
@@ -119,3 +138,9 @@ export const decisionWaitQuery = z.object({
     .transform((value) => Math.min(Number(value), 55))
     .optional(),
 });
+
+/**
+ * `/ws/permissions?userId=&token=`, for the API description; socket.ts reads both itself (a missing
+ * `userId` closes the socket with 4001, a bad proof with 4003, which a 400 could not say).
+ */
+export const permissionSocketQuery = z.object({ userId: z.string(), token: z.string().optional() });

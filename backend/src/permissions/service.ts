@@ -5,7 +5,7 @@
  */
 
 import { join } from "node:path";
-import { type Clock, HttpError, systemClock } from "@svc/common";
+import { type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import type { BackendConfig } from "../config";
@@ -17,6 +17,8 @@ import {
   pathGuard,
   type Tier,
 } from "./classifier/index";
+import { permissionNotFound } from "./errors";
+import { countPermissionRequest } from "./metrics";
 import {
   decidePermission,
   type PermissionDecision,
@@ -101,13 +103,17 @@ export async function classifyAndQueue(
 ): Promise<ClassifyAnswer> {
   const policy = deps.policy ?? DEFAULT_POLICY;
   const { tier, reason } = classifyToolCall(input.toolName, input.toolInput, policy.guardFor(input.agentId));
-  if (tier !== "dangerous") return { allow: tier === "safe", tier, reason };
+  if (tier !== "dangerous") {
+    countPermissionRequest(tier, tier === "safe" ? "allowed" : "blocked");
+    return { allow: tier === "safe", tier, reason };
+  }
   const now = (deps.clock ?? systemClock).now();
   const request = await queuePermissionRequest(
     deps.db,
     { ...input, tier, reason, now },
     { cutoffMs: now.getTime() - policy.pendingTtlMs, maxPending: policy.maxPendingPerAgent },
   );
+  countPermissionRequest(tier, request === null ? "refused" : "queued");
   if (request === null) {
     const refused = `not queued: this agent already has ${policy.maxPendingPerAgent} pending permission requests (decide some, or wait for them to expire)`;
     return { allow: false, tier, reason: `${reason}; ${refused}` };
@@ -134,7 +140,8 @@ export async function decideAndPublish(
   const now = (deps.clock ?? systemClock).now();
   const cutoffMs = now.getTime() - (deps.policy ?? DEFAULT_POLICY).pendingTtlMs;
   const request = await decidePermission(deps.db, { ...input, now, cutoffMs });
-  if (!request) throw new HttpError(404, "permission_not_found", "permission request not found");
+  if (!request) throw permissionNotFound();
+  countPermissionRequest(request.tier, input.decision);
   await announce(deps, {
     type: "decision",
     userId: request.userId,

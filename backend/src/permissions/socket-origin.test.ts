@@ -5,7 +5,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, ManualClock, newId, randomToken, sha256Hex } from "@svc/common";
+import { createLogger, ManualClock, newId, randomToken, sha256Hex, signPermissionTicket } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { sessions, users } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,7 +13,6 @@ import WebSocket from "ws";
 import { loadBackendConfig } from "../config";
 import { createPermissionBus } from "./bus";
 import { CLOSE_FORBIDDEN, type PermissionSocketDeps, permissionSocketUpgrade } from "./socket";
-import { signPermissionTicket } from "./ticket";
 
 const HMAC_SECRET = "socket-origin-hmac-0123456789abcdef";
 const INTERNAL_API_KEY = "socket-origin-key-0123456789abcdef";

@@ -8,7 +8,16 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, ManualClock, newId, randomToken, sha256Hex, userContextHeaders } from "@svc/common";
+import {
+  createLogger,
+  ManualClock,
+  newId,
+  PERMISSION_TICKET_TTL_MS,
+  randomToken,
+  sha256Hex,
+  signPermissionTicket,
+  userContextHeaders,
+} from "@svc/common";
 import { connectDatabase, type DatabaseHandle } from "@svc/db";
 import { agents, permissionRequests, sessions, users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -25,7 +34,6 @@ import {
   permissionSocketUpgrade,
 } from "./socket";
 import { createPermissionRequest } from "./store";
-import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "./ticket";
 
 const HMAC_SECRET = "socket-hmac-secret-0123456789abcdef";
 const INTERNAL_API_KEY = "socket-internal-key-0123456789abcdef";

@@ -2,9 +2,10 @@
  * The permission WebSocket, `ws://HOST/ws/permissions?userId=<id>` (spec "Events" → "Permission WebSocket").
  *
  * Who may connect: the socket must prove it is `userId`, by a ticket (`&token=<ticket>` from the web's
- * `GET /api/permissions/ws-ticket`, see ./ticket.ts) or by the web's session cookie `svc-session` (when the
- * backend is reached on the web's host; refused when a browser's `Origin` is not `PUBLIC_URL`'s, so another
- * site's page cannot ride on the cookie). Missing `userId`: the upgrade is accepted, then closed with 4001.
+ * `GET /api/permissions/ws-ticket`, see common/src/permission-ticket.ts) or by the web's session cookie
+ * `svc-session` (when the backend is reached on the web's host; refused when a browser's `Origin` is not
+ * `PUBLIC_URL`'s, so another site's page cannot ride on the cookie). Missing `userId`: the upgrade is
+ * accepted, then closed with 4001.
  * No valid proof, or a proof of another user: closed with 4003. Any other path: the handler returns false,
  * so the server can hand the upgrade to its next handler.
  *
@@ -29,12 +30,11 @@ import {
   cookieFromHeader,
   isHttpError,
   isPublicOrigin,
-  sha256Hex,
   systemClock,
+  verifyPermissionTicket,
 } from "@svc/common";
+import { findSessionAccount } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
-import { sessions } from "@svc/db/schema";
-import { and, eq, gt } from "drizzle-orm";
 import type { Logger } from "pino";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { z } from "zod";
@@ -42,7 +42,6 @@ import { userContextSecret } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import type { PermissionBus, PermissionEvent } from "./bus";
 import { decideAndPublish, type PermissionPolicyConfig, permissionPolicy } from "./service";
-import { verifyPermissionTicket } from "./ticket";
 
 export const PERMISSION_SOCKET_PATH = "/ws/permissions";
 export const HEARTBEAT_INTERVAL_MS = 30_000;
@@ -267,7 +266,7 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
     const origin = req.headers.origin;
     if (origin !== undefined && !(config.PUBLIC_URL && isPublicOrigin(origin, config.PUBLIC_URL)))
       return false;
-    return (await sessionUserId(db, sessionToken, clock.now())) === userId;
+    return (await findSessionAccount(db, sessionToken, clock.now()))?.id === userId;
   };
 
   const handler = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
@@ -308,16 +307,6 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
       return count;
     },
   });
-}
-
-/** The user of a live web session token (the web's `findSessionUser`, without the user row). */
-export async function sessionUserId(db: Database, token: string, now: Date): Promise<string | null> {
-  const rows = await db
-    .select({ userId: sessions.userId })
-    .from(sessions)
-    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, now)))
-    .limit(1);
-  return rows[0]?.userId ?? null;
 }
 
 function rawText(data: RawData): string {

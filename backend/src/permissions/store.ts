@@ -8,7 +8,7 @@
  * agent's hook. When the agent next asks, its expired requests are swept to `rejected` with no decision
  * (what "expired" looks like once stored), so the pending rows stay few and the per-agent count cheap.
  */
-import { timestampedId } from "@svc/common";
+import { systemClock, timestampedId } from "@svc/common";
 import type { Database } from "@svc/db";
 import {
   type PermissionDecision,
@@ -44,7 +44,7 @@ export async function createPermissionRequest(
 }
 
 function newRequestRow(input: NewPermissionRequestInput) {
-  const now = input.now ?? new Date();
+  const now = input.now ?? systemClock.now();
   return {
     id: timestampedId(input.prefix, now),
     agentId: input.agentId,
@@ -161,7 +161,7 @@ export async function decidePermission(
     .set({
       status: statusOf(input.decision),
       decision: input.decision,
-      decidedAt: input.now ?? new Date(),
+      decidedAt: input.now ?? systemClock.now(),
     })
     .where(and(...conditions))
     .returning();

@@ -2,7 +2,7 @@
  * The hook's decision long-polls each hold a connection and a timer for up to 55 s; an agent may hold at
  * most MAX_WAITS_PER_AGENT of them at once in this process (issue #12). More answer 429.
  */
-import { HttpError } from "@svc/common";
+import { tooManyWaits } from "./errors";
 
 export const MAX_WAITS_PER_AGENT = 10;
 
@@ -20,11 +20,7 @@ export class AgentWaits {
   enter(agentId: string): () => void {
     const current = this.count(agentId);
     if (current >= this.max) {
-      throw new HttpError(
-        429,
-        "too_many_waits",
-        `this agent already has ${this.max} decision polls waiting; poll again once one has ended`,
-      );
+      throw tooManyWaits(this.max);
     }
     this.counts.set(agentId, current + 1);
     let ended = false;

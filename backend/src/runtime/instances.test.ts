@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "@svc/common";
+import { type Clock, createLogger, ManualClock } from "@svc/common";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ let docker: DockerHostingPlatform;
 
 function appFor(
   platform: HostingPlatform,
-  options: { internalApiKey: string | undefined } = { internalApiKey: KEY },
+  options: { internalApiKey: string | undefined; clock?: Clock } = { internalApiKey: KEY },
 ) {
   const app = express();
   app.use(runtimeInstanceRoutes(platform, options));
@@ -140,6 +140,14 @@ describe("GET /api/runtime/instances/:id/stats", () => {
       ts: expect.any(String),
     });
     expect(Number.isNaN(Date.parse(res.body.ts))).toBe(false);
+  });
+
+  it("stamps `ts` with the injected clock", async () => {
+    const clock = new ManualClock("2026-03-04T05:06:07.000Z");
+    const res = await request(appFor(docker, { internalApiKey: KEY, clock }))
+      .get("/api/runtime/instances/inst_agent-one/stats")
+      .set(auth);
+    expect(res.body.ts).toBe("2026-03-04T05:06:07.000Z");
   });
 
   it("null figures for a stopped instance", async () => {

@@ -4,7 +4,7 @@
  * driver's service id behind the spec's `inst_` prefix; hosting failures map through `hostingHttpError`
  * (503 not configured, 404 unknown, 500 the platform failed).
  */
-import { HttpError } from "@svc/common";
+import { type Clock, HttpError, systemClock } from "@svc/common";
 import { type Request, type Response, Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
 import { hostingHttpError } from "../hosting/errors";
@@ -56,7 +56,11 @@ export async function listRuntimeInstances(platform: HostingPlatform): Promise<R
 }
 
 /** Live CPU and memory of one instance (null figures where the platform reports none). */
-export async function runtimeInstanceStats(platform: HostingPlatform, instanceId: string) {
+export async function runtimeInstanceStats(
+  platform: HostingPlatform,
+  instanceId: string,
+  clock: Clock = systemClock,
+) {
   const serviceId = fromInstanceId(instanceId);
   try {
     const stats = await platform.stats(serviceId);
@@ -69,7 +73,7 @@ export async function runtimeInstanceStats(platform: HostingPlatform, instanceId
       provider: platform.provider,
       ...stats,
       memoryPercent,
-      ts: new Date().toISOString(),
+      ts: clock.now().toISOString(),
     };
   } catch (err) {
     throw hostingHttpError(err);
@@ -79,7 +83,7 @@ export async function runtimeInstanceStats(platform: HostingPlatform, instanceId
 /** GET /api/runtime/instances and GET /api/runtime/instances/:id/stats, behind the internal key. */
 export function runtimeInstanceRoutes(
   source: PlatformSource,
-  options: { internalApiKey: string | undefined },
+  options: { internalApiKey: string | undefined; clock?: Clock },
 ): Router {
   const router = Router();
   // The platform is resolved per request: one that cannot be resolved answers 503 (hosting_not_configured).
@@ -95,7 +99,7 @@ export function runtimeInstanceRoutes(
     res.json({ instances: await listRuntimeInstances(platform()) });
   });
   router.get("/api/runtime/instances/:id/stats", async (req: Request<{ id: string }>, res: Response) => {
-    res.json(await runtimeInstanceStats(platform(), req.params.id));
+    res.json(await runtimeInstanceStats(platform(), req.params.id, options.clock));
   });
   return router;
 }

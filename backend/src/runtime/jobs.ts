@@ -3,6 +3,8 @@
  * `runtime_sync` and `retry_repair` (lane recovery). A throw is a failed attempt; the queue retries with
  * its backoff until `maxAttempts`.
  */
+
+import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
 import type { Agent, PlatformJob } from "@svc/db/schema";
 import { findAgent, updateAgentRuntime } from "../agents/service";
@@ -13,7 +15,6 @@ import { type WaitForHealthyOptions, waitForHealthy } from "./health";
 import type { RuntimeOperations, RuntimeOperationsConfig } from "./operations";
 import { environmentFor, type PlatformSource, resolvePlatform } from "./platform";
 import { isUp, type ProbeStatus, probeRuntime } from "./probe";
-import { normalizeRuntimeVersion } from "./version";
 
 export interface RuntimeJobDeps {
   db: Database;

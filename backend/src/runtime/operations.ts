@@ -8,8 +8,14 @@
  * health checks must not go blind when operators freeze the controls.
  */
 import { HttpError } from "@svc/common";
+import {
+  MANAGED_BASELINE_VERSION,
+  normalizeRuntimeVersion,
+  pinImageVersion,
+} from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
+import { agentNotDeployed } from "../agents/errors";
 import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "../agents/service";
 import { type GatewayTokenStore, generateGatewayToken } from "../agents/tokens";
 import type { BackendConfig } from "../config";
@@ -25,7 +31,6 @@ import {
   resolveService,
 } from "./platform";
 import { type ProbeResult, probeRuntime } from "./probe";
-import { MANAGED_BASELINE_VERSION, normalizeRuntimeVersion, pinImageVersion } from "./version";
 
 export type RuntimeOperationsConfig = Pick<
   BackendConfig,
@@ -127,7 +132,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
   }
 
   function requireUrl(agent: Agent): string {
-    if (!agent.url) throw new HttpError(409, "agent_not_deployed", "the agent has no deployed runtime yet");
+    if (!agent.url) throw agentNotDeployed();
     return agent.url;
   }
 

@@ -3,7 +3,7 @@
  * per-probe timeouts, `statusReason` only when `/api/status` decided, and that the three probes run at once.
  */
 import type { ServerResponse } from "node:http";
-import { freePort } from "@svc/common";
+import { freePort, ManualClock } from "@svc/common";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { classify, isUp, type ProbeCheck, probeRuntime } from "./probe";
@@ -56,6 +56,14 @@ const LEGACY_OK = {
   healthz: { status: 200, body: { ok: true } },
   readyz: { status: 200, body: { ready: true } },
 };
+
+describe("probeRuntime: checkedAt", () => {
+  it("comes from the injected clock", async () => {
+    const agent = await fakeAgent({ ...LEGACY_OK, status: { status: 200, body: { running: true } } });
+    const clock = new ManualClock("2026-02-03T04:05:06.000Z");
+    expect((await probeRuntime(agent.url, { clock })).checkedAt).toBe("2026-02-03T04:05:06.000Z");
+  });
+});
 
 describe("probeRuntime: /api/status answers 200 (authoritative)", () => {
   it("configured false gives setup, whatever else the body and the legacy probes say", async () => {

@@ -10,7 +10,8 @@
  *    result is `unhealthy`.
  */
 
-import { AGENT_MAX_RESPONSE_BYTES, readLimited } from "./agent-client";
+import { type Clock, systemClock } from "@svc/common";
+import { AgentCallError, requestAgent } from "./agent-client";
 
 export type ProbeStatus =
   | "setup"
@@ -44,7 +45,8 @@ export interface ProbeOptions {
   healthzTimeoutMs?: number;
   readyzTimeoutMs?: number;
   statusTimeoutMs?: number;
-  fetch?: typeof fetch;
+  /** Stamps `checkedAt` (default: the system clock). */
+  clock?: Clock;
 }
 
 export const PROBE_TIMEOUTS = { healthzTimeoutMs: 5_000, readyzTimeoutMs: 4_000, statusTimeoutMs: 5_000 };
@@ -54,34 +56,39 @@ export function isUp(status: ProbeStatus): boolean {
   return status === "running" || status === "healthy" || status === "setup";
 }
 
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "dns error",
+  EAI_AGAIN: "dns error",
+};
+
 function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    if (err.name === "TimeoutError" || err.name === "AbortError") return "timeout";
-    const code = (err.cause as { code?: string } | undefined)?.code;
-    if (code === "ECONNREFUSED") return "connection refused";
-    if (code === "ECONNRESET") return "connection reset";
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns error";
-    return code ?? err.message;
+  if (err instanceof AgentCallError) {
+    if (err.reason === "timeout" || err.reason === "aborted") return "timeout";
+    const code = err.socketCode;
+    if (code) return SOCKET_ERRORS[code] ?? code;
+    return err.message;
   }
-  return String(err);
+  return err instanceof Error ? err.message : String(err);
 }
 
 async function check(
-  doFetch: typeof fetch,
   url: string,
+  path: string,
   timeoutMs: number,
 ): Promise<{ check: ProbeCheck; body?: unknown }> {
   const started = performance.now();
   try {
-    const res = await doFetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+    // Capped like every answer from an agent; a 200 JSON body that is not JSON counts as no body.
+    const res = await requestAgent(url, { method: "GET", path, token: null, timeoutMs });
     let body: unknown;
-    if (res.status === 200 && (res.headers.get("content-type") ?? "").includes("json")) {
-      // Capped like every answer from an agent; too large or not JSON counts as no body.
-      body = await readLimited(res, AGENT_MAX_RESPONSE_BYTES)
-        .then((text) => JSON.parse(text) as unknown)
-        .catch(() => undefined);
-    } else {
-      await res.body?.cancel().catch(() => undefined);
+    if (res.status === 200 && res.contentType.includes("json")) {
+      try {
+        body = JSON.parse(res.text) as unknown;
+      } catch {
+        body = undefined;
+      }
     }
     return {
       check: {
@@ -124,12 +131,10 @@ export function classify(
 
 /** Probes the agent at `baseUrl` (its wrapper) and classifies it. */
 export async function probeRuntime(baseUrl: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-  const doFetch = options.fetch ?? fetch;
-  const base = baseUrl.replace(/\/+$/, "");
   const [healthz, readyz, apiStatus] = await Promise.all([
-    check(doFetch, `${base}/healthz`, options.healthzTimeoutMs ?? PROBE_TIMEOUTS.healthzTimeoutMs),
-    check(doFetch, `${base}/readyz`, options.readyzTimeoutMs ?? PROBE_TIMEOUTS.readyzTimeoutMs),
-    check(doFetch, `${base}/api/status`, options.statusTimeoutMs ?? PROBE_TIMEOUTS.statusTimeoutMs),
+    check(baseUrl, "/healthz", options.healthzTimeoutMs ?? PROBE_TIMEOUTS.healthzTimeoutMs),
+    check(baseUrl, "/readyz", options.readyzTimeoutMs ?? PROBE_TIMEOUTS.readyzTimeoutMs),
+    check(baseUrl, "/api/status", options.statusTimeoutMs ?? PROBE_TIMEOUTS.statusTimeoutMs),
   ]);
   const decided = classify(healthz.check, readyz.check, apiStatus.check, apiStatus.body);
   return {
@@ -138,6 +143,6 @@ export async function probeRuntime(baseUrl: string, options: ProbeOptions = {}):
     ...(apiStatus.body && typeof apiStatus.body === "object"
       ? { runtime: apiStatus.body as Record<string, unknown> }
       : {}),
-    checkedAt: new Date().toISOString(),
+    checkedAt: (options.clock ?? systemClock).now().toISOString(),
   };
 }

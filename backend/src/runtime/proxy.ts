@@ -14,21 +14,33 @@
  *   it is), or the internal key together with a valid signed user context that may act on the agent (then
  *   the agent's gateway token replaces it). Anything else: 401 without a Bearer, 403 otherwise.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import https from "node:https";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import tls from "node:tls";
-import { HttpError, isHttpError, safeEqual, signUserContext, type UserContext } from "@svc/common";
+import {
+  bearerCredential,
+  connectionTokens,
+  endToEndHeaders,
+  HttpError,
+  isEndToEnd,
+  relayUpgrade,
+  safeEqual,
+  signUserContext,
+  type UserContext,
+} from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
-import { type Request, type Response, Router } from "express";
+import { type NextFunction, type Request, type Response, Router } from "express";
+import { agentNotDeployed } from "../agents/errors";
 import { findAgent, loadAgentFor } from "../agents/service";
 import { type GatewayTokenStore, gatewayTokenStore } from "../agents/tokens";
 import { isAdminContext } from "../auth/admin";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
+import { errorAnswer } from "../http/errors";
 import { actorOf } from "./routes";
 
 export const PROXY_PREFIX = "/api/runtime/proxy";
@@ -46,19 +58,6 @@ export interface RuntimeProxyDeps {
   responseTimeoutMs?: number;
 }
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "expect",
-  "host",
-]);
-
 /** Headers of ours that must never reach an agent. */
 function isPlatformHeader(name: string): boolean {
   return (
@@ -69,21 +68,13 @@ function isPlatformHeader(name: string): boolean {
   );
 }
 
-function connectionTokens(value: string | string[] | undefined): Set<string> {
-  const tokens = new Set<string>();
-  for (const token of (Array.isArray(value) ? value.join(",") : (value ?? "")).split(",")) {
-    const name = token.trim().toLowerCase();
-    if (name) tokens.add(name);
-  }
-  return tokens;
-}
-
 /** The request headers for the agent: end-to-end ones minus ours, X-Forwarded-*, and the agent's Bearer. */
 function upstreamHeaders(req: IncomingMessage, target: URL, bearer: string | null): OutgoingHttpHeaders {
   const named = connectionTokens(req.headers.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || isPlatformHeader(name)) continue;
+    if (value === undefined || name === "host" || !isEndToEnd(name, named) || isPlatformHeader(name))
+      continue;
     if (name === "x-forwarded-for" || name === "x-forwarded-proto" || name === "x-forwarded-host") continue;
     out[name] = value;
   }
@@ -94,16 +85,6 @@ function upstreamHeaders(req: IncomingMessage, target: URL, bearer: string | nul
   if (req.headers.host) out["x-forwarded-host"] = req.headers["x-forwarded-host"] ?? req.headers.host;
   out.host = target.host;
   if (bearer) out.authorization = `Bearer ${bearer}`;
-  return out;
-}
-
-function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = connectionTokens(headers.connection);
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
-    out[name] = value;
-  }
   return out;
 }
 
@@ -159,7 +140,7 @@ function proxyHttp(req: Request, res: Response, target: URL, bearer: string | nu
   }, timeoutMs);
   upstream.on("response", (answer) => {
     clearTimeout(timer);
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage ?? "", responseHeaders(answer.headers));
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage ?? "", endToEndHeaders(answer.headers));
     answer.pipe(res);
     answer.on("error", () => res.destroy());
   });
@@ -188,21 +169,27 @@ export function runtimeProxyRoutes(deps: RuntimeProxyDeps): Router {
   const router = Router();
   router.use(
     `${PROXY_PREFIX}/:agentId`,
+    (_req: Request, res: Response, next: NextFunction) => {
+      res.locals.routeTemplate = `${PROXY_PREFIX}/:agentId/*`; // the metrics' route label
+      next();
+    },
     requireInternalKey(config.INTERNAL_API_KEY),
     verifyUserContext({ secret: userContextSecret(config), required: true }),
     async (req: Request, res: Response) => {
       const split = splitProxyPath(req.originalUrl);
       if (!split) throw new HttpError(404, "not_found", "no agent in the proxy path");
       const agent = await loadAgentFor(db, split.agentId, actorOf(res, config.ADMIN_EMAILS));
-      if (!agent.url) throw new HttpError(409, "agent_not_deployed", "the agent has no deployed runtime yet");
+      if (!agent.url) throw agentNotDeployed();
       proxyHttp(req, res, proxyTarget(agent.url, split.rest), tokens.open(agent), timeoutMs);
     },
   );
   return router;
 }
 
-function refuse(socket: Duplex, status: number, error: string, message: string): void {
-  const body = JSON.stringify({ error, message });
+function refuse(socket: Duplex, err: unknown): void {
+  const answer = errorAnswer(err);
+  const { status } = answer;
+  const body = JSON.stringify(answer.body);
   const reason = http.STATUS_CODES[status] ?? "Error";
   if (socket.writable) {
     socket.end(
@@ -220,9 +207,8 @@ async function authorizeUpgrade(
   tokens: GatewayTokenStore,
 ): Promise<{ agent: Agent; bearer: string | null }> {
   const { config, db } = deps;
-  const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "");
-  if (!match) throw new HttpError(401, "unauthorized", "Authorization: Bearer <token> required");
-  const presented = match[1];
+  const presented = bearerCredential(req.headers.authorization);
+  if (presented === null) throw new HttpError(401, "unauthorized", "Authorization: Bearer <token> required");
   if (config.INTERNAL_API_KEY && safeEqual(presented, config.INTERNAL_API_KEY)) {
     const context = verifiedContext(req, userContextSecret(config));
     const actor = { userId: context.userId, isAdmin: isAdminContext(config.ADMIN_EMAILS, context) };
@@ -272,7 +258,10 @@ function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target:
   upstream.on("error", (err) => {
     if (!connected) {
       const code = (err as NodeJS.ErrnoException).code;
-      refuse(socket, 502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+      refuse(
+        socket,
+        new HttpError(502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`),
+      );
       upstream.destroy();
       return;
     }
@@ -289,10 +278,7 @@ function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target:
     for (const [name, value] of Object.entries(headers)) {
       for (const one of Array.isArray(value) ? value : [value]) requestHead += `${name}: ${one}\r\n`;
     }
-    upstream.write(`${requestHead}\r\n`);
-    if (head.length > 0) upstream.write(head);
-    upstream.pipe(socket);
-    socket.pipe(upstream);
+    relayUpgrade(upstream, socket, requestHead, head);
   });
   upstream.on("close", () => socket.destroy());
   socket.on("close", () => upstream.destroy());
@@ -312,14 +298,10 @@ export function runtimeProxyUpgrade(
     socket.on("error", () => socket.destroy());
     authorizeUpgrade(req, split.agentId, deps, tokens)
       .then(({ agent, bearer }) => {
-        if (!agent.url)
-          throw new HttpError(409, "agent_not_deployed", "the agent has no deployed runtime yet");
+        if (!agent.url) throw agentNotDeployed();
         pipeUpgrade(req, socket, head, proxyTarget(agent.url, split.rest), bearer);
       })
-      .catch((err: unknown) => {
-        if (isHttpError(err)) refuse(socket, err.status, err.code, err.message);
-        else refuse(socket, 500, "internal", "internal server error");
-      });
+      .catch((err: unknown) => refuse(socket, err));
     return true;
   };
 }

@@ -1,4 +1,5 @@
 import { HttpError } from "@svc/common";
+import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { type Request, type Response, Router } from "express";
@@ -12,7 +13,6 @@ import { parseBody } from "../http/body";
 import { createRuntimeOperations, type RuntimeOperations, type RuntimeOperationsDeps } from "./operations";
 import type { PlatformSource } from "./platform";
 import { maintenanceBody } from "./schema";
-import { normalizeRuntimeVersion } from "./version";
 
 export type RuntimeRoutesConfig = RuntimeOperationsDeps["config"] &
   Pick<BackendConfig, "INTERNAL_API_KEY" | "HMAC_SECRET" | "ADMIN_EMAILS" | "DATA_ENCRYPTION_KEY">;

@@ -169,7 +169,7 @@ export function createWatchdogManager(options: WatchdogManagerOptions): Watchdog
         await session.unlock(agentId).catch(() => undefined);
         continue;
       }
-      await claimWatchdogRow(db, agentId, ownerId);
+      await claimWatchdogRow(db, agentId, ownerId, clock);
       const watcher = watchAgent(agentId, watcherDeps);
       watchers.set(agentId, watcher);
       watcher.start(Math.min(index * spacing, config.WATCHDOG_INTERVAL_MS));

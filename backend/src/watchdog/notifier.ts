@@ -6,6 +6,7 @@
  * outbound URL guard. A channel that fails or takes longer than the timeout (5 s) is logged as a warning,
  * without the bot token, and never reaches the watchdog: `notify` never throws.
  */
+import { createOutboundClient, OutboundError } from "@svc/common";
 import type { Logger } from "pino";
 import type { WatchdogNotificationEvent, WatchdogStateName } from "./state";
 
@@ -62,17 +63,13 @@ export function createWatchdogNotifier(options: WatchdogNotifierOptions): Watchd
   /** Error text with the bot token cut out (it is part of the bot URL, which errors may quote). */
   const scrub = (text: string) => (botToken ? text.split(botToken).join("[redacted]") : text);
 
+  const client = createOutboundClient({ name: "the notification channel", timeoutMs });
+
   async function post(channel: "bot" | "webhook", url: string, body: unknown, n: WatchdogNotification) {
     try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: "error",
-      });
-      await res.body?.cancel().catch(() => undefined);
-      if (!res.ok) {
+      const res = await client.open({ method: "POST", url, json: body });
+      res.discard();
+      if (res.status < 200 || res.status > 299) {
         logger.warn(
           { channel, httpStatus: res.status, event: n.event, agentId: n.agentId },
           "watchdog notification refused",
@@ -80,7 +77,7 @@ export function createWatchdogNotifier(options: WatchdogNotifierOptions): Watchd
       }
     } catch (err) {
       const reason =
-        err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")
+        err instanceof OutboundError && err.reason === "timeout"
           ? `timed out after ${timeoutMs} ms`
           : scrub(describe(err));
       logger.warn({ channel, reason, event: n.event, agentId: n.agentId }, "watchdog notification failed");
@@ -111,7 +108,6 @@ export function createWatchdogNotifier(options: WatchdogNotifierOptions): Watchd
 }
 
 function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause as { code?: string; message?: string } | undefined;
-  return cause?.code ?? cause?.message ?? err.message;
+  if (err instanceof OutboundError) return err.socketCode ?? err.detail;
+  return err instanceof Error ? err.message : String(err);
 }

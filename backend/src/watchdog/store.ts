@@ -127,14 +127,15 @@ export async function applyWatchdogEvent(
         lastProbeAt: next.lastProbeAt,
         lastRepairAt: next.restartedAt,
         ...(ownerId ? { ownerId } : {}),
-        updatedAt: new Date(),
+        // The event's time comes from the watcher's injected clock.
+        updatedAt: event.at,
       })
       .where(eq(watchdogStates.agentId, agentId));
     const mirrored = MIRRORED_STATUS[next.state];
     if (next.state !== previous.state && mirrored) {
       await tx
         .update(agents)
-        .set({ status: mirrored, updatedAt: new Date() })
+        .set({ status: mirrored, updatedAt: event.at })
         .where(
           and(
             eq(agents.id, agentId),
@@ -177,10 +178,15 @@ export async function resetAfterOperatorAction(
 }
 
 /** Records which process watches the agent (informational; the advisory lock is what counts). */
-export async function claimWatchdogRow(db: Database, agentId: string, ownerId: string): Promise<void> {
+export async function claimWatchdogRow(
+  db: Database,
+  agentId: string,
+  ownerId: string,
+  clock: Clock = systemClock,
+): Promise<void> {
   await db
     .insert(watchdogStates)
     .values({ agentId, ownerId })
-    .onConflictDoUpdate({ target: watchdogStates.agentId, set: { ownerId, updatedAt: new Date() } })
+    .onConflictDoUpdate({ target: watchdogStates.agentId, set: { ownerId, updatedAt: clock.now() } })
     .catch(() => undefined); // the agent was deleted meanwhile: the manager drops it on its next refresh
 }

@@ -4,7 +4,8 @@
  * so minutes of watchdog life run step by step. Times below are milliseconds on that clock since T0.
  */
 import { ManualClock, sealGatewayToken } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { scrapeMetrics } from "@svc/common/metrics/index";
+import { type FakeUpstream, metricValue, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users, watchdogStates } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
@@ -12,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { probeRuntime } from "../runtime/probe";
 import { type FakeAgents, fakePlatform, memoryLogger, startFakeAgents, until } from "./fixtures";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
+import { refreshWatchdogGauges } from "./metrics";
 import { createWatchdogNotifier } from "./notifier";
 import { resetAfterOperatorAction } from "./store";
 import { ManualTimers } from "./timers";
@@ -495,6 +497,25 @@ describe("crash_loop and operator reset", () => {
   });
 });
 
+describe("injected clock", () => {
+  it("stamps the watchdog row and the mirrored agent status with the watchdog's clock", async () => {
+    await addAgent("agt_clk");
+    await startWatchdog({ WATCHDOG_CRASH_THRESHOLD: 1 });
+    expect((await row("agt_clk")).updatedAt).toEqual(T0);
+    fake.setMode("agt_clk", "crashed");
+    await timers.advance(2 * MIN);
+    const state = await row("agt_clk");
+    expect(state.state).toBe("crash_loop");
+    const [agent] = await db.select().from(agents).where(eq(agents.id, "agt_clk"));
+    expect(agent.status).toBe("crash_loop");
+    // Times of the manual clock (T0 .. T0 + 2 min), not of the machine.
+    for (const at of [state.updatedAt, agent.updatedAt]) {
+      expect(at.getTime()).toBeGreaterThan(T0.getTime());
+      expect(at.getTime()).toBeLessThanOrEqual(clock.now().getTime());
+    }
+  });
+});
+
 describe("owner stop", () => {
   it("an agent its owner stopped is stopped for the watchdog: not probed, not repaired, status left alone", async () => {
     await addAgent("agt_s");
@@ -582,5 +603,35 @@ describe("notifications never stop the watchdog", () => {
     } finally {
       await Promise.all([hanging.close(), failing.close()]);
     }
+  });
+});
+
+describe("watchdog metrics", () => {
+  const scrape = async () =>
+    (await scrapeMetrics(undefined, { refresh: () => refreshWatchdogGauges(db) })).body;
+
+  it("agents by state, repairs by outcome and crash loops move with the state machine", async () => {
+    await addAgent("agt_m1");
+    await addAgent("agt_m2");
+    platform.state.afterRestart = "down";
+    const before = await scrape();
+    await startWatchdog();
+    fake.setMode("agt_m1", "down");
+    await timers.advance(2 * MIN); // degraded
+    await timers.advance(5 * S); // repair 1
+    await timers.advance(35 * S); // restart, verify fails
+    await timers.advance(5 * S); // repair 2
+    await timers.advance(35 * S); // restart, verify fails: crash_loop
+    expect(await row("agt_m1")).toMatchObject({ state: "crash_loop" });
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      metricValue(after, name, labels) - metricValue(before, name, labels);
+    expect(metricValue(after, "watchdog_agents", { state: "crash_loop" })).toBe(1);
+    expect(metricValue(after, "watchdog_agents", { state: "healthy" })).toBe(1);
+    expect(metricValue(after, "watchdog_agents", { state: "repairing" })).toBe(0);
+    expect(moved("watchdog_repairs_total", { outcome: "started" })).toBe(2);
+    expect(moved("watchdog_repairs_total", { outcome: "failed" })).toBe(2);
+    expect(moved("watchdog_repairs_total", { outcome: "succeeded" })).toBe(0);
+    expect(moved("watchdog_crash_loops_total")).toBe(1);
   });
 });

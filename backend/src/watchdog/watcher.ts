@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { agentServiceName, type HostingPlatform } from "../hosting/types";
 import { requestAgent } from "../runtime/agent-client";
 import type { ProbeResult } from "../runtime/probe";
+import { countWatchdogNotifications } from "./metrics";
 import type { WatchdogNotification } from "./notifier";
 import {
   isUpObservation,
@@ -110,6 +111,7 @@ export function watchAgent(agentId: string, deps: WatcherDeps): AgentWatcher {
         "watchdog state changed",
       );
     }
+    countWatchdogNotifications(transition.notify);
     for (const kind of transition.notify) {
       let detail: string | undefined;
       if (kind === "degraded") detail = `last probe: ${next.lastStatus}`;

@@ -16,16 +16,50 @@ export function outboundPolicy(allowHosts: Iterable<string> = []): OutboundPolic
   return { allowHosts: new Set([...allowHosts].map((h) => normalizeHost(h))) };
 }
 
-export type OutboundErrorCode = "refused" | "timeout" | "too_large" | "too_many_redirects" | "network";
+/** Why an outbound call failed; `refused` (the URL guard said no) is the caller's fault, the others the upstream's. */
+export type OutboundFailure =
+  | "refused"
+  | "timeout"
+  | "unreachable"
+  | "redirect"
+  | "too_many_redirects"
+  | "too_large"
+  | "aborted"
+  | "http";
 
-/** A failed outbound fetch; `refused` is the caller's fault (a 400), the others are upstream failures. */
+export interface OutboundErrorDetails {
+  /** The upstream the failure names ("the agent", "backend", …). */
+  upstream?: string;
+  /** The HTTP status, when the upstream answered one. */
+  status?: number;
+  /** The message without the upstream's name, for callers that word it themselves. */
+  detail?: string;
+  /** The socket error code of an `unreachable` failure (`ECONNREFUSED`, …). */
+  socketCode?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+/** A failed outbound call, named by its reason and upstream. */
 export class OutboundError extends Error {
-  readonly code: OutboundErrorCode;
+  readonly reason: OutboundFailure;
+  readonly upstream?: string;
+  readonly status?: number;
+  readonly detail: string;
+  readonly socketCode?: string;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
 
-  constructor(code: OutboundErrorCode, message: string) {
+  constructor(reason: OutboundFailure, message: string, details: OutboundErrorDetails = {}) {
     super(message);
     this.name = "OutboundError";
-    this.code = code;
+    this.reason = reason;
+    this.upstream = details.upstream;
+    this.status = details.status;
+    this.detail = details.detail ?? message;
+    this.socketCode = details.socketCode;
+    this.timeoutMs = details.timeoutMs;
+    this.maxBytes = details.maxBytes;
   }
 }
 

@@ -1,2 +1,3 @@
+export * from "./agent";
 export * from "./fetch";
 export * from "./guard";

@@ -1,4 +1,4 @@
-import { HttpError, type OutboundClient, OutboundError } from "@svc/common";
+import { type Clock, HttpError, type OutboundClient, OutboundError, systemClock } from "@svc/common";
 import { SUMMARIZER_PRODUCT, SUMMARIZER_VERSION } from "../version";
 import { decodeHtml } from "./charset";
 import { extractDocument, type PageExtract, type PageSummary, parsePage, summarizeDocument } from "./extract";
@@ -7,7 +7,8 @@ export interface PageDeps {
   client: OutboundClient;
   maxBytes: number;
   timeoutMs: number;
-  now?: () => Date;
+  /** Stamps `fetchedAt` (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Spec: fixed product-token User-Agent with version 1.0. */
@@ -81,7 +82,8 @@ async function fetchHtml(rawUrl: string, deps: PageDeps, timings: PageTimings): 
   const url = parsePageUrl(rawUrl);
   const started = clockMs();
   try {
-    const res = await deps.client.open(url, {
+    const res = await deps.client.open({
+      url,
       timeoutMs: deps.timeoutMs,
       maxRedirects: MAX_REDIRECTS,
       headers: { "user-agent": USER_AGENT, accept: "text/html, application/xhtml+xml" },
@@ -107,7 +109,7 @@ async function fetchHtml(rawUrl: string, deps: PageDeps, timings: PageTimings): 
       url: url.toString(),
       finalUrl: res.url,
       html,
-      fetchedAt: (deps.now?.() ?? new Date()).toISOString(),
+      fetchedAt: (deps.clock ?? systemClock).now().toISOString(),
     };
   } catch (err) {
     throw toHttpError(err, deps);
@@ -116,14 +118,20 @@ async function fetchHtml(rawUrl: string, deps: PageDeps, timings: PageTimings): 
 
 function toHttpError(err: unknown, deps: PageDeps): unknown {
   if (!(err instanceof OutboundError)) return err;
-  switch (err.code) {
+  switch (err.reason) {
     case "refused":
       return new HttpError(400, "url_refused", err.message);
     case "too_large":
-      return new HttpError(500, "page_too_large", `${err.message} (SUMMARIZER_MAX_BYTES=${deps.maxBytes})`);
+      return new HttpError(
+        500,
+        "page_too_large",
+        `the page is larger than the ${err.maxBytes}-byte limit; it was cut off there (SUMMARIZER_MAX_BYTES=${deps.maxBytes})`,
+      );
     case "timeout":
-      return new HttpError(500, "fetch_timeout", `fetching the page ${err.message}`);
+      return new HttpError(500, "fetch_timeout", `fetching the page ${err.detail}`);
+    case "too_many_redirects":
+      return new HttpError(500, "fetch_failed", err.detail);
     default:
-      return new HttpError(500, "fetch_failed", err.message);
+      return new HttpError(500, "fetch_failed", `could not fetch the page: ${err.detail}`);
   }
 }

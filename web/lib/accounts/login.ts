@@ -1,6 +1,7 @@
 import { HttpError } from "@svc/common";
 import bcrypt from "bcryptjs";
 import type { WebContext } from "../context";
+import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
 import { createSession } from "../sessions/service";
 import type { LoginInput } from "./schema";
@@ -21,9 +22,7 @@ function timingDummy(): Promise<string> {
 export async function countLoginAttempt(ctx: WebContext, ip: string): Promise<void> {
   const limit = await consumeRate(ctx, `login:${ip}`, LOGIN_LIMIT);
   if (!limit.allowed) {
-    throw new HttpError(429, "rate_limited", "too many login attempts; try again later", {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+    throw rateLimited("login attempts", limit.retryAfterSeconds);
   }
 }
 

@@ -38,3 +38,9 @@ export const loginSchema = z.object({
     .min(1, "email and password are required"),
 });
 export type LoginInput = z.infer<typeof loginSchema>;
+
+/**
+ * `GET /api/auth/verify-email?token=`: for the API description; the route reads the token itself, because
+ * a missing or bad one redirects to the login page rather than answering 400.
+ */
+export const verifyEmailQuery = z.object({ token: z.string().max(200).optional() });

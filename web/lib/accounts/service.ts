@@ -4,9 +4,12 @@ import bcrypt from "bcryptjs";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { sendMail } from "../mail/service";
+import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
+import { signInFirst } from "../sessions/errors";
 import { isAdminUser } from "../sessions/service";
 import { isAutomatedClient } from "./bots";
+import { userExists } from "./errors";
 import type { RegisterInput } from "./schema";
 import { createUser, findUserByEmail, findUserByReferralCode } from "./users";
 
@@ -30,12 +33,9 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
   const referralCode = input.referralCode;
   const limit = await consumeRate(ctx, `signup:${meta.ip}`, SIGNUP_LIMIT);
   if (!limit.allowed) {
-    throw new HttpError(429, "rate_limited", "too many sign-ups from this address; try again later", {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+    throw rateLimited("sign-ups from this address", limit.retryAfterSeconds);
   }
-  if (await findUserByEmail(ctx, input.email))
-    throw new HttpError(409, "user_exists", "an account with this email already exists");
+  if (await findUserByEmail(ctx, input.email)) throw userExists();
   const referrer = referralCode ? await findUserByReferralCode(ctx, referralCode) : undefined;
   if (referralCode && !referrer) throw new HttpError(400, "invalid_referral_code", "unknown referral code");
 
@@ -84,7 +84,7 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
       (err as { cause?: { code?: string }; code?: string }).cause?.code === "23505" ||
       (err as { code?: string }).code === "23505"
     ) {
-      throw new HttpError(409, "user_exists", "an account with this email already exists");
+      throw userExists();
     }
     throw err;
   }
@@ -148,7 +148,7 @@ export async function trialStatus(ctx: WebContext, userId: string): Promise<Tria
     .where(eq(users.id, userId))
     .limit(1);
   const row = rows[0];
-  if (!row) throw new HttpError(401, "unauthorized", "sign in first");
+  if (!row) throw signInFirst();
   const startedAt = row.trialStartedAt ?? row.createdAt;
   const endsAt = new Date(startedAt.getTime() + TRIAL_DAYS * DAY_MS);
   const left = endsAt.getTime() - ctx.clock.now().getTime();
@@ -174,7 +174,7 @@ export interface AccountSummary {
 export async function accountSummary(ctx: WebContext, userId: string): Promise<AccountSummary> {
   const rows = await ctx.db.select().from(users).where(eq(users.id, userId)).limit(1);
   const user = rows[0];
-  if (!user) throw new HttpError(401, "unauthorized", "sign in first");
+  if (!user) throw signInFirst();
   const credits = await ctx.db
     .select({ total: sql<string>`coalesce(sum(${referralCredits.amount}), 0)::text` })
     .from(referralCredits)

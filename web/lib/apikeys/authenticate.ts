@@ -1,7 +1,7 @@
-import { HttpError } from "@svc/common";
+import { bearerCredential, HttpError } from "@svc/common";
+import { findApiKeyOwner } from "@svc/common/credentials";
 import type { WebContext } from "../context";
 import { sessionUserOf } from "../sessions/service";
-import { findApiKeyOwner } from "./service";
 
 /** Who made a request and how: a session cookie, or a bearer API key (then also which key). */
 export interface DualAuthResult {
@@ -10,10 +10,10 @@ export interface DualAuthResult {
   apiKeyId?: string;
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+/** The token of an `Authorization: Bearer <token>` header (blanks around it dropped, none inside), or undefined. */
 export function bearerToken(request: Request): string | undefined {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get("authorization") ?? "");
-  return match?.[1];
+  const token = bearerCredential(request.headers.get("authorization"))?.trim();
+  return token && !/\s/.test(token) ? token : undefined;
 }
 
 /**

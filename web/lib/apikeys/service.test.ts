@@ -1,5 +1,6 @@
+import { isApiKeyShaped } from "@svc/common/credentials";
 import { describe, expect, it } from "vitest";
-import { API_KEY_PREFIX_LENGTH, generateApiKey, isApiKeyShaped } from "./service";
+import { API_KEY_PREFIX_LENGTH, generateApiKey } from "./service";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, HttpError, newId, safeEqual, sha256Hex } from "@svc/common";
+import { type Clock, HttpError, newId, sha256Hex } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type ApiKey, apiKeys, users } from "@svc/db/schema";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { signInFirst } from "../sessions/errors";
 import type { CreateApiKeyInput } from "./schema";
 
 /** Spec "Limits": active (non-revoked) keys per account. */
@@ -13,8 +14,6 @@ export const API_KEY_PREFIX = "svc_";
 export const API_KEY_PREFIX_LENGTH = 10;
 const RANDOM_LENGTH = 40;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/** The shape of every key this service issues; anything else is rejected without a lookup. */
-const API_KEY_SHAPE = /^svc_[0-9A-Za-z]{40}$/;
 
 interface Deps {
   db: Database;
@@ -39,12 +38,6 @@ export interface CreatedApiKey {
   key: string;
 }
 
-/** The owner of an API key presented as a bearer credential. */
-export interface ApiKeyOwner {
-  apiKeyId: string;
-  user: { id: string; email: string; name: string };
-}
-
 /**
  * A new raw key: `svc_` + 40 base62 characters drawn uniformly from crypto random bytes (bytes of 248 and
  * above are dropped, since 248 = 4 x 62, so there is no modulo bias).
@@ -57,11 +50,6 @@ export function generateApiKey(): string {
     }
   }
   return API_KEY_PREFIX + out;
-}
-
-/** Whether a string has the shape of an issued key (cheap check before any database work). */
-export function isApiKeyShaped(raw: string): boolean {
-  return API_KEY_SHAPE.test(raw);
 }
 
 function summary(row: Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt">): ApiKeySummary {
@@ -107,7 +95,7 @@ export async function createApiKey(
       .from(users)
       .where(eq(users.id, userId))
       .for("no key update");
-    if (!owner[0]) throw new HttpError(401, "unauthorized", "sign in first");
+    if (!owner[0]) throw signInFirst();
     const [active] = await tx
       .select({ n: count() })
       .from(apiKeys)
@@ -151,32 +139,6 @@ export async function revokeApiKey(deps: Deps, userId: string, id: string): Prom
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (!rows[0]) throw notFound();
-}
-
-/**
- * The owner of an active raw key, found by the SHA-256 of the key, or null. The stored hash is compared
- * again in constant time after the lookup; a match records `last_used_at`.
- */
-export async function findApiKeyOwner(deps: Deps, rawKey: string): Promise<ApiKeyOwner | null> {
-  if (!isApiKeyShaped(rawKey)) return null;
-  const hash = sha256Hex(rawKey);
-  const rows = await deps.db
-    .select({
-      id: apiKeys.id,
-      keyHash: apiKeys.keyHash,
-      user: { id: users.id, email: users.email, name: users.name },
-    })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  const row = rows[0];
-  if (!row || !safeEqual(row.keyHash, hash)) return null;
-  await deps.db
-    .update(apiKeys)
-    .set({ lastUsedAt: deps.clock.now() })
-    .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.revokedAt)));
-  return { apiKeyId: row.id, user: row.user };
 }
 
 function notFound(): HttpError {

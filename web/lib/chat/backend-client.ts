@@ -1,10 +1,12 @@
 /**
  * The web's client of the backend's platform-job queue (`POST {BACKEND_URL}/api/platform-jobs/chat`). The
  * backend's address comes from configuration, not from users, so the call does not pass the outbound URL
- * guard. Every call carries the internal key and the signed user context (spec "Authentication").
+ * guard. It goes through the web's one signed backend client (`runtime/backend-client.ts`): the internal
+ * key and the user context signed with HMAC_SECRET, else INTERNAL_API_KEY (spec "Authentication").
  */
-import { userContextHeaders } from "@svc/common";
+import { type OutboundAnswer, OutboundError } from "@svc/common";
 import type { WebConfig } from "../config";
+import { BackendNotConfiguredError, requestBackend } from "../runtime/backend-client";
 
 /** How long the web waits for the backend to accept a job. */
 export const BACKEND_ENQUEUE_TIMEOUT_MS = 10_000;
@@ -40,46 +42,32 @@ export async function enqueueChatJob(
   request: ChatJobRequest,
   timeoutMs = BACKEND_ENQUEUE_TIMEOUT_MS,
 ): Promise<QueuedJob> {
-  const internalKey = config.INTERNAL_API_KEY;
-  // The backend refuses every internal call while the key is unset; do not send an unauthenticated one.
-  if (!internalKey) throw new BackendQueueError("INTERNAL_API_KEY is not configured");
-  const url = `${config.BACKEND_URL.replace(/\/+$/, "")}/api/platform-jobs/chat`;
-  let res: Response;
+  let res: OutboundAnswer;
   try {
-    res = await fetch(url, {
+    res = await requestBackend(config, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        authorization: `Bearer ${internalKey}`,
-        ...userContextHeaders(config.HMAC_SECRET ?? internalKey, {
-          userId: request.user.id,
-          userEmail: request.user.email,
-          userRole: "user",
-        }),
-      },
-      body: JSON.stringify({
+      path: "/api/platform-jobs/chat",
+      user: { id: request.user.id, email: request.user.email },
+      json: {
         userId: request.user.id,
         agentId: request.agentId,
         gatewayUrl: request.gatewayUrl,
         message: request.message,
         systemPrompt: null,
-      }),
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "error",
+      },
+      timeoutMs,
+      maxResponseBytes: MAX_ANSWER_BYTES,
     });
   } catch (err) {
-    const reason = (err as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : "unreachable";
-    throw new BackendQueueError(`backend ${reason}`);
-  }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch {
-    throw new BackendQueueError("backend answer could not be read", res.status);
+    if (err instanceof BackendNotConfiguredError) throw new BackendQueueError(err.message);
+    if (!(err instanceof OutboundError)) throw err;
+    if (err.reason === "too_large") throw new BackendQueueError("backend answer too large");
+    throw new BackendQueueError(
+      `backend ${err.reason === "timeout" ? `timed out after ${timeoutMs} ms` : "unreachable"}`,
+    );
   }
   if (!res.ok) throw new BackendQueueError(`backend answered ${res.status}`, res.status);
-  if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw new BackendQueueError("backend answer too large");
+  const text = res.text;
   let answer: unknown;
   try {
     answer = JSON.parse(text);

@@ -241,6 +241,24 @@ describe("POST /api/gateway/chat", () => {
     }
   });
 
+  it("signs with INTERNAL_API_KEY when HMAC_SECRET is empty, as the runtime calls do (one signed client)", async () => {
+    const { user } = await signedInUser();
+    const recorder = await startFakeUpstream((_req, res) =>
+      sendJson(res, 202, { success: true, queued: true, job: { id: "job_2_abc", status: "queued" } }),
+    );
+    try {
+      await enqueueChatJob(
+        { BACKEND_URL: recorder.url, INTERNAL_API_KEY, HMAC_SECRET: "" },
+        { user, agentId: "agt_x", gatewayUrl: RUNTIME_URL, message: "hi" },
+      );
+      expect(recorder.requests[0].headers["x-user-signature"]).toBe(
+        createHmac("sha256", INTERNAL_API_KEY).update(`${user.id}:${user.email}:user`).digest("hex"),
+      );
+    } finally {
+      await recorder.close();
+    }
+  });
+
   it("uses the user's newest agent", async () => {
     const { user, jar } = await signedInUser();
     await deployAgent(user.id, { name: "Old", createdAt: new Date("2026-01-01T00:00:00Z") });

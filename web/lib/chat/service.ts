@@ -1,13 +1,16 @@
-import { HttpError, isHttpError, openGatewayToken } from "@svc/common";
+import { HttpError, openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
 // Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
 import { type PlatformJobJson, toJobJson } from "@svc/db/json";
-import { agents, platformJobs, users } from "@svc/db/schema";
-import { and, desc, eq } from "drizzle-orm";
-import type { Pool } from "pg";
+import { platformJobs, users } from "@svc/db/schema";
+import { and, eq } from "drizzle-orm";
+import { userNotFound } from "../accounts/errors";
 import type { WebContext } from "../context";
-import { toErrorResponse } from "../http/errors";
+import { withAdvisoryLock } from "../db/advisory-lock";
+import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
+import { noAgent } from "../runtime/errors";
+import { newestAgentOf } from "../runtime/operations";
 import { BackendQueueError, enqueueChatJob } from "./backend-client";
 
 /** Spec "Chat workload": a message longer than this many characters takes 2 slots, otherwise 1. */
@@ -33,9 +36,7 @@ export async function limitChatRate(ctx: WebContext, ip: string): Promise<void> 
     windowMs: 60_000,
   });
   if (!limit.allowed) {
-    throw new HttpError(429, "rate_limited", "too many chat requests; try again later", {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+    throw rateLimited("chat requests", limit.retryAfterSeconds);
   }
 }
 
@@ -60,14 +61,9 @@ export async function queueChatMessage(
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
-  if (!user) throw new HttpError(404, "user_not_found", "user not found");
-  const [agent] = await ctx.db
-    .select()
-    .from(agents)
-    .where(eq(agents.userId, user.id))
-    .orderBy(desc(agents.createdAt), desc(agents.id))
-    .limit(1);
-  if (!agent) throw new HttpError(404, "no_agent", "no agent deployed");
+  if (!user) throw userNotFound();
+  const agent = await newestAgentOf(ctx.db, user.id);
+  if (!agent) throw noAgent();
   if (!agent.url) throw new HttpError(404, "no_runtime_instance", "no runtime instance");
   if (!hasUsableGatewayToken(ctx, agent.gatewayTokenEncrypted)) {
     throw new HttpError(503, "no_gateway_token", "no gateway token available");
@@ -115,43 +111,23 @@ function hasUsableGatewayToken(ctx: WebContext, sealed: string | null): boolean 
 type Query = <R>(text: string, values: unknown[]) => Promise<R[]>;
 
 /**
- * Runs `fn` holding the user's chat-gate advisory lock on one pooled connection, so that the slot check and
- * the enqueue are one step for that user across every web process. The lock is only tried: while another
- * request of the user holds it (waiting on the backend), this one is refused with 429 at once instead of
- * parking a pooled connection in `pg_advisory_lock`, so a burst of chats cannot drain the pool. The lock is
- * released in `finally`; a connection whose unlock fails is destroyed, which releases the lock with its
- * session.
+ * Runs `fn` holding the user's chat-gate advisory lock, so that the slot check and the enqueue are one step
+ * for that user across every web process. The lock is only tried: while another request of the user holds
+ * it (waiting on the backend), this one is refused with 429 at once, so a burst of chats cannot drain the
+ * pool.
  */
-async function withUserChatGate<T>(
-  db: Database,
-  userId: string,
-  fn: (query: Query) => Promise<T>,
-): Promise<T> {
-  // drizzle's node-postgres database keeps its pool as `$client`; the lock needs one connection of it.
-  const pool = (db as unknown as { $client: Pool }).$client;
-  const client = await pool.connect();
-  const query: Query = async (text, values) => (await client.query(text, values)).rows;
-  let broken: Error | undefined;
-  try {
-    const { rows } = await client.query<{ locked: boolean }>(
-      "select pg_try_advisory_lock(hashtext('chat-gate:' || $1)) as locked",
-      [userId],
-    );
-    if (!rows[0]?.locked) {
-      throw new HttpError(429, "workload_busy", "another chat message is being queued; try again shortly", {
-        retryAfterSeconds: GATE_BUSY_RETRY_AFTER_SECONDS,
-      });
-    }
-    try {
-      return await fn(query);
-    } finally {
-      await client.query("select pg_advisory_unlock(hashtext('chat-gate:' || $1))", [userId]).catch((err) => {
-        broken = err as Error;
-      });
-    }
-  } finally {
-    client.release(broken);
-  }
+function withUserChatGate<T>(db: Database, userId: string, fn: (query: Query) => Promise<T>): Promise<T> {
+  return withAdvisoryLock(
+    db,
+    `chat-gate:${userId}`,
+    (client) => fn(async (text, values) => (await client.query(text, values)).rows),
+    {
+      ifBusy: () =>
+        new HttpError(429, "workload_busy", "another chat message is being queued; try again shortly", {
+          retryAfterSeconds: GATE_BUSY_RETRY_AFTER_SECONDS,
+        }),
+    },
+  );
 }
 
 /** Slots held by the user's chat jobs still queued or running (their message is in `payload.message`). */
@@ -174,24 +150,4 @@ export async function getUserJob(ctx: WebContext, userId: string, jobId: string)
     .limit(1);
   if (!job) throw new HttpError(404, "job_not_found", "job not found");
   return toJobJson(job);
-}
-
-/**
- * Wraps a handler so a 429 carrying `retryAfterSeconds` also gets the `Retry-After` header; every other
- * failure is rethrown for `route(...)` to map.
- */
-export function withRetryAfterHeader<A extends unknown[]>(
-  handler: (...args: A) => Promise<Response>,
-): (...args: A) => Promise<Response> {
-  return async (...args: A) => {
-    try {
-      return await handler(...args);
-    } catch (err) {
-      const retryAfter = isHttpError(err) ? err.extra?.retryAfterSeconds : undefined;
-      if (typeof retryAfter !== "number") throw err;
-      const response = toErrorResponse(err);
-      response.headers.set("retry-after", String(retryAfter));
-      return response;
-    }
-  };
 }

@@ -5,6 +5,7 @@ import {
   httpUrl,
   logLevel,
   parseEnv,
+  port,
   positiveInt,
   postgresUrl,
   secret,
@@ -14,6 +15,11 @@ import { z } from "zod";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
+  /** Where web/server.ts listens. */
+  WEB_PORT: port(3000),
+  HOST: z.string().default("127.0.0.1"),
+  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().optional(),
   /** Public URL of the web app; cookies get `Secure` when it is https. */
   PUBLIC_URL: httpUrl().default("http://localhost:3000"),
   /** Key of CSRF signatures and of the encryption of stored identity-provider tokens. */
@@ -79,7 +85,15 @@ export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpI
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
-  const parsed = parseEnv(envSchema, env);
+  let parsed: z.infer<typeof envSchema>;
+  try {
+    parsed = parseEnv(envSchema, env);
+  } catch (err) {
+    // Every problem at once: the production secret rule too, judged on the variables as given.
+    const secretProblem = err instanceof ConfigError ? userContextSecretProblem(env) : null;
+    if (secretProblem) throw new ConfigError([secretProblem, ...(err as ConfigError).problems]);
+    throw err;
+  }
   const problem = userContextSecretProblem(parsed);
   if (problem) throw new ConfigError([problem]);
   const publicUrl = new URL(parsed.PUBLIC_URL);

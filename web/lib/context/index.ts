@@ -13,13 +13,24 @@ export interface WebContext {
 let current: (WebContext & { handle: DatabaseHandle }) | undefined;
 let overrides: Partial<Pick<WebContext, "clock" | "config">> = {};
 
+// web/server.ts and the route handlers Next bundles hold separate copies of this module; the
+// configuration the server parsed at start reaches the handlers through the process's global object.
+const STARTED_CONFIG = Symbol.for("svc.web.config");
+type WithStartedConfig = typeof globalThis & { [STARTED_CONFIG]?: WebConfig };
+
+/** web/server.ts: the configuration it parsed at start, used by every route handler of this process. */
+export function setStartedWebConfig(config: WebConfig): void {
+  (globalThis as WithStartedConfig)[STARTED_CONFIG] = config;
+}
+
 /**
- * The process-wide context, built once on first use from the environment. Route handlers pass it to the
- * services; services never read `process.env` or the wall clock themselves.
+ * The process-wide context, built once on first use from the configuration web/server.ts parsed at start
+ * (the environment, when there is no server: tests, scripts). Route handlers pass it to the services;
+ * services never read `process.env` or the wall clock themselves.
  */
 export function webContext(): WebContext {
   if (!current) {
-    const config = overrides.config ?? loadWebConfig();
+    const config = overrides.config ?? (globalThis as WithStartedConfig)[STARTED_CONFIG] ?? loadWebConfig();
     const handle = connectDatabase(config.DATABASE_URL, { applicationName: "svc-web" });
     current = {
       handle,

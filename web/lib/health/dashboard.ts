@@ -4,6 +4,7 @@
  * the local default); each candidate gets `timeoutMs` (spec: 6 s), and when none answers 2xx the primary is
  * tried once more with `retryTimeoutMs` (spec: 8 s). A service that stays down carries a normalized label.
  */
+import { createOutboundClient } from "@svc/common";
 import { sql } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { networkErrorLabel } from "./network-errors";
@@ -64,17 +65,18 @@ function candidates(...urls: (string | undefined)[]): string[] {
 
 type Attempt = { kind: "ok"; latencyMs: number } | { kind: "http"; status: number; latencyMs: number };
 
+/** The services' `/health` endpoints: configured addresses, so no URL guard; a redirect counts as a status. */
+const healthClient = createOutboundClient({ name: "the service", headers: { accept: "application/json" } });
+
 /** One GET with a deadline; a network failure throws (labelled by the caller). */
 async function attemptHttp(url: string, timeoutMs: number): Promise<Attempt> {
   const started = performance.now();
-  const res = await fetch(url, {
-    signal: AbortSignal.timeout(timeoutMs),
-    redirect: "manual",
-    headers: { accept: "application/json" },
-  });
-  await res.body?.cancel().catch(() => undefined);
+  const res = await healthClient.open({ url, timeoutMs, returnRedirects: true });
+  res.discard();
   const latencyMs = Math.round(performance.now() - started);
-  return res.ok ? { kind: "ok", latencyMs } : { kind: "http", status: res.status, latencyMs };
+  return res.status >= 200 && res.status <= 299
+    ? { kind: "ok", latencyMs }
+    : { kind: "http", status: res.status, latencyMs };
 }
 
 /** Runs `attempt` over the candidates, then retries the primary; the decisive result becomes the health. */

@@ -3,6 +3,7 @@
  * refused`, `connection reset`, `socket error`, `unreachable`), shared by the dashboard health probes and
  * the runtime gateway client.
  */
+import { CLOSED_WITHOUT_ANSWER, OutboundError } from "@svc/common";
 
 export type NetworkErrorLabel =
   | `timeout (${string}s)`
@@ -40,12 +41,26 @@ export function timeoutLabel(timeoutMs: number): NetworkErrorLabel {
  */
 export function networkErrorLabel(err: unknown, timeoutMs: number): NetworkErrorLabel {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OutboundError) return outboundErrorLabel(e, timeoutMs);
     const { name, code } = e as { name?: unknown; code?: unknown };
     if (name === "TimeoutError" || name === "AbortError") return timeoutLabel(timeoutMs);
     if (typeof code !== "string") continue;
-    const label = CODE_LABELS[code] ?? (code.startsWith("HPE_") ? "socket error" : undefined);
+    const label = codeLabel(code);
     if (label === "timeout") return timeoutLabel(timeoutMs);
     if (label) return label;
   }
   return "unreachable";
+}
+
+function codeLabel(code: string): (typeof CODE_LABELS)[string] | undefined {
+  return CODE_LABELS[code] ?? (code.startsWith("HPE_") ? "socket error" : undefined);
+}
+
+/** The label of a failure of the one outbound client (also the cause of an agent call's failure). */
+function outboundErrorLabel(err: OutboundError, timeoutMs: number): NetworkErrorLabel {
+  if (err.reason === "timeout" || err.reason === "aborted") return timeoutLabel(timeoutMs);
+  if (err.detail.startsWith(CLOSED_WITHOUT_ANSWER)) return "socket error";
+  const label = err.socketCode ? codeLabel(err.socketCode) : undefined;
+  if (label === "timeout") return timeoutLabel(timeoutMs);
+  return label ?? "unreachable";
 }

@@ -1,4 +1,5 @@
 import { cpus, freemem, loadavg, totalmem } from "node:os";
+import { systemClock } from "@svc/common";
 
 export type HealthLevel = "healthy" | "degraded" | "unhealthy";
 
@@ -36,7 +37,7 @@ export function sampleHost(): HostSample {
 }
 
 /** The web health report: always `status: ok` (the process answers); `health` from CPU and memory. */
-export function assessWebHealth(sample: HostSample, now: Date = new Date()): WebHealth {
+export function assessWebHealth(sample: HostSample, now: Date = systemClock.now()): WebHealth {
   const loadPerCore = round(sample.load1 / sample.cores);
   const usedRatio = round(1 - sample.freeMemoryBytes / sample.totalMemoryBytes);
   const over = (level: keyof typeof HEALTH_THRESHOLDS) =>

@@ -1,27 +1,49 @@
 import { HttpError, isHttpError, randomId } from "@svc/common";
 import { webContext } from "../context";
+import { withRequestMetrics } from "../metrics";
 import { assertSameOrigin } from "./origin";
 
-/** `{error, code}` with the status: the web API's error body (the gateway has its own shape). */
+/**
+ * The web's two error bodies: `web` `{error: message, code}` (the web API's own routes) and `gateway`
+ * `{error: code, message}` (the runtime paths, which answer in the backend's shape they forward).
+ */
+export type ErrorShape = "web" | "gateway";
+
+/** The error body of `shape` with the status. */
 export function errorResponse(
   status: number,
   code: string,
   message: string,
   extra?: Record<string, unknown>,
+  shape: ErrorShape = "web",
 ): Response {
-  return Response.json({ error: message, code, ...extra }, { status });
+  const body = shape === "gateway" ? { error: code, message, ...extra } : { error: message, code, ...extra };
+  return Response.json(body, { status });
 }
 
-/** Maps a thrown error to a response: HttpError as given, anything else a logged 500. */
-export function toErrorResponse(err: unknown, fallbackMessage = "internal server error"): Response {
-  if (isHttpError(err)) return errorResponse(err.status, err.code, err.message, err.extra);
+/**
+ * The web's one error mapper: HttpError as given (`retryAfterSeconds` also as `Retry-After`), anything
+ * else a logged 500 carrying a request id.
+ */
+export function toErrorResponse(
+  err: unknown,
+  fallbackMessage = "internal server error",
+  shape: ErrorShape = "web",
+): Response {
+  if (isHttpError(err)) {
+    const response = errorResponse(err.status, err.code, err.message, err.extra, shape);
+    // A refusal that says when to come back says it in the header too.
+    const retryAfter = err.extra?.retryAfterSeconds;
+    if (typeof retryAfter === "number") response.headers.set("retry-after", String(retryAfter));
+    return response;
+  }
   const requestId = randomId(12);
   try {
     webContext().logger.error({ err, requestId }, "unhandled error");
   } catch {
     // logging must never mask the answer
   }
-  return errorResponse(500, "internal", fallbackMessage, { requestId });
+  return errorResponse(500, "internal", fallbackMessage, { requestId }, shape);
 }
 
 export interface RouteOptions {
@@ -36,20 +58,21 @@ export interface RouteOptions {
 
 /**
  * Wraps a route handler: a state-changing request from another site is refused first (403, see
- * ./origin.ts) unless the route opts out, and every failure becomes a spec-shaped JSON error.
+ * ./origin.ts) unless the route opts out, and every failure becomes a spec-shaped JSON error. Every
+ * answer is counted in the request metrics under the route's template (../metrics).
  */
 export function route<R extends unknown[]>(
   handler: (request: Request, ...rest: R) => Promise<Response> | Response,
   options: RouteOptions = {},
 ): (request: Request, ...rest: R) => Promise<Response> {
-  return async (request: Request, ...rest: R) => {
+  return withRequestMetrics(async (request: Request, ...rest: R) => {
     try {
       if (!options.allowCrossSite) assertSameOrigin(request, webContext().config.PUBLIC_URL);
       return await handler(request, ...rest);
     } catch (err) {
       return toErrorResponse(err, options.fallbackMessage);
     }
-  };
+  });
 }
 
 export { HttpError };

@@ -1,5 +1,6 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { findApiKeyOwner } from "@svc/common/credentials";
 import { startFakeOidcProvider } from "@svc/common/testing";
 import {
   apiKeys,
@@ -20,7 +21,6 @@ import { POST as createKeyRoute } from "@/app/api/keys/route";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { POST as registerRoute } from "@/app/api/register/route";
-import { findApiKeyOwner } from "../apikeys/service";
 import { authOptions, registerPasskey } from "../passkeys/testing-flows";
 import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { signInThroughProvider } from "./testing";

@@ -3,6 +3,7 @@
  * the token endpoint and its signing keys. The provider's address comes from IDP_ISSUER (configuration,
  * not user input), so these calls do not go through the outbound URL guard.
  */
+import { createOutboundClient, type OutboundAnswer, OutboundError } from "@svc/common";
 import { createRemoteJWKSet, type JSONWebKeySet } from "jose";
 import { z } from "zod";
 import { type OidcDiscovery, oidcDiscoverySchema, type TokenResponse, tokenResponseSchema } from "./schema";
@@ -31,15 +32,30 @@ export function wellKnownUrl(
   return `${issuer.replace(/\/+$/, "")}/.well-known/${document}`;
 }
 
-async function fetchJson(url: string, init: RequestInit, timeoutMs: number, what: string): Promise<unknown> {
-  let res: Response;
+/** Configured provider: no URL guard; its redirects are followed as fetch did, answers capped. */
+const idpClient = createOutboundClient({
+  name: "provider",
+  maxResponseBytes: MAX_DOCUMENT_BYTES,
+  maxRedirects: 5,
+});
+
+interface IdpRequest {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+async function fetchJson(url: string, init: IdpRequest, timeoutMs: number, what: string): Promise<unknown> {
+  let res: OutboundAnswer;
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    res = await idpClient.request({ url, ...init, timeoutMs });
   } catch (err) {
-    const reason = (err as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : "unreachable";
+    if (!(err instanceof OutboundError)) throw err;
+    if (err.reason === "too_large") throw new IdpUpstreamError(`${what}: answer too large`);
+    const reason = err.reason === "timeout" ? `timed out after ${timeoutMs} ms` : "unreachable";
     throw new IdpUpstreamError(`${what}: provider ${reason}`);
   }
-  const text = await res.text().catch(() => "");
+  const text = res.text;
   if (!res.ok) {
     // The OAuth error code is safe to report; the rest of the body is not logged.
     let code = "";
@@ -51,7 +67,6 @@ async function fetchJson(url: string, init: RequestInit, timeoutMs: number, what
     }
     throw new IdpUpstreamError(`${what}: provider answered ${res.status}${code}`, res.status);
   }
-  if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) throw new IdpUpstreamError(`${what}: answer too large`);
   try {
     return JSON.parse(text);
   } catch {

@@ -3,10 +3,14 @@
  * a JSON array POSTed to the base URL with `Authorization: Bearer <token>`; the answer is `{result}` or
  * `{error}`. The address comes from configuration (KV_REST_API_URL), never from users.
  */
+import { createOutboundClient, type OutboundAnswer, OutboundError } from "@svc/common";
 
 /** How long the web waits for the store. */
 export const KV_TIMEOUT_MS = 5_000;
 const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** Configured address: no URL guard; redirects refused, answers capped. */
+const kvClient = createOutboundClient({ name: "key-value store", maxResponseBytes: MAX_ANSWER_BYTES });
 
 export interface KvConfig {
   url: string;
@@ -41,24 +45,25 @@ export async function kvCommand(
   command: KvArgument[],
   timeoutMs = KV_TIMEOUT_MS,
 ): Promise<unknown> {
-  let res: Response;
+  let res: OutboundAnswer;
   try {
-    res = await fetch(kv.url, {
+    res = await kvClient.request({
       method: "POST",
-      headers: { authorization: `Bearer ${kv.token}`, "content-type": "application/json" },
-      body: JSON.stringify(command.map(String)),
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "error",
+      url: kv.url,
+      headers: { authorization: `Bearer ${kv.token}` },
+      json: command.map(String),
+      timeoutMs,
     });
   } catch (err) {
-    const timedOut = (err as Error).name === "TimeoutError";
+    if (!(err instanceof OutboundError)) throw err;
+    if (err.reason === "too_large") throw new KvError("key-value store answer too large", err.status ?? null);
     throw new KvError(
-      timedOut ? `key-value store timed out after ${timeoutMs} ms` : "key-value store unreachable",
+      err.reason === "timeout"
+        ? `key-value store timed out after ${timeoutMs} ms`
+        : "key-value store unreachable",
     );
   }
-  const text = await res.text().catch(() => "");
-  if (Buffer.byteLength(text) > MAX_ANSWER_BYTES)
-    throw new KvError("key-value store answer too large", res.status);
+  const text = res.text;
   let answer: { result?: unknown; error?: unknown } | undefined;
   try {
     answer = JSON.parse(text);

@@ -15,6 +15,7 @@ import { type Passkey, passkeys } from "@svc/db/schema";
 import { and, asc, eq, lt } from "drizzle-orm";
 import { findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
+import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
 import { createSession, type SessionUser } from "../sessions/service";
 import { challengeToBase64Url, consumeChallenge, issueChallenge } from "./challenges";
@@ -154,9 +155,7 @@ export const PASSKEY_AUTH_OPTIONS_LIMIT = { points: 20, windowMs: 60 * 1000 };
 export async function countPasskeyAuthOptions(deps: Deps, ip: string): Promise<void> {
   const limit = await consumeRate(deps, `passkey-auth-options:${ip}`, PASSKEY_AUTH_OPTIONS_LIMIT);
   if (!limit.allowed) {
-    throw new HttpError(429, "rate_limited", "too many passkey sign-in attempts; try again later", {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+    throw rateLimited("passkey sign-in attempts", limit.retryAfterSeconds);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, freePort } from "@svc/common";
+import { createLogger, freePort, PERMISSION_TICKET_TTL_MS, verifyPermissionTicket } from "@svc/common";
 import { startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { permissionRequests } from "@svc/db/schema";
@@ -19,12 +19,10 @@ import { loadBackendConfig } from "../../../backend/src/config";
 import { createPermissionBus } from "../../../backend/src/permissions/bus";
 import { permissionSocketUpgrade } from "../../../backend/src/permissions/socket";
 import { createPermissionRequest } from "../../../backend/src/permissions/store";
-import { verifyPermissionTicket } from "../../../backend/src/permissions/ticket";
 import { loadWebConfig } from "../config";
 import { overrideWebContext } from "../context";
 import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
 import { permissionSocketRelay } from "./socket-relay";
-import { PERMISSION_TICKET_TTL_MS } from "./ticket";
 
 const INTERNAL_API_KEY = "perm-internal-key-0123456789abcdef";
 const HMAC_SECRET = "perm-hmac-secret-0123456789abcdef";

@@ -53,3 +53,9 @@ export const pendingPageQuery = z.object({
   cursor: optionalQueryText("cursor", 500),
 });
 export type PendingPageQuery = z.infer<typeof pendingPageQuery>;
+
+/**
+ * `/ws/permissions?userId=&token=` (the WebSocket relayed to the backend), for the API description: the
+ * backend checks both (`token`: a ticket from `/api/permissions/ws-ticket`, else the session cookie).
+ */
+export const permissionSocketQuery = z.object({ userId: z.string(), token: z.string().optional() });

@@ -7,11 +7,10 @@
  * backend (unreachable, timed out, 401/403 from a key mismatch, 5xx, an answer of the wrong shape) is 502,
  * so a browser never mistakes a platform misconfiguration for its own session ending.
  */
-import { HttpError } from "@svc/common";
+import { HttpError, PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "@svc/common";
 import type { WebContext } from "../context";
 import { answerJson, type BackendAnswer, type BackendUser, callBackend } from "../runtime/backend-client";
 import type { DecisionBody, PendingPageQuery } from "./schema";
-import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "./ticket";
 
 /** Both calls are single indexed queries on the backend. */
 export const PERMISSIONS_TIMEOUT_MS = 10_000;

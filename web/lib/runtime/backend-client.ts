@@ -3,8 +3,15 @@
  * provisioning (`/api/platform-jobs/provision`) and the runtime version (`/api/runtime/version`). Every call
  * carries the internal key; calls made for a user also carry the signed user context (spec "Authentication").
  * The backend's address comes from configuration, not from users, so it does not pass the outbound URL guard.
+ * This is the web's one signed client of the backend (the chat queue calls it too).
  */
-import { HttpError, userContextHeaders } from "@svc/common";
+import {
+  createOutboundClient,
+  HttpError,
+  type OutboundAnswer,
+  OutboundError,
+  userContextHeaders,
+} from "@svc/common";
 import type { WebConfig } from "../config";
 import type { UserContextRole } from "../sessions/service";
 
@@ -37,18 +44,33 @@ export interface BackendAnswer {
   text: string;
 }
 
+/** The internal key is unset: the backend refuses every internal call, so none is sent. */
+export class BackendNotConfiguredError extends Error {
+  constructor() {
+    super("INTERNAL_API_KEY is not configured");
+    this.name = "BackendNotConfiguredError";
+  }
+}
+
+/** The one client of the backend: configured address (no URL guard), redirects refused, answers capped. */
+const backendClient = createOutboundClient({
+  name: "the backend",
+  maxResponseBytes: MAX_ANSWER_BYTES,
+  headers: { accept: "application/json" },
+});
+
 /**
- * Calls the backend. Throws HttpError 502 `backend_unavailable` when it cannot be reached, does not answer
- * in time, or its answer cannot be read; any HTTP answer, whatever its status, is returned.
+ * The one signed call to the backend: the internal key, and for a user the `x-user-*` context signed with
+ * HMAC_SECRET, else INTERNAL_API_KEY (spec "Authentication"). Any HTTP answer is returned; a failure is an
+ * OutboundError naming the backend, or BackendNotConfiguredError.
  */
-export async function callBackend(config: BackendConfig, call: BackendCall): Promise<BackendAnswer> {
+export async function requestBackend(
+  config: BackendConfig,
+  call: BackendCall & { maxResponseBytes?: number },
+): Promise<OutboundAnswer> {
   const internalKey = config.INTERNAL_API_KEY;
-  // The backend refuses every internal call while the key is unset; do not send an unauthenticated one.
-  if (!internalKey) throw unavailable("INTERNAL_API_KEY is not configured");
-  const headers: Record<string, string> = {
-    accept: "application/json",
-    authorization: `Bearer ${internalKey}`,
-  };
+  if (!internalKey) throw new BackendNotConfiguredError();
+  const headers: Record<string, string> = { authorization: `Bearer ${internalKey}` };
   if (call.user) {
     Object.assign(
       headers,
@@ -59,31 +81,36 @@ export async function callBackend(config: BackendConfig, call: BackendCall): Pro
       }),
     );
   }
-  if (call.json !== undefined) headers["content-type"] = "application/json";
-  let res: Response;
+  return backendClient.request({
+    method: call.method,
+    url: `${config.BACKEND_URL.replace(/\/+$/, "")}${call.path}`,
+    headers,
+    json: call.json,
+    timeoutMs: call.timeoutMs,
+    maxResponseBytes: call.maxResponseBytes,
+  });
+}
+
+/**
+ * Calls the backend. Throws HttpError 502 `backend_unavailable` when it cannot be reached, does not answer
+ * in time, or its answer cannot be read; any HTTP answer, whatever its status, is returned.
+ */
+export async function callBackend(config: BackendConfig, call: BackendCall): Promise<BackendAnswer> {
   try {
-    res = await fetch(`${config.BACKEND_URL.replace(/\/+$/, "")}${call.path}`, {
-      method: call.method,
-      headers,
-      body: call.json === undefined ? undefined : JSON.stringify(call.json),
-      signal: AbortSignal.timeout(call.timeoutMs),
-      redirect: "error",
-    });
+    const res = await requestBackend(config, call);
+    return { status: res.status, text: res.text };
   } catch (err) {
-    throw unavailable(
-      (err as Error).name === "TimeoutError"
-        ? `the backend did not answer within ${call.timeoutMs / 1000} s`
-        : "the backend is unreachable",
-    );
+    if (err instanceof BackendNotConfiguredError) throw unavailable(err.message);
+    if (!(err instanceof OutboundError)) throw err;
+    switch (err.reason) {
+      case "timeout":
+        throw unavailable(`the backend did not answer within ${call.timeoutMs / 1000} s`);
+      case "too_large":
+        throw unavailable("the backend's answer is too large");
+      default:
+        throw unavailable("the backend is unreachable");
+    }
   }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch {
-    throw unavailable("the backend's answer could not be read");
-  }
-  if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw unavailable("the backend's answer is too large");
-  return { status: res.status, text };
 }
 
 /** The answer's body as JSON, or undefined when it is empty or not JSON. */

@@ -4,12 +4,15 @@
  * `/api/sessions`, `/api/cron` (GET), `/api/cron/:name` (PUT, DELETE). The URL comes from the agent record
  * the platform wrote at provisioning, not from users. Every failure is a typed GatewayError.
  */
+import { type AgentAnswer, AgentCallError, requestAgent } from "@svc/common";
 import { z } from "zod";
 import { networkErrorLabel } from "../health/network-errors";
 
 /** Spec "Limits": health probe timeout 5 s for `/healthz`; the other calls get the same budget. */
 export const GATEWAY_TIMEOUT_MS = 5_000;
 const MAX_ANSWER_BYTES = 1024 * 1024;
+
+const isOk = (res: { status: number }) => res.status >= 200 && res.status <= 299;
 
 export type GatewayErrorKind =
   /** No HTTP answer: `label` says why (`connection refused`, `timeout (5s)`, ...). */
@@ -129,53 +132,42 @@ export function createGatewayClient({
   const base = baseUrl.replace(/\/+$/, "");
 
   const send = async (
-    method: string,
+    method: "GET" | "PUT" | "DELETE",
     path: string,
     { body, auth = true }: { body?: unknown; auth?: boolean } = {},
-  ): Promise<Response> => {
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (auth) {
-      if (!token) throw new GatewayError("unauthorized", "no gateway token");
-      headers.authorization = `Bearer ${token}`;
-    }
-    if (body !== undefined) headers["content-type"] = "application/json";
+  ): Promise<AgentAnswer> => {
+    if (auth && !token) throw new GatewayError("unauthorized", "no gateway token");
     try {
-      return await fetch(`${base}${path}`, {
+      // A redirect is an answer (its status), never followed: the token goes nowhere else.
+      return await requestAgent(base, {
         method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: "manual",
+        path,
+        token: auth ? token : null,
+        body,
+        timeoutMs,
+        maxResponseBytes: MAX_ANSWER_BYTES,
+        subject: "runtime gateway",
+        returnRedirects: true,
       });
     } catch (err) {
+      if (err instanceof AgentCallError && err.reason === "too_large")
+        throw new GatewayError("bad_response", "answer too large", err.status ?? null);
       throw new GatewayError("unreachable", networkErrorLabel(err, timeoutMs));
     }
   };
 
-  const failFor = (res: Response): GatewayError => {
+  const failFor = (res: AgentAnswer): GatewayError => {
     const label = `http ${res.status}`;
     if (res.status === 401 || res.status === 403) return new GatewayError("unauthorized", label, res.status);
     if (res.status === 404) return new GatewayError("not_found", label, res.status);
     return new GatewayError("http", label, res.status);
   };
 
-  const readAnswer = async <S extends z.ZodType>(res: Response, schema: S): Promise<z.infer<S>> => {
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined);
-      throw failFor(res);
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new GatewayError("unreachable", networkErrorLabel(err, timeoutMs), res.status);
-    }
-    if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) {
-      throw new GatewayError("bad_response", "answer too large", res.status);
-    }
+  const readAnswer = <S extends z.ZodType>(res: AgentAnswer, schema: S): z.infer<S> => {
+    if (!isOk(res)) throw failFor(res);
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(res.text);
     } catch {
       throw new GatewayError("bad_response", "answer is not JSON", res.status);
     }
@@ -189,23 +181,21 @@ export function createGatewayClient({
   return {
     async health() {
       const res = await send("GET", "/healthz", { auth: false });
-      await res.body?.cancel().catch(() => undefined);
-      return { ok: res.ok, status: res.status };
+      return { ok: isOk(res), status: res.status };
     },
     async listSessions() {
-      return (await readAnswer(await send("GET", "/api/sessions"), sessionsAnswer)).sessions;
+      return readAnswer(await send("GET", "/api/sessions"), sessionsAnswer).sessions;
     },
     async listCronJobs() {
-      return (await readAnswer(await send("GET", "/api/cron"), cronAnswer)).jobs;
+      return readAnswer(await send("GET", "/api/cron"), cronAnswer).jobs;
     },
     async putCronJob(name, input) {
-      return (await readAnswer(await send("PUT", cronPath(name), { body: input }), cronJobAnswer)).job;
+      return readAnswer(await send("PUT", cronPath(name), { body: input }), cronJobAnswer).job;
     },
     async deleteCronJob(name) {
       const res = await send("DELETE", cronPath(name));
-      await res.body?.cancel().catch(() => undefined);
       if (res.status === 404) return false;
-      if (!res.ok) throw failFor(res);
+      if (!isOk(res)) throw failFor(res);
       return true;
     },
   };

@@ -9,6 +9,7 @@ import { type Agent, agents } from "@svc/db/schema";
 import { desc, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { answerJson, type BackendUser, callBackend } from "./backend-client";
+import { noAgent } from "./errors";
 
 /** Reads: they probe or look up, so they answer within seconds (the probe's longest timeout is 5 s). */
 export const READ_TIMEOUT_MS = 15_000;
@@ -68,7 +69,7 @@ export async function forwardRuntimeOperation(
   const agent = await newestAgentOf(ctx.db, user.id);
   if (!agent) {
     if (operation === "health") return Response.json({ status: "no_agent" }, { headers: NO_STORE });
-    throw new HttpError(404, "no_agent", "no agent deployed");
+    throw noAgent();
   }
   const { method, lifecycle } = RUNTIME_OPERATIONS[operation];
   const answer = await callBackend(ctx.config, {

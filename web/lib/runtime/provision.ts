@@ -8,8 +8,10 @@ import { type PlatformJobJson, toJobJson } from "@svc/db/json";
 import { type Agent, agents, platformJobs, users } from "@svc/db/schema";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
-import type { Pool } from "pg";
+import { userNotFound } from "../accounts/errors";
 import type { WebContext } from "../context";
+import { withAdvisoryLock } from "../db/advisory-lock";
+import { signInFirst } from "../sessions/errors";
 import { answerJson, callBackend } from "./backend-client";
 import { newestAgentOf } from "./operations";
 import { MAX_AGENT_NAME_LENGTH, type ProvisionBody } from "./schema";
@@ -57,12 +59,12 @@ export async function provisioningAccount(ctx: WebContext, session: ProvisionSes
   } else {
     const email = session.email.trim().toLowerCase();
     if (!email || !ctx.config.ADMIN_EMAILS.includes(email)) {
-      throw new HttpError(401, "unauthorized", "sign in first");
+      throw signInFirst();
     }
     where = eq(users.email, email);
   }
   const [account] = await ctx.db.select(columns).from(users).where(where).limit(1);
-  if (!account) throw new HttpError(404, "user_not_found", "user not found");
+  if (!account) throw userNotFound();
   return account;
 }
 
@@ -78,7 +80,9 @@ export async function provisionAgent(
   body: ProvisionBody,
 ): Promise<ProvisionResult> {
   const account = await provisioningAccount(ctx, session);
-  return withAdvisoryLock(ctx.db, `provision:${account.id}`, async (db) => {
+  // The statements run on the lock's connection, each committing at once (the backend's worker sees the row).
+  return withAdvisoryLock(ctx.db, `provision:${account.id}`, async (client) => {
+    const db = drizzle(client, { schema });
     const agent = await saveAgent(db, ctx.clock.now(), account, body);
     const job = (await activeProvisionJob(db, agent)) ?? (await enqueueProvision(ctx, account, agent));
     return { success: true, queued: true, job, agentId: agent.id };
@@ -161,33 +165,4 @@ async function enqueueProvision(ctx: WebContext, account: Account, agent: Agent)
     throw new HttpError(502, "backend_queue_error", "the backend did not accept the provision job");
   }
   return job;
-}
-
-/**
- * Runs `fn` holding a session advisory lock on one pooled connection, with a database bound to that same
- * connection (so the holder never waits for the pool; each statement still commits at once, so the backend's
- * worker sees the agent row). Released in `finally`; a connection whose unlock fails is destroyed, which
- * releases the lock with its session.
- */
-async function withAdvisoryLock<T>(
-  db: Database,
-  key: string,
-  fn: (locked: Database) => Promise<T>,
-): Promise<T> {
-  // drizzle's node-postgres database keeps its pool as `$client`; the lock needs one connection of it.
-  const pool = (db as unknown as { $client: Pool }).$client;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("select pg_advisory_lock(hashtext($1))", [key]);
-    try {
-      return await fn(drizzle(client, { schema }));
-    } finally {
-      await client.query("select pg_advisory_unlock(hashtext($1))", [key]).catch((err) => {
-        broken = err as Error;
-      });
-    }
-  } finally {
-    client.release(broken);
-  }
 }

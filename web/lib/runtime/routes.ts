@@ -3,38 +3,32 @@
  * web adds itself take the backend's shape too, `{error: code, message}` (for example `{error: "no_agent"}`),
  * and a client reads one shape on every runtime path.
  */
-import { isHttpError, randomId } from "@svc/common";
 import { type WebContext, webContext } from "../context";
+import { toErrorResponse } from "../http/errors";
 import { assertSameOrigin } from "../http/origin";
+import { withRequestMetrics } from "../metrics";
 import { requireSessionUser } from "../sessions/require";
 import { assertRuntimeControls, forwardRuntimeOperation, type RuntimeOperation } from "./operations";
 import { maintenanceBody, readOptionalJson } from "./schema";
 
 /**
  * Wraps a runtime handler: a state-changing request from another site is refused (403, the check every web
- * route makes, ../http/origin.ts); HttpError → `{error: code, message, ...extra}`; anything else a logged
- * 500.
+ * route makes, ../http/origin.ts); failures in the gateway shape `{error: code, message, ...extra}`
+ * (../http/errors.ts), anything unexpected a logged 500. Answers are counted in the request metrics like
+ * every route's.
  */
 export function runtimeRoute(
   handler: (request: Request, ctx: WebContext) => Promise<Response>,
 ): (request: Request) => Promise<Response> {
-  return async (request) => {
+  return withRequestMetrics(async (request: Request) => {
     const ctx = webContext();
     try {
       assertSameOrigin(request, ctx.config.PUBLIC_URL);
       return await handler(request, ctx);
     } catch (err) {
-      if (isHttpError(err)) {
-        return Response.json({ error: err.code, message: err.message, ...err.extra }, { status: err.status });
-      }
-      const requestId = randomId(12);
-      ctx.logger.error({ err, requestId }, "unhandled error");
-      return Response.json(
-        { error: "internal", message: "internal server error", requestId },
-        { status: 500 },
-      );
+      return toErrorResponse(err, undefined, "gateway");
     }
-  };
+  });
 }
 
 /** `GET|POST /api/runtime/<operation>` (session): forwards to the backend for the user's newest agent. */

@@ -4,9 +4,10 @@
  * the same fields from this web's RUNTIME_IMAGE with `fallback: true`. Either way the version is concrete
  * (spec "Versioning": a floating tag becomes 2026.4.11) and the answer carries `deployedAt`.
  */
+
+import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { WebContext } from "../context";
 import { answerJson, callBackend } from "./backend-client";
-import { normalizeRuntimeVersion } from "./version";
 
 /** Spec "Limits": version proxy timeout. */
 export const VERSION_PROXY_TIMEOUT_MS = 8_000;

@@ -56,3 +56,9 @@ export type MaintenanceBody = z.infer<typeof maintenanceBody>;
 export function readOptionalJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
   return readJson(request, schema, { optional: true });
 }
+
+/**
+ * `GET /api/runtime/logs?lines=`: for the API description; the route passes `lines` to the backend, which
+ * checks it (1 to 500, default 100) and whose 400 passes through.
+ */
+export const logsQuery = z.object({ lines: z.string().optional() });

@@ -1,7 +1,8 @@
 import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
+import { findSessionAccount } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
-import { sessions, users } from "@svc/db/schema";
-import { and, eq, gt } from "drizzle-orm";
+import { sessions } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import type { WebConfig } from "../config";
 import { readCookie, serializeCookie } from "../http/cookies";
 
@@ -71,13 +72,7 @@ export function userContextRole(
 /** The user behind a session token, or null when the token is unknown, deleted or expired. */
 export async function findSessionUser(deps: Deps, token: string | undefined): Promise<SessionUser | null> {
   if (!token) return null;
-  const rows = await deps.db
-    .select({ user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, deps.clock.now())))
-    .limit(1);
-  const user = rows[0]?.user;
+  const user = await findSessionAccount(deps.db, token, deps.clock.now());
   if (!user) return null;
   return {
     id: user.id,

@@ -1,10 +1,11 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { freePort } from "@svc/common";
+import { freePort, ManualClock } from "@svc/common";
 import express, { type Request, type RequestHandler } from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wrapperErrorMapper } from "../http/errors";
 import { createSupervisor, type Supervisor } from "../runtime/supervisor";
 import { runtimeRoutes } from "./runtime";
 
@@ -45,8 +46,10 @@ beforeAll(async () => {
       isAdmin,
       ffmpeg: { available: true, version: "6.1.1" },
       aiProvider: () => "anthropic",
+      clock: new ManualClock("2026-07-08T09:10:11.000Z"),
     }),
   );
+  app.use(wrapperErrorMapper());
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -122,6 +125,8 @@ describe("GET /api/status", () => {
       ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(res.body.uptime).toBeGreaterThanOrEqual(0);
+    // `ts` comes from the injected clock.
+    expect(res.body.ts).toBe("2026-07-08T09:10:11.000Z");
   });
 
   it("shows the gateway token to admins", async () => {

@@ -1,4 +1,6 @@
+import { type Clock, systemClock } from "@svc/common";
 import { type Request, type RequestHandler, Router } from "express";
+import { badRequest, failed } from "../http/errors";
 import type { FfmpegInfo } from "../runtime/ffmpeg";
 import type { LogEntry } from "../runtime/logs";
 import type { GatewayState, Supervisor } from "../runtime/supervisor";
@@ -19,6 +21,8 @@ export interface RuntimeRoutesOptions {
   aiProvider: () => string | null;
   /** SSE keep-alive interval (default 15 s). */
   ssePingMs?: number;
+  /** Stamps the status answer's `ts` (default: the system clock). */
+  clock?: Clock;
 }
 
 /** `lines` of GET /api/logs: default 100, clamped to 500; null when it is not a positive integer. */
@@ -46,16 +50,13 @@ export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
       gatewayToken: isAdmin(req) ? supervisor.gatewayToken : null,
       aiProvider: aiProvider(),
       runtime: { ffmpeg: { available: ffmpeg.available, version: ffmpeg.version } },
-      ts: new Date().toISOString(),
+      ts: (options.clock ?? systemClock).now().toISOString(),
     });
   });
 
   router.get("/api/logs", requireAdmin, (req, res) => {
     const lines = parseLogLines(req.query.lines);
-    if (lines === null) {
-      res.status(400).json({ ok: false, error: `lines must be a whole number from 1 to ${MAX_LOG_LINES}` });
-      return;
-    }
+    if (lines === null) throw badRequest(`lines must be a whole number from 1 to ${MAX_LOG_LINES}`);
     res.json({ logs: supervisor.logs.tail(lines) });
   });
 
@@ -81,19 +82,19 @@ export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
   router.post("/api/gateway/restart", requireAdmin, async (_req, res) => {
     try {
       await supervisor.restart();
-      res.json({ ok: true, message: "gateway restarting" });
     } catch (error) {
-      res.status(500).json({ ok: false, error: `restart failed: ${errorMessage(error)}` });
+      throw failed(`restart failed: ${errorMessage(error)}`);
     }
+    res.json({ ok: true, message: "gateway restarting" });
   });
 
   router.post("/api/gateway/stop", requireAdmin, async (_req, res) => {
     try {
       await supervisor.stop();
-      res.json({ ok: true, message: "gateway stopped" });
     } catch (error) {
-      res.status(500).json({ ok: false, error: `stop failed: ${errorMessage(error)}` });
+      throw failed(`stop failed: ${errorMessage(error)}`);
     }
+    res.json({ ok: true, message: "gateway stopped" });
   });
 
   return router;

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { type Clock, systemClock } from "@svc/common";
+import { type Clock, createOutboundClient, systemClock } from "@svc/common";
 import { LogRing } from "./logs";
 
 /** Spec: Gateway wrapper items, gateway state. */
@@ -15,8 +15,8 @@ export interface SupervisorOptions {
   token?: string | null;
   stateDir: string;
   configPath: string;
-  /** Base environment of the runtime (default `process.env`); `PORT` is removed from it. */
-  env?: NodeJS.ProcessEnv;
+  /** Base environment of the runtime (the wrapper's, from its config); `PORT` is removed from it. */
+  env: NodeJS.ProcessEnv;
   healthPollMs: number;
   stopTimeoutMs: number;
   clock?: Clock;
@@ -55,7 +55,7 @@ const EXIT_OUTPUT_GRACE_MS = 500;
 
 /** The runtime's environment: the base one without `PORT`, plus where and how the gateway runs. */
 export function runtimeEnv(options: SupervisorOptions): NodeJS.ProcessEnv {
-  const { PORT: _port, ...rest } = options.env ?? process.env;
+  const { PORT: _port, ...rest } = options.env;
   const env: NodeJS.ProcessEnv = {
     ...rest,
     OPENCLAW_GATEWAY_PORT: String(options.port),
@@ -289,14 +289,17 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null): strin
   return signal ? `signal ${signal}` : `code ${code}`;
 }
 
+/** The runtime's own health endpoint, on loopback: configured, so no URL guard. */
+const runtimeClient = createOutboundClient({ name: "the runtime", maxResponseBytes: 64 * 1024 });
+
 async function isHealthy(url: string, timeoutMs: number): Promise<boolean> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) {
-      await response.body?.cancel();
+    const response = await runtimeClient.open({ url, timeoutMs });
+    if (response.status < 200 || response.status > 299) {
+      response.discard();
       return false;
     }
-    const body = (await response.json()) as { ok?: unknown } | null;
+    const body = JSON.parse((await response.readBody()).toString("utf8")) as { ok?: unknown } | null;
     return body?.ok === true;
   } catch {
     return false;

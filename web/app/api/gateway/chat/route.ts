@@ -1,7 +1,7 @@
 export const dynamic = "force-dynamic";
 
 import { chatMessageBody } from "@/lib/chat/schema";
-import { limitChatRate, queueChatMessage, withRetryAfterHeader } from "@/lib/chat/service";
+import { limitChatRate, queueChatMessage } from "@/lib/chat/service";
 import { webContext } from "@/lib/context";
 import { readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
@@ -9,13 +9,11 @@ import { route } from "@/lib/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /** POST /api/gateway/chat (session) `{message}`: 202 `{success, queued, jobId, status, agentId, agentName}`. */
-export const POST = route(
-  withRetryAfterHeader(async (request: Request) => {
-    const ctx = webContext();
-    const user = await requireSessionUser(ctx, request);
-    await limitChatRate(ctx, clientIp(request, ctx.config));
-    // 32,000 characters of up to 4 UTF-8 bytes each, plus the JSON around them.
-    const { message } = await readJson(request, chatMessageBody, { maxBytes: 160 * 1024 });
-    return Response.json(await queueChatMessage(ctx, user.id, message), { status: 202 });
-  }),
-);
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  await limitChatRate(ctx, clientIp(request, ctx.config));
+  // 32,000 characters of up to 4 UTF-8 bytes each, plus the JSON around them.
+  const { message } = await readJson(request, chatMessageBody, { maxBytes: 160 * 1024 });
+  return Response.json(await queueChatMessage(ctx, user.id, message), { status: 202 });
+});

@@ -1,13 +1,11 @@
 export const dynamic = "force-dynamic";
 
-import { z } from "zod";
 import { webContext } from "@/lib/context";
 import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 import { kvConfigFrom } from "@/lib/kv/client";
 import { authorizeHostingWebhook, receiveHostingEvent } from "@/lib/webhooks/hosting";
-
-const eventBody = z.record(z.string(), z.unknown());
+import { hostingEventBody } from "@/lib/webhooks/schema";
 
 /**
  * POST /api/webhooks/hosting (public, shared secret in `x-webhook-secret` or `Authorization: Bearer`):
@@ -19,7 +17,7 @@ export const POST = route(
   async (request: Request) => {
     const ctx = webContext();
     authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
-    const payload = await readJson(request, eventBody, { maxBytes: 256 * 1024 });
+    const payload = await readJson(request, hostingEventBody, { maxBytes: 256 * 1024 });
     const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
     return Response.json(result);
   },

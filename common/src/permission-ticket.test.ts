@@ -1,12 +1,12 @@
-import { hmacHex } from "@svc/common";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hmacHex } from "./crypto";
 import {
   PERMISSION_TICKET_PURPOSE,
   PERMISSION_TICKET_TTL_MS,
   signPermissionTicket,
   verifyPermissionTicket,
-} from "./ticket";
+} from "./permission-ticket";
 
 const SECRET = "ticket-secret-0123456789abcdef";
 const NOW = Date.parse("2026-11-21T10:00:00.000Z");

@@ -9,10 +9,9 @@
  * else `INTERNAL_API_KEY`: the secret web and backend already share). The purpose prefix keeps a ticket
  * from ever being mistaken for another signature made with the same key, such as a user-context one.
  *
- * The web holds a copy of `signPermissionTicket` (web/lib/permissions/ticket.ts), because the web never
- * imports backend code; web/lib/permissions/ticket.test.ts proves the two agree.
+ * The one signer and verifier: the web signs with it, the backend's socket verifies with it.
  */
-import { hmacHex, safeEqual } from "@svc/common";
+import { hmacHex, safeEqual } from "./crypto";
 
 export const PERMISSION_TICKET_PURPOSE = "permissions-ws-ticket:v1";
 /** How long a ticket opens sockets after it was issued. */

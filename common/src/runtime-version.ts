@@ -2,8 +2,8 @@
  * Runtime versions (spec "Versioning"): every layer reports a concrete release number; a floating image tag
  * (`latest`, `main`, `stable`, …, or no tag at all) becomes the managed baseline `2026.4.11`.
  *
- * Pure and dependency-free on purpose: the web imports the same rules, so this belongs in @svc/common
- * (`normalizeRuntimeVersion`); it lives here until it is moved there.
+ * The one copy of these rules, used by the backend and the web. Pure and dependency-free: safe to import
+ * from pages (`@svc/common/runtime-version`).
  */
 
 /** The known-good runtime release the platform manages (factory reset pins it). */
@@ -11,6 +11,9 @@ export const MANAGED_BASELINE_VERSION = "2026.4.11";
 
 /** Where the runtime image comes from when only a tag is known. */
 export const DEFAULT_RUNTIME_REPOSITORY = "ghcr.io/openclaw/openclaw";
+
+/** The platform's default runtime image. */
+export const DEFAULT_RUNTIME_IMAGE = `${DEFAULT_RUNTIME_REPOSITORY}:${MANAGED_BASELINE_VERSION}`;
 
 export interface ImageReference {
   /** Registry and path, without tag or digest: `ghcr.io/openclaw/openclaw`. */

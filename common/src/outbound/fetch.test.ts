@@ -1,0 +1,180 @@
+/**
+ * The one outbound client against real loopback servers: one deadline, the size cap (declared and
+ * streamed), redirects refused by default, failures named by reason and upstream, the request id header.
+ */
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeUpstream, sendJson, startFakeUpstream } from "../../testing/fake-upstream";
+import { createOutboundClient, httpStatusError } from "./fetch";
+import { OutboundError, outboundPolicy } from "./guard";
+
+let upstream: FakeUpstream;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream((req, res, body) => {
+    const path = req.url ?? "/";
+    if (path === "/echo")
+      return sendJson(res, 200, {
+        method: req.method,
+        body: body.toString("utf8"),
+        contentType: req.headers["content-type"] ?? null,
+        requestId: req.headers["x-request-id"] ?? null,
+        token: req.headers.authorization ?? null,
+      });
+    if (path === "/declared-large") {
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "5000" });
+      return void res.end("x".repeat(5000));
+    }
+    if (path === "/streamed-large") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      for (let i = 0; i < 10; i++) res.write("y".repeat(500));
+      return void res.end();
+    }
+    if (path === "/gzip-bomb") {
+      res.writeHead(200, { "content-encoding": "gzip", "content-type": "text/plain" });
+      return void res.end(gzipSync("z".repeat(100_000)));
+    }
+    if (path === "/redirect") {
+      res.writeHead(302, { location: "/echo" });
+      return void res.end();
+    }
+    if (path === "/silent") return; // never answers
+    if (path === "/trickle") {
+      // Headers at once, the body never ends: the deadline still covers the body.
+      res.writeHead(200, { "content-type": "text/plain" });
+      return void res.write("partial");
+    }
+    if (path === "/missing") return sendJson(res, 404, { error: "not_found" });
+    return sendJson(res, 500, { error: "unexpected path" });
+  });
+});
+
+afterAll(async () => {
+  await upstream.close();
+});
+
+const client = () =>
+  createOutboundClient({ name: "the test upstream", baseUrl: `${upstream.url}/`, maxResponseBytes: 1000 });
+
+describe("createOutboundClient", () => {
+  it("sends method, JSON body, headers and the request id to base URL + path", async () => {
+    const answer = await client().request({
+      method: "POST",
+      url: "/echo",
+      json: { hello: "world" },
+      headers: { authorization: "Bearer tok" },
+      requestId: "req_123",
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.ok).toBe(true);
+    expect(answer.json()).toEqual({
+      method: "POST",
+      body: '{"hello":"world"}',
+      contentType: "application/json",
+      requestId: "req_123",
+      token: "Bearer tok",
+    });
+  });
+
+  it("answers any status; httpStatusError names the upstream and the status", async () => {
+    const answer = await client().request({ url: "/missing" });
+    expect(answer).toMatchObject({ status: 404, ok: false });
+    expect(answer.json()).toEqual({ error: "not_found" });
+    const err = httpStatusError("the test upstream", answer);
+    expect(err).toMatchObject({
+      reason: "http",
+      status: 404,
+      message: "the test upstream answered HTTP 404",
+    });
+  });
+
+  it("refuses an answer whose Content-Length is over the cap", async () => {
+    await expect(client().request({ url: "/declared-large" })).rejects.toMatchObject({
+      name: "OutboundError",
+      reason: "too_large",
+      upstream: "the test upstream",
+      maxBytes: 1000,
+      message: "the test upstream's answer is larger than the 1000-byte limit",
+    });
+  });
+
+  it("refuses a streamed answer once it passes the cap, and counts after decompression", async () => {
+    await expect(client().request({ url: "/streamed-large" })).rejects.toMatchObject({ reason: "too_large" });
+    await expect(client().request({ url: "/gzip-bomb" })).rejects.toMatchObject({ reason: "too_large" });
+    const small = await client().request({ url: "/streamed-large", maxResponseBytes: 5000 });
+    expect(small.text).toBe("y".repeat(5000));
+  });
+
+  it("refuses a redirect by default and does not follow it", async () => {
+    const before = upstream.requests.length;
+    const err = await client()
+      .request({ url: "/redirect" })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundError);
+    expect(err).toMatchObject({
+      reason: "redirect",
+      status: 302,
+      message: "the test upstream answered with a redirect, which is not followed",
+    });
+    expect(upstream.requests.slice(before).map((r) => r.path)).toEqual(["/redirect"]);
+  });
+
+  it("answers a redirect as its status when told (health probes), without following it", async () => {
+    const before = upstream.requests.length;
+    const answer = await client().request({ url: "/redirect", returnRedirects: true });
+    expect(answer).toMatchObject({ status: 302, ok: false });
+    expect(answer.headers.location).toBe("/echo");
+    expect(upstream.requests.slice(before).map((r) => r.path)).toEqual(["/redirect"]);
+  });
+
+  it("follows redirects when told, up to the limit", async () => {
+    const answer = await client().request({ url: "/redirect", maxRedirects: 1 });
+    expect(answer.url.pathname).toBe("/echo");
+    expect(answer.json()).toMatchObject({ method: "GET" });
+  });
+
+  it("times out when the upstream never answers, and when the body never ends", async () => {
+    await expect(client().request({ url: "/silent", timeoutMs: 100 })).rejects.toMatchObject({
+      reason: "timeout",
+      timeoutMs: 100,
+      message: "the test upstream timed out after 100 ms",
+    });
+    await expect(client().request({ url: "/trickle", timeoutMs: 100 })).rejects.toMatchObject({
+      reason: "timeout",
+    });
+  });
+
+  it("names a call the caller gave up as aborted", async () => {
+    const controller = new AbortController();
+    const call = client().request({ url: "/silent", signal: controller.signal });
+    controller.abort();
+    await expect(call).rejects.toMatchObject({
+      reason: "aborted",
+      message: "the call to the test upstream was given up",
+    });
+  });
+
+  it("names an unreachable upstream with the socket error", async () => {
+    const closed = await startFakeUpstream(() => undefined);
+    await closed.close();
+    await expect(
+      createOutboundClient({ name: "the closed upstream" }).request({ url: `${closed.url}/x` }),
+    ).rejects.toMatchObject({
+      reason: "unreachable",
+      socketCode: "ECONNREFUSED",
+      message: "the closed upstream could not be reached: connection refused (ECONNREFUSED)",
+    });
+  });
+
+  it("applies the URL guard only to clients given a policy", async () => {
+    const guarded = createOutboundClient({ name: "the page", policy: outboundPolicy() });
+    await expect(guarded.request({ url: `${upstream.url}/echo` })).rejects.toMatchObject({
+      reason: "refused",
+    });
+    guarded.close();
+    const configured = await createOutboundClient({ name: "the agent" }).request({
+      url: `${upstream.url}/echo`,
+    });
+    expect(configured.status).toBe(200);
+  });
+});
