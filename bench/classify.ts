@@ -12,16 +12,15 @@
  * seconds (8); BENCH_ONLY_INPROCESS=1 stops after (1).
  */
 
-import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
 import { parse } from "shell-quote";
 import { classifyCommand } from "../backend/src/permissions/classifier/index";
 import { generateCorpus } from "../backend/src/permissions/classifier/testing/corpus";
-import { freePort, newId, randomId, sealGatewayToken } from "../common/src/index";
+import { newId, sealGatewayToken } from "../common/src/index";
+import { startBenchWorker } from "./lib/workers";
 
 const CORPUS = Number(process.env.BENCH_CORPUS ?? 10_000);
 const SEED = Number(process.env.BENCH_SEED ?? 8);
@@ -130,14 +129,7 @@ async function runServer(data: ServerData): Promise<void> {
 }
 
 function startServer(data: ServerData): Promise<{ port: number; worker: Worker }> {
-  // Node 20 workers do not inherit tsx's loader: register it in the worker, then load this file.
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-    .then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  return new Promise((resolve, reject) => {
-    worker.once("message", (port: number) => resolve({ port, worker }));
-    worker.once("error", reject);
-  });
+  return startBenchWorker(import.meta.url, data);
 }
 
 /** Safe-tier calls as an agent's pre-tool-use hook sends them. */
@@ -149,21 +141,14 @@ const SAFE_CALLS = [
 ];
 
 async function overHttp(): Promise<void> {
-  const [{ startEmbeddedPostgres }, { migrateDatabase }, { connectDatabase }, { agents, users }] =
+  const [{ startBenchPostgres }, { migrateDatabase }, { connectDatabase }, { agents, users }] =
     await Promise.all([
-      import("../drizzle/embedded"),
+      import("./lib/postgres"),
       import("../drizzle/migrate"),
       import("../drizzle/client"),
       import("../drizzle/schema/index"),
     ]);
-  const dir = await mkdtemp(join("/dev/shm", "svc-bench-classify-"));
-  await chmod(dir, 0o755);
-  const cluster = await startEmbeddedPostgres({
-    dataDir: join(dir, "data"),
-    port: await freePort(),
-    password: randomId(16),
-    ephemeral: true,
-  });
+  const { cluster, stop } = await startBenchPostgres("classify");
   let server: Worker | undefined;
   try {
     const databaseUrl = cluster.url();
@@ -253,8 +238,7 @@ async function overHttp(): Promise<void> {
     );
   } finally {
     await server?.terminate();
-    await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 

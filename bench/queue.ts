@@ -6,8 +6,6 @@
  * 3. claim latency (ours): p50 of claiming one job, with an empty table and with 1,000,000 finished jobs.
  * Knobs: BENCH_JOBS, BENCH_TRICKLE, BENCH_CONCURRENCY; BENCH_ONLY_THROUGHPUT=1 stops after (1).
  */
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { Logger as GraphileLogger, run as runGraphile } from "graphile-worker";
 import pg from "pg";
 import {
@@ -16,11 +14,11 @@ import {
   databaseClock,
   enqueueJob,
   QUEUE_SESSION_OPTIONS,
-} from "../backend/src/jobs/queue";
+} from "../backend/src/jobs/sql";
 import { createJobWorker } from "../backend/src/jobs/worker";
-import { createLogger, freePort, randomId } from "../common/src/index";
-import { startEmbeddedPostgres } from "../drizzle/embedded";
+import { createLogger } from "../common/src/index";
 import { migrateDatabase } from "../drizzle/migrate";
+import { startBenchPostgres } from "./lib/postgres";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 const TRICKLE = Number(process.env.BENCH_TRICKLE ?? 2_000);
@@ -34,14 +32,7 @@ const pct = (values: number[], p: number) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quiet = createLogger("bench", "silent");
 
-const dir = await mkdtemp(join("/dev/shm", "svc-bench-queue-"));
-await chmod(dir, 0o755);
-const cluster = await startEmbeddedPostgres({
-  dataDir: join(dir, "data"),
-  port: await freePort(),
-  password: randomId(16),
-  ephemeral: true,
-});
+const { cluster, stop } = await startBenchPostgres("queue");
 const admin = new pg.Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("create database bench_ours");
@@ -271,6 +262,5 @@ try {
       `${(fullClaim / emptyClaim).toFixed(2)}x (goal <= 2x)`,
   );
 } finally {
-  await cluster.stop();
-  await rm(dir, { recursive: true, force: true });
+  await stop();
 }

@@ -22,8 +22,9 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
+import { startBenchWorker } from "./lib/workers";
 
 type ProxyRole = "wrapper" | "relay" | "http-proxy" | "fastify";
 type Role = { role: "upstream" } | { role: ProxyRole; upstreamPort: number };
@@ -155,14 +156,7 @@ function busyMs(worker: Worker): Promise<number> {
 }
 
 function startWorker(data: Role): Promise<{ port: number; worker: Worker }> {
-  // Node 20 workers do not inherit tsx's loader: register it in the worker, then load this file.
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-    .then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  return new Promise((resolve, reject) => {
-    worker.once("message", (port: number) => resolve({ port, worker }));
-    worker.once("error", reject);
-  });
+  return startBenchWorker(import.meta.url, data);
 }
 
 const pct = (values: number[], p: number) => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { freePort, isPortTaken } from "@svc/common";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { getJson, type LauncherRun, runLauncher, stopLauncher } from "./testing";
+import { getJson, type LauncherRun, runLauncher, stopLauncher } from "./testing/launcher";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 let dataDir = "";

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/common";
 import { afterAll, describe, expect, it } from "vitest";
-import { getJson, type LauncherRun, runLauncher, stopLauncher } from "./testing";
+import { getJson, type LauncherRun, runLauncher, stopLauncher } from "./testing/launcher";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cleanups: Array<() => Promise<unknown>> = [];

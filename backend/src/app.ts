@@ -5,22 +5,24 @@ import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminRoutes } from "./admin/routes";
+import { agentOperationRoutes } from "./agents/routes";
 import { aiRoutes } from "./ai/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
 import { healthRoutes } from "./health/routes";
 import { errorMapper, notFound } from "./http/errors";
-import { databaseClock } from "./jobs/queue";
 import { platformJobRoutes } from "./jobs/routes";
+import { databaseClock } from "./jobs/sql";
 import { metricsRoutes } from "./metrics/routes";
 import { openApiRoutes } from "./openapi";
 import type { PermissionBus } from "./permissions/bus";
 import { hookClassifyListener } from "./permissions/hook-listener";
+import { hookRoutes } from "./permissions/hooks";
 import { permissionRoutes } from "./permissions/routes";
 import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
 import { runtimeProxyRoutes } from "./runtime/proxy";
-import { runtimeOperationRoutes, runtimeVersionRoutes } from "./runtime/routes";
+import { runtimeVersionRoutes } from "./runtime/routes";
 
 export interface BackendDeps {
   config: BackendConfig;
@@ -73,9 +75,12 @@ export function createApp({
   app.set("etag", false);
   app.use(requestLogger(logger));
   app.use(httpMetricsMiddleware());
-  // First: the classify hook runs before every agent tool call (the hot path); the router parses its own
-  // JSON bodies, so a hook call meets no other router.
-  if (permissionBus) app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
+  // First: the classify hook runs before every agent tool call (the hot path); the `/api/hooks` router parses
+  // its own JSON bodies, so a hook call meets no other router. The permission routes do the same.
+  if (permissionBus) {
+    app.use(hookRoutes({ db: database.db, bus: permissionBus, config, logger }));
+    app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));
+  }
   // Before the JSON parser: proxied request bodies stream through untouched.
   app.use(runtimeProxyRoutes({ db: database.db, config }));
   app.use(express.json({ limit: "1mb" }));
@@ -92,7 +97,7 @@ export function createApp({
   app.use(adminRoutes(database.db, config));
   app.use(aiRoutes(database.db, config, clock));
   app.use(runtimeVersionRoutes(config));
-  app.use(runtimeOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
+  app.use(agentOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
   app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(notFound);
   app.use(errorMapper(logger));

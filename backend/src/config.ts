@@ -1,17 +1,6 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  ConfigError,
-  csv,
-  flag,
-  httpUrl,
-  logLevel,
-  parseEnv,
-  port,
-  positiveInt,
-  postgresUrl,
-  userContextSecretProblem,
-} from "@svc/common";
+import { csv, flag, httpUrl, parseServiceEnv, port, positiveInt, postgresUrl, serviceEnv } from "@svc/common";
 import { z } from "zod";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -55,10 +44,7 @@ function aiPlanLimits() {
 
 export const envSchema = z.object({
   BACKEND_PORT: port(4000),
-  LOG_LEVEL: logLevel(),
-  HOST: z.string().default("127.0.0.1"),
-  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: z.string().optional(),
+  ...serviceEnv(),
   DATABASE_URL: postgresUrl(),
   /** Bearer key of the backend's internal routes; `requireAuth` answers 500 while it is unset. */
   INTERNAL_API_KEY: z.string().optional(),
@@ -175,8 +161,5 @@ export type BackendConfig = z.infer<typeof envSchema>;
 
 /** The backend's configuration, parsed once at start. */
 export function loadBackendConfig(env: Record<string, string | undefined> = process.env): BackendConfig {
-  const config = parseEnv(envSchema, env);
-  const problem = userContextSecretProblem(config);
-  if (problem) throw new ConfigError([problem]);
-  return config;
+  return parseServiceEnv(envSchema, env);
 }

@@ -4,6 +4,7 @@
  */
 import {
   type ApiOperation,
+  agentOperations,
   backendErrorBody,
   buildOpenApiDocument,
   jsonObject,
@@ -14,6 +15,7 @@ import {
 import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/schema";
+import { logsQuery, maintenanceBody } from "./agents/schema";
 import { chatCompletionBody } from "./ai/schema";
 import { validateKeyBody } from "./apikeys/schema";
 import { chatJobSchema, provisionJobSchema } from "./jobs/schema";
@@ -26,7 +28,6 @@ import {
   permissionSocketQuery,
 } from "./permissions/schema";
 import { PROXY_PREFIX } from "./runtime/proxy";
-import { logsQuery, maintenanceBody } from "./runtime/schema";
 
 const internalErrors = {
   401: "no `Authorization: Bearer` header",
@@ -52,18 +53,6 @@ const classifyAnswer = z
 const page = (name: string) =>
   z.object({ [name]: z.array(jsonObject), total: z.number().optional() }).loose();
 
-const agentGets = ["state", "stats", "gateway-token", "health", "logs"] as const;
-const agentPosts = [
-  "start",
-  "stop",
-  "restart",
-  "repair",
-  "reset-memory",
-  "update",
-  "compat",
-  "heal-token",
-  "maintenance",
-] as const;
 const proxyMethods = ["get", "post", "put", "patch", "delete"] as const;
 
 export const backendOperations: readonly ApiOperation[] = [
@@ -96,26 +85,23 @@ export const backendOperations: readonly ApiOperation[] = [
     },
     errors: { ...internalErrors, 400: "bad body" },
   },
-  {
-    method: "post",
-    path: "/api/platform-jobs/provision",
-    summary: "Enqueue a provision job",
-    tags: ["jobs"],
-    auth: ["internalKey"],
-    body: provisionJobSchema,
-    success: { status: 202, description: "queued", schema: enqueued },
-    errors: { ...internalErrors, 400: "bad body" },
-  },
-  {
-    method: "post",
-    path: "/api/platform-jobs/chat",
-    summary: "Enqueue a gateway chat job",
-    tags: ["jobs"],
-    auth: ["internalKey"],
-    body: chatJobSchema,
-    success: { status: 202, description: "queued", schema: enqueued },
-    errors: { ...internalErrors, 400: "bad body" },
-  },
+  ...(
+    [
+      ["provision", "Enqueue a provision job", provisionJobSchema],
+      ["chat", "Enqueue a gateway chat job", chatJobSchema],
+    ] as const
+  ).map(
+    ([kind, summary, body]): ApiOperation => ({
+      method: "post",
+      path: `/api/platform-jobs/${kind}`,
+      summary,
+      tags: ["jobs"],
+      auth: ["internalKey"],
+      body,
+      success: { status: 202, description: "queued", schema: enqueued },
+      errors: { ...internalErrors, 400: "bad body" },
+    }),
+  ),
   {
     method: "get",
     path: "/api/platform-jobs/metrics",
@@ -182,35 +168,28 @@ export const backendOperations: readonly ApiOperation[] = [
     },
     errors: internalErrors,
   },
-  ...agentGets.map(
-    (name): ApiOperation => ({
-      method: "get",
-      path: `/api/agents/{agentId}/${name}`,
-      summary: `Agent ${name}`,
-      tags: ["agents"],
-      auth: ["internalUser"],
-      ...(name === "logs" ? { query: logsQuery } : {}),
-      success: { status: 200, description: `the agent's ${name}`, schema: jsonObject },
-      errors: name === "logs" ? { ...agentErrors, 400: "lines is not 1 to 500" } : agentErrors,
-    }),
-  ),
-  ...agentPosts.map(
-    (name): ApiOperation => ({
-      method: "post",
-      path: `/api/agents/{agentId}/${name}`,
-      summary: `Agent operation: ${name}`,
-      tags: ["agents"],
-      auth: ["internalUser"],
-      ...(name === "maintenance" ? { body: maintenanceBody } : {}),
-      success: { status: 200, description: "the operation's outcome", schema: jsonObject },
-      errors: {
+  ...agentOperations({
+    path: (name) => `/api/agents/{agentId}/${name}`,
+    tags: ["agents"],
+    auth: ["internalUser"],
+    logsQuery,
+    maintenanceBody,
+    get: {
+      summary: (name) => `Agent ${name}`,
+      success: (name) => `the agent's ${name}`,
+      errors: (name) => (name === "logs" ? { ...agentErrors, 400: "lines is not 1 to 500" } : agentErrors),
+    },
+    post: {
+      summary: (name) => `Agent operation: ${name}`,
+      success: () => "the operation's outcome",
+      errors: () => ({
         ...agentErrors,
         400: "bad body",
         409: "the agent has no deployed runtime yet",
         502: "agent failed",
-      },
-    }),
-  ),
+      }),
+    },
+  }),
   {
     method: "get",
     path: "/api/runtime/instances",

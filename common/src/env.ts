@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "./errors";
 import { LOG_LEVELS } from "./logger";
+import { userContextSecretProblem } from "./user-context";
 
 type Env = Record<string, string | undefined>;
 
@@ -22,6 +23,35 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: Env = process.en
     return given === undefined ? `${name}: ${issue.message}` : `${name}: ${issue.message} (got "${given}")`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * `parseEnv` plus the production rule of the user-context key (`userContextSecretProblem`), for the
+ * services that sign or check user contexts. Every problem at once: when a variable is bad, the secret
+ * rule is judged on the variables as given and listed first.
+ */
+export function parseServiceEnv<S extends z.ZodObject>(schema: S, env: Env = process.env): z.infer<S> {
+  let parsed: z.infer<S>;
+  try {
+    parsed = parseEnv(schema, env);
+  } catch (err) {
+    const secretProblem = err instanceof ConfigError ? userContextSecretProblem(env) : null;
+    if (secretProblem) throw new ConfigError([secretProblem, ...(err as ConfigError).problems]);
+    throw err;
+  }
+  const problem = userContextSecretProblem(parsed as Env);
+  if (problem) throw new ConfigError([problem]);
+  return parsed;
+}
+
+/** The variables every HTTP service reads alike: log level, the host it listens on, the metrics token. */
+export function serviceEnv() {
+  return {
+    LOG_LEVEL: logLevel(),
+    HOST: z.string().default("127.0.0.1"),
+    /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
+    METRICS_TOKEN: z.string().optional(),
+  };
 }
 
 const portNumber = () =>

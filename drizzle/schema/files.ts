@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, pgTable, text } from "drizzle-orm/pg-core";
-import { users } from "./accounts";
-import { agents } from "./agents";
 import { createdAt } from "./columns";
+import { ownerColumns } from "./owner";
 
 // Files uploaded to agents (spec "File", "Files"). `storagePath` is relative to the upload directory;
 // only the uploader may list, download or delete a file.
@@ -10,12 +9,7 @@ export const files = pgTable(
   "files",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id, { onDelete: "cascade" }),
+    ...ownerColumns(),
     /** Sanitized name, at most 128 characters. */
     filename: text("filename").notNull(),
     storagePath: text("storage_path").notNull().unique(),

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text } from "drizzle-orm/pg-core";
-import { users } from "./accounts";
-import { agents } from "./agents";
 import { createdAt, timestamptz, updatedAt } from "./columns";
+import { ownerColumns } from "./owner";
 
 export type ScheduledTaskStatus = "pending" | "running" | "completed" | "failed";
 
@@ -11,12 +10,7 @@ export const scheduledTasks = pgTable(
   "scheduled_tasks",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id, { onDelete: "cascade" }),
+    ...ownerColumns(),
     name: text("name").notNull(),
     description: text("description"),
     /** 5 or 6 cron fields. */

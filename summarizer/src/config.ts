@@ -1,12 +1,9 @@
-import { csv, logLevel, parseEnv, port, positiveInt } from "@svc/common";
+import { csv, parseEnv, port, positiveInt, serviceEnv } from "@svc/common";
 import { z } from "zod";
 
 export const envSchema = z.object({
   SUMMARIZER_PORT: port(4100),
-  LOG_LEVEL: logLevel(),
-  HOST: z.string().default("127.0.0.1"),
-  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: z.string().optional(),
+  ...serviceEnv(),
   /** Largest page read, after decompression. */
   SUMMARIZER_MAX_BYTES: positiveInt(5 * 1024 * 1024),
   /** Deadline of one page fetch, redirects and body included. */

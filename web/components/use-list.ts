@@ -13,5 +13,19 @@ export function useList<T>(path: string, key: string) {
   useEffect(() => {
     reload().catch((err: unknown) => setError(messageOf(err)));
   }, [reload]);
-  return { items, reload, error, setError };
+  /** `DELETE <path>/<id>`, then `onDeleted` and a reload; a failure becomes `error`. */
+  const remove = useCallback(
+    async (id: string, onDeleted?: () => void) => {
+      setError("");
+      try {
+        await api(`${path}/${encodeURIComponent(id)}`, { method: "DELETE" });
+        onDeleted?.();
+        await reload();
+      } catch (err) {
+        setError(messageOf(err));
+      }
+    },
+    [path, reload],
+  );
+  return { items, reload, remove, error, setError };
 }

@@ -10,7 +10,7 @@ import {
   launchChromium,
   startWebServer,
   type WebServer,
-} from "./browser";
+} from "./testing/browser";
 
 let server: WebServer;
 let browser: Browser;

@@ -10,9 +10,9 @@ import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBackend, type TestBackend } from "../lib/runtime/testing";
+import { startTestBackend, type TestBackend } from "../lib/runtime/testing/backend";
 import { signedInUser, useWebTestContext, webContext } from "../lib/testing";
-import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./browser";
+import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./testing/browser";
 
 const INTERNAL_API_KEY = "panel-internal-key-0123456789abcdef";
 const HMAC_SECRET = "panel-hmac-secret-0123456789abcdef";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebServer, type WebServer } from "./browser";
+import { startWebServer, type WebServer } from "./testing/browser";
 
 let server: WebServer;
 let dataDir: string;

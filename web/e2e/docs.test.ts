@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, startWebServer, type WebServer } from "./browser";
+import { launchChromium, startWebServer, type WebServer } from "./testing/browser";
 
 let server: WebServer;
 let browser: Browser;

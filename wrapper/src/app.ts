@@ -2,15 +2,16 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { requestLogger } from "@svc/common";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
-import { adminAuth } from "./auth";
 import type { WrapperConfig } from "./config";
 import { wrapperErrorMapper } from "./http/errors";
-import { pairingRoutes } from "./pairing";
 import type { RuntimeProxy } from "./proxy";
+import { adminAuth } from "./routes/auth";
+import { configRoutes } from "./routes/config";
+import { pairingRoutes } from "./routes/pairing";
 import { runtimeRoutes } from "./routes/runtime";
+import { aiProviderFrom } from "./runtime/config-file";
 import type { FfmpegInfo } from "./runtime/ffmpeg";
 import type { Supervisor } from "./runtime/supervisor";
-import { aiProviderFrom, configRoutes } from "./runtime-config";
 
 export interface WrapperDeps {
   config: WrapperConfig;

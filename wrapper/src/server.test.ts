@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const fakeRuntime = join(root, "common/testing/fakes/fake-runtime.mjs");
+const fakeRuntime = join(root, "common/testing/fakes/agent-runtime.mjs");
 const PASSWORD = "wrapper-admin-password-123";
 let wrapper: ChildProcess;
 let base = "";

@@ -1,8 +1,9 @@
-import { type Clock, HttpError } from "@svc/common";
+import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { aiUsageHours } from "@svc/db/schema";
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { BackendConfig } from "../config";
+import { modelNotAllowed, requestBudgetExhausted, tokenBudgetExhausted } from "./errors";
 
 export type AiBudgetConfig = Pick<
   BackendConfig,
@@ -37,12 +38,7 @@ export function requireAllowedModel(budget: AiPlanBudget, model: string): void {
     pattern.endsWith("*") ? model.startsWith(pattern.slice(0, -1)) : pattern === model,
   );
   if (allowed) return;
-  throw new HttpError(
-    403,
-    "ai_model_not_allowed",
-    `model "${model}" is not allowed on the "${budget.plan}" plan`,
-    { model, plan: budget.plan, allowedModels: budget.models },
-  );
+  throw modelNotAllowed(model, budget.plan, budget.models);
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -85,8 +81,7 @@ export async function reserveAiRequest(
       ),
     );
   if (Number(spent?.tokens ?? 0) >= budget.tokensPerDay) {
-    throw budgetExhausted(
-      "ai_token_budget_exhausted",
+    throw tokenBudgetExhausted(
       `the "${budget.plan}" plan allows ${budget.tokensPerDay} AI tokens per day (UTC)`,
       dayEnd.getTime() - now,
       budget.tokensPerDay,
@@ -103,22 +98,13 @@ export async function reserveAiRequest(
     })
     .returning({ requests: aiUsageHours.requests });
   if (counted.length === 0) {
-    throw budgetExhausted(
-      "ai_request_budget_exhausted",
+    throw requestBudgetExhausted(
       `the "${budget.plan}" plan allows ${budget.requestsPerHour} AI requests per hour`,
       hourStart.getTime() + HOUR_MS - now,
       budget.requestsPerHour,
     );
   }
   return { userId, hourStart };
-}
-
-function budgetExhausted(code: string, allows: string, waitMs: number, limit: number): HttpError {
-  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new HttpError(429, code, `${allows}; try again in ${retryAfterSeconds} s`, {
-    retryAfterSeconds,
-    limit,
-  });
 }
 
 /** Adds an answer's tokens to the row its request was counted in. */

@@ -1,5 +1,12 @@
-import { HttpError } from "@svc/common";
 import { type AiProviderClient, AiProviderError } from "./client";
+import {
+  aiProviderUnconfigured,
+  clientClosedRequest,
+  providerAnsweredWithoutJson,
+  providerFailed,
+  providerTimeout,
+  providerUnreachable,
+} from "./errors";
 import type { ChatCompletionRequest } from "./schema";
 
 export type ChatAnswer =
@@ -29,7 +36,7 @@ export async function forwardChatCompletion(
   const { status, body, text } = answer;
   if (status >= 200 && status < 300) {
     if (body === undefined) {
-      throw new HttpError(502, "ai_provider_error", `the AI provider (${client.name}) answered without JSON`);
+      throw providerAnsweredWithoutJson(client.name);
     }
     return { kind: "json", status, body };
   }
@@ -44,20 +51,13 @@ export async function forwardChatCompletion(
       },
     };
   }
-  throw new HttpError(
-    502,
-    "ai_provider_error",
-    status >= 500
-      ? `the AI provider (${client.name}) failed with HTTP ${status}`
-      : `the AI provider (${client.name}) answered with unexpected HTTP ${status}`,
-    { providerStatus: status },
-  );
+  throw providerFailed(client.name, status);
 }
 
 /** 503 `ai_provider_unconfigured` without `AI_PROVIDER_KEY`. */
 export function requireConfiguredProvider(client: AiProviderClient): void {
   if (!client.configured) {
-    throw new HttpError(503, "ai_provider_unconfigured", "AI_PROVIDER_KEY is not configured");
+    throw aiProviderUnconfigured();
   }
 }
 
@@ -66,11 +66,11 @@ export function providerFailure(err: unknown): unknown {
   if (!(err instanceof AiProviderError)) return err;
   switch (err.kind) {
     case "timeout":
-      return new HttpError(504, "ai_provider_timeout", err.message);
+      return providerTimeout(err.message);
     case "network":
-      return new HttpError(502, "ai_provider_unreachable", err.message);
+      return providerUnreachable(err.message);
     case "aborted":
       // Nobody is listening any more; 499 only shows in the request log.
-      return new HttpError(499, "client_closed_request", err.message);
+      return clientClosedRequest(err.message);
   }
 }

@@ -1,5 +1,6 @@
-import { HttpError, type UserContext } from "@svc/common";
+import type { UserContext } from "@svc/common";
 import type { RequestHandler } from "express";
+import { adminRequired } from "./errors";
 import { userContextOf } from "./user-context";
 
 /** Whether an email is one of `ADMIN_EMAILS` (case-insensitive, surrounding spaces ignored). */
@@ -24,7 +25,7 @@ export function isAdminContext(adminEmails: readonly string[], context: UserCont
 export function requireAdmin(adminEmails: readonly string[]): RequestHandler {
   return (_req, res, next) => {
     if (!isAdminContext(adminEmails, userContextOf(res))) {
-      throw new HttpError(403, "ADMIN_REQUIRED", "an administrator account is required");
+      throw adminRequired();
     }
     next();
   };

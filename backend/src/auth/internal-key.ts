@@ -1,5 +1,6 @@
-import { bearerCredential, HttpError, safeEqual } from "@svc/common";
+import { bearerCredential, safeEqual } from "@svc/common";
 import type { RequestHandler } from "express";
+import { internalKeyRequired, internalKeyUnset, invalidInternalKey } from "./errors";
 
 /**
  * Internal API key (spec "Internal API key" and `requireAuth`): `Authorization: Bearer <INTERNAL_API_KEY>`,
@@ -9,11 +10,9 @@ import type { RequestHandler } from "express";
 export function requireInternalKey(internalApiKey: string | undefined): RequestHandler {
   return (req, _res, next) => {
     const presented = bearerCredential(req.get("authorization"));
-    if (presented === null)
-      throw new HttpError(401, "unauthorized", "Authorization: Bearer <internal API key> required");
-    if (!internalApiKey) throw new HttpError(500, "internal_key_unset", "INTERNAL_API_KEY is not configured");
-    if (!safeEqual(presented, internalApiKey))
-      throw new HttpError(403, "forbidden", "invalid internal API key");
+    if (presented === null) throw internalKeyRequired();
+    if (!internalApiKey) throw internalKeyUnset();
+    if (!safeEqual(presented, internalApiKey)) throw invalidInternalKey();
     next();
   };
 }

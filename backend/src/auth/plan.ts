@@ -1,8 +1,9 @@
-import { HttpError, safeEqual } from "@svc/common";
+import { safeEqual } from "@svc/common";
 import type { Database } from "@svc/db";
 import { users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { RequestHandler, Response } from "express";
+import { subscriptionMismatch } from "./errors";
 import { userContextOf } from "./user-context";
 
 /** The plan a request runs under, after `requireMatchingPlan`. */
@@ -30,7 +31,7 @@ export function requireMatchingPlan(db: Database): RequestHandler {
     const { userId } = userContextOf(res);
     const plan = req.get("x-user-plan") || undefined;
     const subscriptionId = req.get("x-payments-subscription-id") || null;
-    if (!plan) throw mismatch("x-user-plan header is required");
+    if (!plan) throw subscriptionMismatch("x-user-plan header is required");
 
     let record: AccountPlan | null;
     try {
@@ -43,10 +44,10 @@ export function requireMatchingPlan(db: Database): RequestHandler {
       return;
     }
 
-    if (!record) throw mismatch("no account matches the user context");
-    if (record.plan !== plan) throw mismatch("x-user-plan does not match the account's plan");
+    if (!record) throw subscriptionMismatch("no account matches the user context");
+    if (record.plan !== plan) throw subscriptionMismatch("x-user-plan does not match the account's plan");
     if (!sameSubscription(record.paymentsSubscriptionId, subscriptionId)) {
-      throw mismatch("x-payments-subscription-id does not match the account's subscription");
+      throw subscriptionMismatch("x-payments-subscription-id does not match the account's subscription");
     }
     setPlan(res, { plan, paymentsSubscriptionId: subscriptionId, verifiedBy: "database" });
     next();
@@ -79,10 +80,6 @@ export function verifiedPlanOf(res: Response): VerifiedPlan {
 
 function setPlan(res: Response, plan: VerifiedPlan): void {
   res.locals.verifiedPlan = plan;
-}
-
-function mismatch(message: string): HttpError {
-  return new HttpError(402, "SUBSCRIPTION_MISMATCH", message);
 }
 
 function sameSubscription(stored: string | null, claimed: string | null): boolean {

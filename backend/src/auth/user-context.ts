@@ -1,5 +1,6 @@
-import { HttpError, safeEqual, signUserContext, type UserContext } from "@svc/common";
+import { safeEqual, signUserContext, type UserContext } from "@svc/common";
 import type { RequestHandler, Response } from "express";
+import { invalidSignature, signatureRequired } from "./errors";
 
 export type { UserContext };
 
@@ -41,10 +42,10 @@ export function verifyUserContext({ secret, required }: VerifyUserContextOptions
     if (secret && (required || claimsUser)) {
       const signature = req.get("x-user-signature");
       if (!signature) {
-        throw new HttpError(401, "SIGNATURE_REQUIRED", "x-user-signature header is required");
+        throw signatureRequired();
       }
       if (!safeEqual(signature, signUserContext(secret, context))) {
-        throw new HttpError(401, "INVALID_SIGNATURE", "x-user-signature does not match the user context");
+        throw invalidSignature();
       }
     }
     res.locals.userContext = context;

@@ -2,7 +2,7 @@ import { openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
-import type { JobProcessor } from "../jobs/processors";
+import type { JobProcessor } from "../jobs/types";
 import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
 export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;

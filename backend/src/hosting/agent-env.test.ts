@@ -8,16 +8,15 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startFakeDocker, startFakeRailway } from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBackendConfig } from "../config";
 import { probeRuntime } from "../runtime/probe";
 import { createHostingPlatform, type HostingConfig } from "./index";
-import { startFakeDocker } from "./testing/fake-docker";
-import { startFakeRailway } from "./testing/fake-railway";
 import { agentEnvironment, agentServiceName, type HostingPlatform, PLATFORM_SECRET_NAMES } from "./types";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const SECRETS = {
   INTERNAL_API_KEY: "secret-internal-key-0123456789",

@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeDocker, logFrame, startFakeDocker } from "@svc/common/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDockerHostingPlatform, type DockerHostingPlatform } from "./docker";
 import {
@@ -11,7 +12,6 @@ import {
   dockerMemoryUsage,
   parseDockerHost,
 } from "./docker-api";
-import { type FakeDocker, logFrame, startFakeDocker } from "./testing/fake-docker";
 import { agentServiceName } from "./types";
 
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";

@@ -23,7 +23,7 @@ import {
   dockerMemoryUsage,
   parseDockerHost,
 } from "./docker-api";
-import { assertAgentEnv } from "./env";
+import { assertAgentEnv } from "./secret-guard";
 import {
   type CreateServiceInput,
   type HostedService,

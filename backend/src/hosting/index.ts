@@ -1,15 +1,15 @@
 /**
  * The hosting platform of this backend, chosen by HOSTING_PROVIDER (`local` by default, `railway`,
  * `docker`). Every driver is given the platform's secret values so it refuses to hand any of them to an
- * agent (see env.ts).
+ * agent (see secret-guard.ts).
  */
 import type { Logger } from "pino";
 import type { BackendConfig } from "../config";
 import { createDockerHostingPlatform, type DockerHostingOptions } from "./docker";
-import { platformSecretValues } from "./env";
 import { createLocalHostingPlatform, type LocalHostingOptions } from "./local";
 import { type InheritedVariable, inheritedEnvironment } from "./local-process";
 import { createRailwayHostingPlatform } from "./railway";
+import { platformSecretValues } from "./secret-guard";
 import type { HostingPlatform } from "./types";
 
 export type HostingConfig = Pick<

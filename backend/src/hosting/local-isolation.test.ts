@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "./local";
 import { LocalServiceStore } from "./local-store";
+import { closedToOthers } from "./local-users";
 import { isProcessAlive, signalGroup } from "./proc";
 import { wrapperReaches } from "./testing/wrapper-events";
 import { agentEnvironment, agentServiceName } from "./types";
@@ -19,6 +20,11 @@ import { agentEnvironment, agentServiceName } from "./types";
 const PROBE = fileURLToPath(new URL("./testing/read-probe-runtime.mjs", import.meta.url));
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";
 const asRoot = process.getuid?.() === 0;
+// A checkout under a closed directory (e.g. a mktemp dir) cannot be reached by agent users: the driver then
+// falls back to the shared user (tested below), and the isolation itself cannot be shown here.
+const codeReachable =
+  (await closedToOthers(fileURLToPath(new URL("../../../wrapper/src/server.ts", import.meta.url)))) ===
+    null && (await closedToOthers(process.execPath, 0o001)) === null;
 const drivers: LocalHostingPlatform[] = [];
 let dataDir = "";
 let agentsDir = "";
@@ -113,7 +119,32 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe.runIf(asRoot)("local agents as root: one OS user each", () => {
+describe.runIf(asRoot)("local agents as root, code closed to other users", () => {
+  it("by default the driver falls back to the shared user with a warning; isolateAgents: true refuses", async () => {
+    const closed = await mkdtemp(join(tmpdir(), "svc-local-closed-"));
+    try {
+      const warnings: string[] = [];
+      const logger = {
+        warn: (_o: unknown, m: string) => warnings.push(m),
+        info() {},
+        error() {},
+        debug() {},
+      };
+      const options = { agentsDir: join(closed, "agents"), runtimeCommand: "x" };
+      const platform = createLocalHostingPlatform({ ...options, logger } as never);
+      await expect(platform.ping()).resolves.toBeUndefined();
+      expect(warnings).toEqual([expect.stringContaining("local agents are NOT isolated")]);
+      expect((await stat(join(closed, "agents"))).mode & 0o777).toBe(0o700);
+      await expect(createLocalHostingPlatform({ ...options, isolateAgents: true }).ping()).rejects.toThrow(
+        /cannot reach LOCAL_AGENTS_DIR/,
+      );
+    } finally {
+      await rm(closed, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each", () => {
   it("an agent's process cannot read secrets.json, another agent's service.json or the backend's environ", async () => {
     const platform = driver();
     await platform.ping();
@@ -181,7 +212,8 @@ describe.runIf(asRoot)("local agents as root: one OS user each", () => {
   it("ping names the directory that keeps agents' users from their agents directory", async () => {
     const closed = await mkdtemp(join(tmpdir(), "svc-local-closed-"));
     try {
-      const platform = createLocalHostingPlatform({ agentsDir: join(closed, "agents"), runtimeCommand: "x" });
+      const strict = { agentsDir: join(closed, "agents"), runtimeCommand: "x", isolateAgents: true };
+      const platform = createLocalHostingPlatform(strict);
       await expect(platform.ping()).rejects.toMatchObject({
         reason: "not_configured",
         message: `local agents run as their own OS users, who cannot reach LOCAL_AGENTS_DIR (${join(closed, "agents")}): ${closed} is closed to others (chmod o+x a directory, o+r a file, or move it)`,

@@ -1,6 +1,6 @@
 /**
  * The local driver end to end: real wrapper processes (`wrapper/src/server.ts`) running the fake runtime
- * (common/testing/fakes/fake-runtime.mjs), probed with the shared probe and called through their URLs.
+ * (common/testing/fakes/agent-runtime.mjs), probed with the shared probe and called through their URLs.
  * Waiting for an agent to come up is waiting for its wrapper's `running` event (/api/events), never for a
  * probe that has to answer within a time limit: on a loaded machine those limits are what runs out.
  */
@@ -19,7 +19,7 @@ import { wrapperReaches } from "./testing/wrapper-events";
 import { agentEnvironment, agentServiceName, type HostedService } from "./types";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";
 let dir = "";

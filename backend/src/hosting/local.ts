@@ -31,7 +31,6 @@ import { fileURLToPath } from "node:url";
 import { type Clock, freePort, isPortTaken, systemClock } from "@svc/common";
 import type { Logger } from "pino";
 import { type AgentAnswer, requestAgent } from "../runtime/agent-client";
-import { assertAgentEnv } from "./env";
 import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
 import { type LocalServiceRecord, LocalServiceStore } from "./local-store";
 import {
@@ -43,6 +42,7 @@ import {
   missingUserTools,
 } from "./local-users";
 import { groupUsage, isProcessAlive } from "./proc";
+import { assertAgentEnv } from "./secret-guard";
 import {
   type CreateServiceInput,
   type HostedService,
@@ -74,7 +74,10 @@ export interface LocalHostingOptions {
   requestTimeoutMs?: number;
   /** The wrapper package directory (default: `wrapper/` of this repository). */
   wrapperDir?: string;
-  /** Run each agent as its own OS user (default: when the platform runs as root, which it requires). */
+  /**
+   * Run each agent as its own OS user. `true` requires it (root, reachable code); the default tries it when
+   * the platform runs as root and falls back, with a warning, to the shared user when the code is closed.
+   */
   isolateAgents?: boolean;
   logger?: Logger;
 }
@@ -97,7 +100,9 @@ export class LocalHostingPlatform implements HostingPlatform {
   /** Agents whose processes this instance started or adopted: what `close()` stops. */
   private readonly owned = new Set<string>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly isolate: boolean;
+  /** Whether agents run as their own OS users: see `checkIsolation` for the fallback when root cannot. */
+  private isolate: boolean;
+  private readonly isolationRequired: boolean;
   private isolationChecked = false;
 
   constructor(private readonly options: LocalHostingOptions) {
@@ -108,6 +113,7 @@ export class LocalHostingPlatform implements HostingPlatform {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 3_000;
     assertAgentEnv(options.wrapperEnv ?? {}, options.secretValues ?? []);
     this.isolate = options.isolateAgents ?? process.getuid?.() === 0;
+    this.isolationRequired = options.isolateAgents === true;
     if (this.isolate && process.getuid?.() !== 0)
       throw new HostingError("not_configured", "running local agents as their own OS users needs root");
   }
@@ -386,6 +392,7 @@ export class LocalHostingPlatform implements HostingPlatform {
     }
     const stateDir = this.store.stateDir(record.agentId);
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    if (this.isolate) await this.checkIsolation();
     const user = this.isolate ? await this.isolateAgent(record) : undefined;
     const env = wrapperEnvironment({
       agentEnv: record.env,
@@ -433,11 +440,18 @@ export class LocalHostingPlatform implements HostingPlatform {
     ];
     for (const [what, path, bits] of needed) {
       const closed = await closedToOthers(path, bits);
-      if (closed)
-        throw new HostingError(
-          "not_configured",
-          `local agents run as their own OS users, who cannot reach ${what} (${path}): ${closed} is closed to others (chmod o+x a directory, o+r a file, or move it)`,
-        );
+      if (!closed) continue;
+      const problem = `local agents run as their own OS users, who cannot reach ${what} (${path}): ${closed} is closed to others (chmod o+x a directory, o+r a file, or move it)`;
+      if (this.isolationRequired) throw new HostingError("not_configured", problem);
+      // A checkout under a closed directory (a mode-700 home, a mktemp dir) still gets working agents, as
+      // the platform's own user: the same single-user development mode as running without root, said loudly.
+      this.options.logger?.warn(
+        { reason: problem },
+        "local agents are NOT isolated: they share the platform's user (single-user development only; use HOSTING_PROVIDER=docker otherwise)",
+      );
+      this.isolate = false;
+      await chmod(this.store.root, 0o700);
+      break;
     }
     this.isolationChecked = true;
   }

@@ -1,7 +1,8 @@
 /** The railway driver against a loopback fake of Railway's GraphQL API. */
+
+import { type FakeRailway, startFakeRailway } from "@svc/common/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRailwayHostingPlatform, type RailwayHostingOptions, railwayStatus } from "./railway";
-import { type FakeRailway, startFakeRailway } from "./testing/fake-railway";
 import { agentServiceName } from "./types";
 
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";

@@ -17,7 +17,7 @@
  * Missing key, project or environment → HostingError `not_configured` on every call.
  */
 import { createOutboundClient, type OutboundAnswer, type OutboundClient, OutboundError } from "@svc/common";
-import { assertAgentEnv } from "./env";
+import { assertAgentEnv } from "./secret-guard";
 import {
   type CreateServiceInput,
   type HostedService,

@@ -4,7 +4,7 @@
  */
 import { gauge, histogram } from "@svc/common/metrics/index";
 import { platformJobLanes, platformJobStatuses } from "@svc/db/schema";
-import { jobMetrics, type Queryable, type QueueClock } from "./queue";
+import { jobMetrics, type Queryable, type QueueClock } from "./sql";
 
 export type JobRunOutcome = "completed" | "retried" | "failed" | "aborted";
 

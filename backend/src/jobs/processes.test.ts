@@ -15,7 +15,7 @@ import { migrateDatabase } from "@svc/db/migrate";
 import { agents, users } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
-import { databaseClock, enqueueJob } from "./queue";
+import { databaseClock, enqueueJob } from "./sql";
 import { createJobWorker } from "./worker";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));

@@ -16,7 +16,7 @@ import {
   refreshJobLock,
   releaseJobs,
   requeueStaleJobs,
-} from "./queue";
+} from "./sql";
 
 const database = connectDatabase(process.env.DATABASE_URL as string);
 const pool = database.pool;

@@ -1,11 +1,11 @@
 import type { Database } from "@svc/db";
+import { createRuntimeOperations, type RuntimeOperationsConfig } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
 import { gatewayChatProcessor } from "../chat/processor";
 import { envSchema } from "../config";
 import { provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "../runtime/jobs";
-import { createRuntimeOperations, type RuntimeOperationsConfig } from "../runtime/operations";
 import type { PlatformSource } from "../runtime/platform";
-import type { ProcessorRegistry } from "./processors";
+import type { ProcessorRegistry } from "./types";
 
 export interface PlatformProcessorDeps {
   db: Database;

@@ -1,7 +1,15 @@
-import { HttpError } from "@svc/common";
-import type { PlatformJob } from "@svc/db/schema";
-import { enqueueJob, getJob, jobMetrics, type Queryable, type QueueClock, type QueueMetrics } from "./queue";
+import type { PlatformJob, PlatformJobPayload } from "@svc/db/schema";
+import { enqueueFailed, fetchFailed, jobNotFound, metricsFailed } from "./errors";
 import type { ChatJobInput, ProvisionJobInput } from "./schema";
+import {
+  enqueueJob,
+  getJob,
+  jobMetrics,
+  type NewJob,
+  type Queryable,
+  type QueueClock,
+  type QueueMetrics,
+} from "./sql";
 
 export interface JobDeps {
   db: Queryable;
@@ -10,21 +18,12 @@ export interface JobDeps {
 
 /** Enqueues `provision_managed_runtime` (lane deploy, priority 100, 5 attempts); payload keeps only the spec's keys. */
 export function enqueueProvisionJob(deps: JobDeps, input: ProvisionJobInput): Promise<PlatformJob> {
-  return wrapEnqueue(
-    enqueueJob(deps.db, deps.clock, {
-      jobType: "provision_managed_runtime",
-      userId: input.userId,
-      agentId: input.agentId,
-      payload: {
-        userId: input.userId,
-        agentId: input.agentId,
-        plan: input.plan,
-        aiProvider: input.aiProvider,
-        agentType: input.agentType,
-        autoProvision: input.autoProvision,
-      },
-    }),
-  );
+  return enqueueAgentJob(deps, "provision_managed_runtime", input, {
+    plan: input.plan,
+    aiProvider: input.aiProvider,
+    agentType: input.agentType,
+    autoProvision: input.autoProvision,
+  });
 }
 
 /**
@@ -32,29 +31,29 @@ export function enqueueProvisionJob(deps: JobDeps, input: ProvisionJobInput): Pr
  * `gatewayUrl` is kept for the spec's shape only: the worker addresses the agent's stored URL.
  */
 export function enqueueChatJob(deps: JobDeps, input: ChatJobInput): Promise<PlatformJob> {
-  return wrapEnqueue(
-    enqueueJob(deps.db, deps.clock, {
-      jobType: "gateway_chat_completion",
-      userId: input.userId,
-      agentId: input.agentId,
-      payload: {
-        userId: input.userId,
-        agentId: input.agentId,
-        gatewayUrl: input.gatewayUrl,
-        message: input.message,
-        systemPrompt: input.systemPrompt,
-      },
-    }),
-  );
+  return enqueueAgentJob(deps, "gateway_chat_completion", input, {
+    gatewayUrl: input.gatewayUrl,
+    message: input.message,
+    systemPrompt: input.systemPrompt,
+  });
 }
 
-async function wrapEnqueue(enqueue: Promise<PlatformJob>): Promise<PlatformJob> {
+/** Enqueues a job of one user's agent; its payload starts with `userId` and `agentId`. */
+async function enqueueAgentJob(
+  deps: JobDeps,
+  jobType: NewJob["jobType"],
+  owner: { userId: string; agentId: string },
+  payload: PlatformJobPayload,
+): Promise<PlatformJob> {
   try {
-    return await enqueue;
-  } catch (err) {
-    throw new HttpError(500, "enqueue_failed", "the job could not be enqueued", {
-      cause: String((err as Error).message),
+    return await enqueueJob(deps.db, deps.clock, {
+      jobType,
+      userId: owner.userId,
+      agentId: owner.agentId,
+      payload: { userId: owner.userId, agentId: owner.agentId, ...payload },
     });
+  } catch (err) {
+    throw enqueueFailed(err);
   }
 }
 
@@ -63,11 +62,9 @@ export async function findJob(deps: JobDeps, jobId: string): Promise<PlatformJob
   try {
     job = await getJob(deps.db, jobId);
   } catch (err) {
-    throw new HttpError(500, "fetch_failed", "the job could not be read", {
-      cause: String((err as Error).message),
-    });
+    throw fetchFailed(err);
   }
-  if (!job) throw new HttpError(404, "job_not_found", `no job ${jobId}`);
+  if (!job) throw jobNotFound(jobId);
   return job;
 }
 
@@ -75,8 +72,6 @@ export async function queueMetrics(deps: JobDeps): Promise<QueueMetrics> {
   try {
     return await jobMetrics(deps.db, deps.clock);
   } catch (err) {
-    throw new HttpError(500, "metrics_failed", "the queue metrics could not be read", {
-      cause: String((err as Error).message),
-    });
+    throw metricsFailed(err);
   }
 }

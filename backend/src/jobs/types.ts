@@ -1,4 +1,5 @@
-import type { PlatformJobLane, PlatformJobType } from "@svc/db/schema";
+import type { PlatformJob, PlatformJobLane, PlatformJobType } from "@svc/db/schema";
+import type { Logger } from "pino";
 
 export { type PlatformJobJson, toJobJson } from "@svc/db/json";
 
@@ -17,3 +18,17 @@ export const JOB_TYPES: Record<
 export function backoffSeconds(attempt: number): number {
   return attempt >= 5 ? 300 : Math.max(1, attempt) * 30;
 }
+
+/** What a processor gets besides the job: a signal that fires when the worker gives the job up, a logger. */
+export interface ProcessorContext {
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/**
+ * Runs one job; its return value is stored as the job's `result`; a throw is a failed attempt. The job is
+ * the claimed row: `attempts` already counts this attempt, so `attempts >= maxAttempts` is the last one.
+ */
+export type JobProcessor = (job: PlatformJob, ctx: ProcessorContext) => Promise<Record<string, unknown>>;
+
+export type ProcessorRegistry = Partial<Record<PlatformJobType, JobProcessor>>;

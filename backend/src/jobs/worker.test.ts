@@ -6,7 +6,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { gatewayChatProcessor } from "../chat/processor";
 import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
 import { ManualTimers } from "../watchdog/timers";
-import type { JobProcessor, ProcessorRegistry } from "./processors";
+import { platformProcessors } from "./registry";
+import { chatJobSchema } from "./schema";
+import { enqueueChatJob } from "./service";
 import {
   claimJobs,
   completeJob,
@@ -15,10 +17,8 @@ import {
   getJob,
   type QueueClock,
   requeueStaleJobs,
-} from "./queue";
-import { platformProcessors } from "./registry";
-import { chatJobSchema } from "./schema";
-import { enqueueChatJob } from "./service";
+} from "./sql";
+import type { JobProcessor, ProcessorRegistry } from "./types";
 import { createJobWorker, type JobWorker } from "./worker";
 
 const url = process.env.DATABASE_URL as string;

@@ -19,7 +19,6 @@ import type { Logger } from "pino";
 import { createPgListener } from "../db/listener";
 import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
 import { observeJobClaim, observeJobRun } from "./metrics";
-import type { ProcessorRegistry } from "./processors";
 import {
   type Claim,
   claimJobs,
@@ -31,7 +30,8 @@ import {
   refreshJobLock,
   releaseJobs,
   requeueStaleJobs,
-} from "./queue";
+} from "./sql";
+import type { ProcessorRegistry } from "./types";
 
 export interface JobWorkerOptions {
   /** The worker's own pool and its LISTEN connection (a pooled client cannot hold LISTEN) connect here. */

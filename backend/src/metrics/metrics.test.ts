@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../agents/tokens";
 import { createBackendListener } from "../app";
 import { loadBackendConfig } from "../config";
-import type { JobProcessor } from "../jobs/processors";
-import { databaseClock, enqueueJob, getJob } from "../jobs/queue";
+import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
+import type { JobProcessor } from "../jobs/types";
 import { createJobWorker } from "../jobs/worker";
 import { createPermissionBus } from "../permissions/bus";
 

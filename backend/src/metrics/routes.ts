@@ -7,7 +7,7 @@ import type { DatabaseHandle } from "@svc/db";
 import { Router } from "express";
 import type { Logger } from "pino";
 import { refreshJobGauges } from "../jobs/metrics";
-import { databaseClock } from "../jobs/queue";
+import { databaseClock } from "../jobs/sql";
 import { refreshWatchdogGauges } from "../watchdog/metrics";
 
 export function metricsRoutes(deps: { database: DatabaseHandle; token?: string; logger: Logger }): Router {

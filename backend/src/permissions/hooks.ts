@@ -8,7 +8,7 @@
  */
 import { bearerCredential, type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type Request, type RequestHandler, type Response, Router } from "express";
+import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "pino";
 import { type GatewayTokenStore, gatewayTokenStore, type TokenOwner } from "../agents/tokens";
 import type { BackendConfig } from "../config";
@@ -20,6 +20,7 @@ import {
   type ClassifyAnswer,
   classifyAndQueue,
   type PermissionPolicy,
+  type PermissionPolicyConfig,
   type PermissionServiceDeps,
   pendingCutoff,
   permissionPolicy,
@@ -30,13 +31,13 @@ import { AgentWaits } from "./waits";
 export interface HookRoutesDeps {
   db: Database;
   bus: PermissionBus;
-  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">;
+  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY"> & PermissionPolicyConfig;
   logger?: Logger;
   /** How often a waiting long-poll re-reads its row in case a bus event was lost (default 15 s). */
   recheckIntervalMs?: number;
   /** Request times and expiry (default: the system clock). */
   clock?: Clock;
-  /** Default: `permissionPolicy()`. */
+  /** Default: `permissionPolicy(config)`. */
   policy?: PermissionPolicy;
   /** The per-agent cap of waiting long-polls (default: 10 per agent, this router's own). */
   waits?: AgentWaits;
@@ -44,16 +45,20 @@ export interface HookRoutesDeps {
 
 type DecisionEvent = Extract<PermissionEvent, { type: "decision" }>;
 
-/** `POST /api/hooks/classify` and `GET /api/hooks/decision/:requestId` (agent gateway token). */
+/**
+ * `POST /api/hooks/classify` and `GET /api/hooks/decision/:requestId` (agent gateway token): the `/api/hooks`
+ * router, mounted on its own in app.ts ahead of every other router, with its own JSON parsing.
+ */
 export function hookRoutes(deps: HookRoutesDeps): Router {
   const { db, bus, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  const policy = deps.policy ?? permissionPolicy();
+  const policy = deps.policy ?? permissionPolicy(deps.config);
   const waits = deps.waits ?? new AgentWaits();
   const recheckIntervalMs = deps.recheckIntervalMs ?? 15_000;
   const auth = agentTokenAuth(db, deps.config);
   const waiters = decisionWaiters(bus);
   const router = Router();
+  router.use("/api/hooks", express.json({ limit: "1mb" }));
 
   router.post("/api/hooks/classify", auth, async (req, res) => {
     res.json(await classifyHookCall({ db, bus, logger, clock, policy }, tokenOwnerOf(res), req.body));

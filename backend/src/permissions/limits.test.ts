@@ -27,6 +27,7 @@ import { generateGatewayToken } from "../agents/tokens";
 import { loadBackendConfig } from "../config";
 import { errorMapper, notFound } from "../http/errors";
 import { createPermissionBus } from "./bus";
+import { hookRoutes } from "./hooks";
 import { permissionRoutes } from "./routes";
 import { MAX_PENDING_PER_AGENT } from "./service";
 import { permissionSocketUpgrade } from "./socket";
@@ -52,7 +53,8 @@ const clock = new ManualClock("2026-06-01T12:00:00.000Z");
 const waits = new AgentWaits();
 
 const app = express();
-app.use(permissionRoutes({ db: database.db, bus, config, logger, clock, waits }));
+app.use(hookRoutes({ db: database.db, bus, config, logger, clock, waits }));
+app.use(permissionRoutes({ db: database.db, bus, config, logger, clock }));
 app.use(notFound);
 app.use(errorMapper(logger));
 const upgrade = permissionSocketUpgrade({ db: database.db, bus, config, logger, clock });

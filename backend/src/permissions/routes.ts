@@ -11,7 +11,6 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus } from "./bus";
 import { unauthorized } from "./errors";
-import { hookRoutes } from "./hooks";
 import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./schema";
 import {
   classifyAndQueue,
@@ -21,7 +20,6 @@ import {
   permissionPolicy,
 } from "./service";
 import { listPendingPermissions, permissionJson } from "./store";
-import type { AgentWaits } from "./waits";
 
 export type PermissionRoutesConfig = Pick<
   BackendConfig,
@@ -36,8 +34,6 @@ export interface PermissionRoutesDeps {
   logger?: Logger;
   /** Records `last_used_at` of API keys; request times and expiry. */
   clock?: Clock;
-  /** The per-agent cap of the hook's waiting long-polls (default: this router's own, 10 per agent). */
-  waits?: AgentWaits;
 }
 
 /**
@@ -45,7 +41,8 @@ export interface PermissionRoutesDeps {
  * POST `/api/permissions/classify` `{agentId, toolName, toolInput}` → `{allow, tier, reason, requestId?}`,
  * GET `/api/permissions?agentId=&limit=&cursor=` → `{pending, nextCursor}` (live requests, oldest first,
  * `limit` default 50, at most 100; `nextCursor` null on the last page), POST `/api/permissions`
- * `{requestId, decision}` → `{success, requestId, decision, tier}`; plus the agents' hook routes (`hooks.ts`).
+ * `{requestId, decision}` → `{success, requestId, decision, tier}`. The agents' `/api/hooks` routes are
+ * their own router (`hooks.ts`).
  */
 export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   const { db, bus, logger } = deps;
@@ -54,10 +51,8 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   const service = { db, bus, logger, clock, policy };
   const auth = permissionAuth(db, deps.config, clock);
   const router = Router();
-  // Mounted before the app's body parser and other routers (see app.ts): its own JSON parsing, scoped to
-  // its paths, and the hook (the hot path) first.
-  router.use(["/api/permissions", "/api/hooks"], express.json({ limit: "1mb" }));
-  router.use(hookRoutes({ db, bus, config: deps.config, logger, clock, policy, waits: deps.waits }));
+  // Mounted before the app's body parser (see app.ts): its own JSON parsing, scoped to its paths.
+  router.use("/api/permissions", express.json({ limit: "1mb" }));
 
   router.post("/api/permissions/classify", auth, async (req, res) => {
     const { userId } = userContextOf(res);

@@ -21,15 +21,10 @@ import { and, asc, count, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 
 export type { PermissionDecision, PermissionRequest, PermissionStatus, PermissionTier };
 
-export interface NewPermissionRequestInput {
+export interface NewPermissionRequestInput
+  extends Pick<PermissionJson, "agentId" | "userId" | "toolName" | "toolInput" | "tier" | "reason"> {
   /** `perm` for REST-created records, `hook` for the pre-tool-use hook's. */
   prefix: "perm" | "hook";
-  agentId: string;
-  userId: string;
-  toolName: string;
-  toolInput: Record<string, unknown>;
-  tier: PermissionTier;
-  reason: string;
   /** Creation time (the id and `timestamp` carry it); default now. */
   now?: Date;
 }

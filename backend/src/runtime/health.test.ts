@@ -1,11 +1,10 @@
 /** waitForHealthy against a real loopback agent; time moves on a manual clock, never by waiting. */
 import { ManualClock } from "@svc/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { waitForHealthy } from "./health";
-import { FakeAgent } from "./testing/fake-platform";
+import { startFakeAgent } from "./testing/fake-platform";
 
-const agent = new FakeAgent();
-beforeAll(() => agent.start());
+const agent = await startFakeAgent();
 afterAll(() => agent.close());
 
 function clockedSleep(clock: ManualClock, onSleep?: (count: number) => void) {

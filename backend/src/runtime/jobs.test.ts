@@ -6,15 +6,15 @@ import { createLogger, ManualClock, openGatewayToken } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { createRuntimeOperations } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
 import { envSchema } from "../config";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
-import type { ProcessorContext } from "../jobs/processors";
-import { databaseClock, enqueueJob, getJob } from "../jobs/queue";
 import { platformProcessors } from "../jobs/registry";
+import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
+import type { ProcessorContext } from "../jobs/types";
 import { createJobWorker, type JobWorker } from "../jobs/worker";
 import { agentStatusFrom, provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "./jobs";
-import { createRuntimeOperations } from "./operations";
 import { FakePlatform } from "./testing/fake-platform";
 import { createUser, DATA_KEY, readAgent, seedAgent } from "./testing/fixtures";
 

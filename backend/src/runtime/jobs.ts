@@ -7,12 +7,12 @@
 import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
 import type { Agent, PlatformJob } from "@svc/db/schema";
+import type { RuntimeOperations, RuntimeOperationsConfig } from "../agents/operations";
 import { findAgent, updateAgentRuntime } from "../agents/service";
 import type { GatewayTokenStore } from "../agents/tokens";
 import { agentServiceName, type HostedService } from "../hosting/types";
-import type { JobProcessor } from "../jobs/processors";
+import type { JobProcessor } from "../jobs/types";
 import { type WaitForHealthyOptions, waitForHealthy } from "./health";
-import type { RuntimeOperations, RuntimeOperationsConfig } from "./operations";
 import { environmentFor, type PlatformSource, resolvePlatform } from "./platform";
 import { isUp, type ProbeStatus, probeRuntime } from "./probe";
 
@@ -42,6 +42,16 @@ async function jobAgent(db: Database, job: PlatformJob): Promise<Agent> {
   const agent = await findAgent(db, agentId, userId);
   if (!agent) throw new Error(`agent ${agentId} not found${userId ? ` for user ${userId}` : ""}`);
   return agent;
+}
+
+/** Polls the agent's runtime at `url` until it is healthy or PROVISION_HEALTH_TIMEOUT_MS passes. */
+function waitForAgentHealth(deps: RuntimeJobDeps, url: string, signal: AbortSignal) {
+  return waitForHealthy(url, {
+    pollMs: deps.config.PROVISION_HEALTH_POLL_MS,
+    timeoutMs: deps.config.PROVISION_HEALTH_TIMEOUT_MS,
+    signal,
+    ...deps.healthWait,
+  });
 }
 
 function isLastAttempt(job: PlatformJob): boolean {
@@ -104,12 +114,7 @@ export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
       const deployed = await platform.deploy(service.id);
       const url = deployed.url ?? service.url;
       if (!url) throw new Error("the hosting platform gave the agent's service no URL");
-      const wait = await waitForHealthy(url, {
-        pollMs: deps.config.PROVISION_HEALTH_POLL_MS,
-        timeoutMs: deps.config.PROVISION_HEALTH_TIMEOUT_MS,
-        signal,
-        ...deps.healthWait,
-      });
+      const wait = await waitForAgentHealth(deps, url, signal);
       if (!wait.healthy) {
         throw new Error(
           `the agent runtime did not become healthy within ${deps.config.PROVISION_HEALTH_TIMEOUT_MS / 1000} s (last status: ${wait.probe.status})`,
@@ -191,12 +196,7 @@ export function retryRepairProcessor(deps: RuntimeJobDeps): JobProcessor {
     const agent = await jobAgent(deps.db, job);
     const { serviceId, url, tokenGenerated } = await deps.operations.repairForJob(agent);
     if (!url) return { agentId: agent.id, serviceId, tokenGenerated, healthy: null };
-    const wait = await waitForHealthy(url, {
-      pollMs: deps.config.PROVISION_HEALTH_POLL_MS,
-      timeoutMs: deps.config.PROVISION_HEALTH_TIMEOUT_MS,
-      signal,
-      ...deps.healthWait,
-    });
+    const wait = await waitForAgentHealth(deps, url, signal);
     if (!wait.healthy) {
       await updateAgentRuntime(deps.db, agent.id, { status: "degraded" });
       throw new Error(`the agent is still unhealthy after repair (last status: ${wait.probe.status})`);

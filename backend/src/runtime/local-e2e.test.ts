@@ -1,6 +1,6 @@
 /**
  * End to end on this machine: the real backend (routes + job worker) with the LOCAL hosting driver, which
- * runs real wrapper processes in front of the fake runtime (common/testing/fakes/fake-runtime.mjs).
+ * runs real wrapper processes in front of the fake runtime (common/testing/fakes/agent-runtime.mjs).
  * Provisioning through the queue, then the operations and the proxy against the live agent.
  */
 
@@ -32,7 +32,7 @@ import {
 } from "./testing/fixtures";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const database = connectDatabase(process.env.DATABASE_URL ?? "");
 const logger = createLogger("runtime-local-e2e", "silent");

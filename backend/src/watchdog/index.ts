@@ -16,15 +16,7 @@ export {
   type WatchdogNotification,
   type WatchdogNotifier,
 } from "./notifier";
-export {
-  nextWatchdogState,
-  WATCHDOG_STATES,
-  type WatchdogEvent,
-  type WatchdogRules,
-  type WatchdogSnapshot,
-  type WatchdogStateName,
-  type WatchdogTransition,
-} from "./state";
+export * from "./state";
 export {
   loadWatchdogSnapshot,
   resetAfterOperatorAction,

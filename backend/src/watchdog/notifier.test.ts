@@ -2,8 +2,8 @@
 import { freePort } from "@svc/common";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryLogger } from "./fixtures";
 import { createWatchdogNotifier, notificationText, type WatchdogNotification } from "./notifier";
+import { memoryLogger } from "./testing/fixtures";
 
 const TOKEN = "123456:bot-secret-token";
 const servers: FakeUpstream[] = [];

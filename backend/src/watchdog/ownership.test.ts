@@ -8,8 +8,8 @@ import { connectDatabase, type DatabaseHandle } from "@svc/db";
 import { agents, users, watchdogStates } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
-import { fakePlatform, startFakeAgents, until } from "./fixtures";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
+import { fakePlatform, startFakeAgents, until } from "./testing/fixtures";
 import { type ManualTimerScope, ManualTimers } from "./timers";
 
 const url = process.env.DATABASE_URL as string;

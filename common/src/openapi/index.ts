@@ -184,6 +184,72 @@ export function openApiDocumentOperation(path: string): ApiOperation {
   };
 }
 
+/** The agent runtime's operations: read with GET, acted on with POST (the backend's and the web's routes). */
+export const AGENT_GET_OPERATIONS = ["state", "stats", "gateway-token", "health", "logs"] as const;
+export const AGENT_POST_OPERATIONS = [
+  "start",
+  "stop",
+  "restart",
+  "repair",
+  "reset-memory",
+  "update",
+  "compat",
+  "heal-token",
+  "maintenance",
+] as const;
+export type AgentGetOperation = (typeof AGENT_GET_OPERATIONS)[number];
+export type AgentPostOperation = (typeof AGENT_POST_OPERATIONS)[number];
+
+/** How a service exposes the agent runtime's operations; each varies by the operation's name. */
+export interface AgentOperationsEntry<Name extends string> {
+  summary: (name: Name) => string;
+  success: (name: Name) => string;
+  errors: (name: Name) => Record<number, string>;
+}
+
+export interface AgentOperationsOptions {
+  path: (name: AgentGetOperation | AgentPostOperation) => string;
+  tags: string[];
+  auth: readonly AuthName[];
+  /** `logs`' query and `maintenance`'s body, as the service validates them. */
+  logsQuery: ZodObjectLike;
+  maintenanceBody: $ZodType;
+  get: AgentOperationsEntry<AgentGetOperation>;
+  post: AgentOperationsEntry<AgentPostOperation>;
+  errorBody?: $ZodType;
+}
+
+/** One table entry per agent runtime operation: the GETs, then the POSTs. */
+export function agentOperations(options: AgentOperationsOptions): ApiOperation[] {
+  const common = (method: HttpMethod, name: AgentGetOperation | AgentPostOperation) => ({
+    method,
+    path: options.path(name),
+    tags: options.tags,
+    auth: options.auth,
+    ...(options.errorBody ? { errorBody: options.errorBody } : {}),
+  });
+  return [
+    ...AGENT_GET_OPERATIONS.map(
+      (name): ApiOperation => ({
+        ...common("get", name),
+        summary: options.get.summary(name),
+        ...(name === "logs" ? { query: options.logsQuery } : {}),
+        success: { status: 200, description: options.get.success(name), schema: jsonObject },
+        errors: options.get.errors(name),
+      }),
+    ),
+    ...AGENT_POST_OPERATIONS.map(
+      (name): ApiOperation => ({
+        ...common("post", name),
+        summary: options.post.summary(name),
+        ...(name === "maintenance" ? { body: options.maintenanceBody } : {}),
+        success: { status: 200, description: options.post.success(name), schema: jsonObject },
+        errors: options.post.errors(name),
+      }),
+    ),
+  ];
+}
+
 /** Builds the service's OpenAPI 3.1 document from its route table. */
 export function buildOpenApiDocument(service: OpenApiServiceDocument): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};

@@ -1,8 +1,10 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { ErrorAlert } from "@/components/alert";
 import { api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
+import { RowButton } from "@/components/row-button";
 import { useList } from "@/components/use-list";
 
 interface KeyRow {
@@ -14,7 +16,7 @@ interface KeyRow {
 }
 
 export function ApiKeysPanel() {
-  const { items: keys, reload: load, error, setError } = useList<KeyRow>("/api/keys", "keys");
+  const { items: keys, reload: load, remove, error, setError } = useList<KeyRow>("/api/keys", "keys");
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [nameError, setNameError] = useState("");
 
@@ -36,16 +38,6 @@ export function ApiKeysPanel() {
     }
   }
 
-  async function remove(id: string) {
-    setError("");
-    try {
-      await api(`/api/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
-      await load();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
-
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
@@ -61,14 +53,9 @@ export function ApiKeysPanel() {
               {new Date(k.createdAt).toLocaleDateString()}
               {k.lastUsedAt ? ` · last used ${new Date(k.lastUsedAt).toLocaleString()}` : " · never used"}
             </span>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => remove(k.id)}
-              aria-label={`Delete API key ${k.name}`}
-            >
+            <RowButton label={`Delete API key ${k.name}`} onClick={() => remove(k.id)}>
               Delete
-            </button>
+            </RowButton>
           </li>
         ))}
       </ul>
@@ -86,11 +73,7 @@ export function ApiKeysPanel() {
         <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
         <button type="submit">Create key</button>
       </form>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
     </section>
   );
 }

@@ -2,8 +2,10 @@
 
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
+import { ErrorAlert } from "@/components/alert";
 import { api, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
+import { RowButton } from "@/components/row-button";
 import { useList } from "@/components/use-list";
 
 interface PasskeyRow {
@@ -14,7 +16,13 @@ interface PasskeyRow {
 }
 
 export function PasskeysPanel() {
-  const { items: passkeys, reload: load, error, setError } = useList<PasskeyRow>("/api/passkeys", "passkeys");
+  const {
+    items: passkeys,
+    reload: load,
+    remove,
+    error,
+    setError,
+  } = useList<PasskeyRow>("/api/passkeys", "passkeys");
   const [status, setStatus] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -42,17 +50,6 @@ export function PasskeysPanel() {
     }
   }
 
-  async function remove(id: string) {
-    setError("");
-    try {
-      await api(`/api/passkeys/${encodeURIComponent(id)}`, { method: "DELETE" });
-      setStatus("Passkey removed.");
-      await load();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
-
   return (
     <section aria-labelledby="passkeys-heading">
       <h2 id="passkeys-heading">Passkeys</h2>
@@ -64,14 +61,12 @@ export function PasskeysPanel() {
               <strong>{p.label}</strong> · added {new Date(p.createdAt).toLocaleDateString()}
               {p.lastUsedAt ? ` · last used ${new Date(p.lastUsedAt).toLocaleString()}` : ""}
             </span>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => remove(p.id)}
-              aria-label={`Remove passkey ${p.label}`}
+            <RowButton
+              label={`Remove passkey ${p.label}`}
+              onClick={() => remove(p.id, () => setStatus("Passkey removed."))}
             >
               Remove
-            </button>
+            </RowButton>
           </li>
         ))}
       </ul>
@@ -86,11 +81,7 @@ export function PasskeysPanel() {
           {status}
         </p>
       ) : null}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
     </section>
   );
 }

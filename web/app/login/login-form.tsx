@@ -2,6 +2,7 @@
 
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
+import { ErrorAlert } from "@/components/alert";
 import { api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
 
@@ -76,11 +77,7 @@ export function LoginForm() {
           autoComplete="current-password"
           error={errors.password}
         />
-        {formError ? (
-          <p className="error" role="alert">
-            {formError}
-          </p>
-        ) : null}
+        <ErrorAlert message={formError} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

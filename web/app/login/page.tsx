@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ErrorAlert } from "@/components/alert";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in · Agent Platform" };
@@ -24,11 +25,7 @@ export default async function LoginPage({
   return (
     <main className="narrow">
       <h1>Sign in</h1>
-      {notice ? (
-        <p className="error" role="alert">
-          {notice}
-        </p>
-      ) : null}
+      <ErrorAlert message={notice} />
       <LoginForm />
       <p>
         New here? <a href="/signup">Create an account</a>

@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { ErrorAlert } from "@/components/alert";
 import { ApiError, api, fieldOf, messageOf } from "@/components/api";
 import { Field } from "@/components/field";
 
@@ -65,11 +66,7 @@ export function SignupForm() {
       />
       <Field label="Name (optional)" name="name" autoComplete="name" error={errors.name} />
       <Field label="Referral code (optional)" name="referralCode" error={errors.referralCode} />
-      {formError ? (
-        <p className="error" role="alert">
-          {formError}
-        </p>
-      ) : null}
+      <ErrorAlert message={formError} />
       <button type="submit" disabled={busy}>
         {busy ? "Creating account…" : "Create account"}
       </button>

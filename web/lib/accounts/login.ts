@@ -1,9 +1,9 @@
-import { HttpError } from "@svc/common";
 import bcrypt from "bcryptjs";
 import type { WebContext } from "../context";
 import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
 import { createSession } from "../sessions/service";
+import { invalidCredentials } from "./errors";
 import type { LoginInput } from "./schema";
 import { BCRYPT_COST, type RequestMeta } from "./service";
 import { findUserByEmail } from "./users";
@@ -31,8 +31,7 @@ export async function loginWithPassword(ctx: WebContext, input: LoginInput, meta
   const user = await findUserByEmail(ctx, input.email);
   const hash = user?.passwordHash ?? (await timingDummy());
   const matches = await bcrypt.compare(input.password, hash);
-  if (!user?.passwordHash || !matches)
-    throw new HttpError(401, "invalid_credentials", "invalid email or password");
+  if (!user?.passwordHash || !matches) throw invalidCredentials();
   const session = await createSession(ctx, user.id, { ip: meta.ip, userAgent: meta.userAgent ?? undefined });
   return { user: { id: user.id, name: user.name }, session };
 }

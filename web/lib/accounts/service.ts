@@ -1,4 +1,4 @@
-import { HttpError, newId, randomToken, sha256Hex } from "@svc/common";
+import { newId, randomToken, sha256Hex } from "@svc/common";
 import { emailVerificationTokens, referralCredits, users } from "@svc/db/schema";
 import bcrypt from "bcryptjs";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
@@ -9,7 +9,7 @@ import { consumeRate } from "../ratelimit/service";
 import { signInFirst } from "../sessions/errors";
 import { isAdminUser } from "../sessions/service";
 import { isAutomatedClient } from "./bots";
-import { userExists } from "./errors";
+import { botDetected, invalidReferralCode, userExists } from "./errors";
 import type { RegisterInput } from "./schema";
 import { createUser, findUserByEmail, findUserByReferralCode } from "./users";
 
@@ -37,7 +37,7 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
   }
   if (await findUserByEmail(ctx, input.email)) throw userExists();
   const referrer = referralCode ? await findUserByReferralCode(ctx, referralCode) : undefined;
-  if (referralCode && !referrer) throw new HttpError(400, "invalid_referral_code", "unknown referral code");
+  if (referralCode && !referrer) throw invalidReferralCode();
 
   const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
   const token = randomToken(32);
@@ -100,7 +100,7 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
 /** Refuses automation clients at sign-up unless BOT_PROTECTION=off. */
 export function assertHumanClient(ctx: WebContext, userAgent: string | null): void {
   if (ctx.config.BOT_PROTECTION === "on" && isAutomatedClient(userAgent)) {
-    throw new HttpError(403, "bot_detected", "automated sign-ups are not allowed; sign up in a browser");
+    throw botDetected();
   }
 }
 

@@ -1,7 +1,8 @@
-import { bearerCredential, HttpError } from "@svc/common";
+import { bearerCredential } from "@svc/common";
 import { findApiKeyOwner } from "@svc/common/credentials";
 import type { WebContext } from "../context";
 import { sessionUserOf } from "../sessions/service";
+import { unauthorized } from "./errors";
 
 /** Who made a request and how: a session cookie, or a bearer API key (then also which key). */
 export interface DualAuthResult {
@@ -33,5 +34,5 @@ export async function authenticateSessionOrApiKey(
     const owner = await findApiKeyOwner(ctx, token);
     if (owner) return { user: owner.user, via: "apiKey", apiKeyId: owner.apiKeyId };
   }
-  throw new HttpError(401, "unauthorized", "sign in or send a valid API key as a Bearer token");
+  throw unauthorized();
 }

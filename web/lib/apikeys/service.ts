@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, HttpError, newId, sha256Hex } from "@svc/common";
+import { type Clock, newId, sha256Hex } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type ApiKey, apiKeys, users } from "@svc/db/schema";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { signInFirst } from "../sessions/errors";
+import { apiKeyLimit, apiKeyNotFound } from "./errors";
 import type { CreateApiKeyInput } from "./schema";
 
 /** Spec "Limits": active (non-revoked) keys per account. */
@@ -101,7 +102,7 @@ export async function createApiKey(
       .from(apiKeys)
       .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
     if ((active?.n ?? 0) >= API_KEY_LIMIT) {
-      throw new HttpError(429, "api_key_limit", `at most ${API_KEY_LIMIT} API keys per account`);
+      throw apiKeyLimit(API_KEY_LIMIT);
     }
     const key = generateApiKey();
     const [row] = await tx
@@ -127,7 +128,7 @@ export async function getApiKey(deps: Deps, userId: string, id: string): Promise
     .from(apiKeys)
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .limit(1);
-  if (!rows[0]) throw notFound();
+  if (!rows[0]) throw apiKeyNotFound();
   return summary(rows[0]);
 }
 
@@ -138,9 +139,5 @@ export async function revokeApiKey(deps: Deps, userId: string, id: string): Prom
     .set({ revokedAt: deps.clock.now() })
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
-  if (!rows[0]) throw notFound();
-}
-
-function notFound(): HttpError {
-  return new HttpError(404, "not_found", "API key not found");
+  if (!rows[0]) throw apiKeyNotFound();
 }

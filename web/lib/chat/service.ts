@@ -1,4 +1,4 @@
-import { HttpError, openGatewayToken } from "@svc/common";
+import { openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
 // Type only: the web serializes jobs exactly as the backend's API does, without importing backend code.
 import { type PlatformJobJson, toJobJson } from "@svc/db/json";
@@ -12,6 +12,14 @@ import { consumeRate } from "../ratelimit/service";
 import { noAgent } from "../runtime/errors";
 import { newestAgentOf } from "../runtime/operations";
 import { BackendQueueError, enqueueChatJob } from "./backend-client";
+import {
+  backendQueueError,
+  jobNotFound,
+  noGatewayToken,
+  noRuntimeInstance,
+  workloadBusy,
+  workloadLimit,
+} from "./errors";
 
 /** Spec "Chat workload": a message longer than this many characters takes 2 slots, otherwise 1. */
 export const LONG_MESSAGE_CHARS = 800;
@@ -64,9 +72,9 @@ export async function queueChatMessage(
   if (!user) throw userNotFound();
   const agent = await newestAgentOf(ctx.db, user.id);
   if (!agent) throw noAgent();
-  if (!agent.url) throw new HttpError(404, "no_runtime_instance", "no runtime instance");
+  if (!agent.url) throw noRuntimeInstance();
   if (!hasUsableGatewayToken(ctx, agent.gatewayTokenEncrypted)) {
-    throw new HttpError(503, "no_gateway_token", "no gateway token available");
+    throw noGatewayToken();
   }
   const gatewayUrl = agent.url;
   const slots = chatSlotsOf(message);
@@ -75,16 +83,14 @@ export async function queueChatMessage(
     const used = await chatSlotsInUse(query, user.id);
     // A message worth more than all slots may still run alone, or it could never run at all.
     if (used > 0 && used + slots > ctx.config.CHAT_WORKLOAD_SLOTS) {
-      throw new HttpError(429, "workload_limit", "too many chat messages in progress; try again shortly", {
-        retryAfterSeconds: WORKLOAD_RETRY_AFTER_SECONDS,
-      });
+      throw workloadLimit(WORKLOAD_RETRY_AFTER_SECONDS);
     }
     try {
       return await enqueueChatJob(ctx.config, { user, agentId: agent.id, gatewayUrl, message });
     } catch (err) {
       if (!(err instanceof BackendQueueError)) throw err;
       ctx.logger.warn({ status: err.status, reason: err.message, agentId: agent.id }, "chat enqueue failed");
-      throw new HttpError(502, "backend_queue_error", "backend queue error");
+      throw backendQueueError();
     }
   });
   return {
@@ -122,10 +128,7 @@ function withUserChatGate<T>(db: Database, userId: string, fn: (query: Query) =>
     `chat-gate:${userId}`,
     (client) => fn(async (text, values) => (await client.query(text, values)).rows),
     {
-      ifBusy: () =>
-        new HttpError(429, "workload_busy", "another chat message is being queued; try again shortly", {
-          retryAfterSeconds: GATE_BUSY_RETRY_AFTER_SECONDS,
-        }),
+      ifBusy: () => workloadBusy(GATE_BUSY_RETRY_AFTER_SECONDS),
     },
   );
 }
@@ -148,6 +151,6 @@ export async function getUserJob(ctx: WebContext, userId: string, jobId: string)
     .from(platformJobs)
     .where(and(eq(platformJobs.id, jobId), eq(platformJobs.userId, userId)))
     .limit(1);
-  if (!job) throw new HttpError(404, "job_not_found", "job not found");
+  if (!job) throw jobNotFound();
   return toJobJson(job);
 }

@@ -1,15 +1,13 @@
 import {
-  ConfigError,
   csv,
   flag,
   httpUrl,
-  logLevel,
-  parseEnv,
+  parseServiceEnv,
   port,
   positiveInt,
   postgresUrl,
   secret,
-  userContextSecretProblem,
+  serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
 
@@ -17,14 +15,11 @@ export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
   /** Where web/server.ts listens. */
   WEB_PORT: port(3000),
-  HOST: z.string().default("127.0.0.1"),
-  /** When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: z.string().optional(),
+  ...serviceEnv(),
   /** Public URL of the web app; cookies get `Secure` when it is https. */
   PUBLIC_URL: httpUrl().default("http://localhost:3000"),
   /** Key of CSRF signatures and of the encryption of stored identity-provider tokens. */
   SESSION_SECRET: secret(),
-  LOG_LEVEL: logLevel(),
   /** Where local state lives (mail written when SMTP_URL is unset goes to `<DATA_DIR>/mail`). */
   DATA_DIR: z.string().default(".data"),
   /** Take the client IP from X-Forwarded-For (the address your proxy appended) instead of the socket. */
@@ -85,17 +80,8 @@ export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpI
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
-  let parsed: z.infer<typeof envSchema>;
-  try {
-    parsed = parseEnv(envSchema, env);
-  } catch (err) {
-    // Every problem at once: the production secret rule too, judged on the variables as given.
-    const secretProblem = err instanceof ConfigError ? userContextSecretProblem(env) : null;
-    if (secretProblem) throw new ConfigError([secretProblem, ...(err as ConfigError).problems]);
-    throw err;
-  }
-  const problem = userContextSecretProblem(parsed);
-  if (problem) throw new ConfigError([problem]);
+  // Every problem at once: the production secret rule too, judged on the variables as given.
+  const parsed = parseServiceEnv(envSchema, env);
   const publicUrl = new URL(parsed.PUBLIC_URL);
   return {
     ...parsed,

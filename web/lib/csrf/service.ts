@@ -1,6 +1,7 @@
-import { HttpError, hmacHex, randomToken, safeEqual } from "@svc/common";
+import { hmacHex, randomToken, safeEqual } from "@svc/common";
 import type { WebConfig } from "../config";
 import { readCookie, serializeCookie } from "../http/cookies";
+import { csrfFailed } from "./errors";
 
 export const CSRF_COOKIE = "svc-csrf";
 export const CSRF_TTL_SECONDS = 60 * 60;
@@ -38,6 +39,6 @@ export function assertCsrf(config: WebConfig, request: Request): void {
   const cookieMatches = safeEqual(token, cookie);
   const signatureMatches = safeEqual(signed, expected);
   if (!token || !cookie || !cookieMatches || !signatureMatches) {
-    throw new HttpError(403, "csrf_failed", "missing or invalid CSRF token");
+    throw csrfFailed();
   }
 }

@@ -2,11 +2,12 @@
  * The signed-in user's agent and a client of its runtime gateway (wrapper URL + decrypted gateway token).
  * Every lookup is scoped to the user: another user's agent looks like no agent at all.
  */
-import { HttpError, openGatewayToken } from "@svc/common";
+import { openGatewayToken } from "@svc/common";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { createGatewayClient, type GatewayClient } from "../runtime/gateway-client";
+import { agentNotFound } from "./errors";
 
 export { newestAgentOf } from "../runtime/operations";
 
@@ -17,7 +18,7 @@ export async function requireUserAgent(ctx: WebContext, userId: string, agentId:
     .from(agents)
     .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
     .limit(1);
-  if (!agent) throw new HttpError(404, "agent_not_found", "agent not found");
+  if (!agent) throw agentNotFound();
   return agent;
 }
 

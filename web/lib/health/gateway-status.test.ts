@@ -1,13 +1,13 @@
 /** `GET /api/gateway/status` against a loopback runtime gateway reached as the agent's wrapper URL. */
 import { freePort } from "@svc/common";
+import { startFakeAgentRuntime } from "@svc/common/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/gateway/status/route";
 import type { RuntimeCronJob, RuntimeSession } from "../runtime/gateway-client";
 import { call, signedInUser, useWebTestContext } from "../testing";
-import { startFakeGateway } from "./fake-gateway";
-import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "./testing-agents";
+import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "./testing/agents";
 
-const gateway = await startFakeGateway();
+const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });
 const refusedUrl = `http://127.0.0.1:${await freePort()}`;
 useWebTestContext({ DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY });
 afterAll(() => gateway.close());

@@ -3,16 +3,16 @@
  * `heartbeat`) and the `heartbeat_settings` fallback table.
  */
 import { freePort } from "@svc/common";
+import { startFakeAgentRuntime } from "@svc/common/testing";
 import { heartbeatSettings } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { DELETE, GET, PUT } from "@/app/api/heartbeat/route";
-import { startFakeGateway } from "../health/fake-gateway";
-import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing-agents";
+import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
 import { call, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
 import { frequencyToMs, msToFrequency } from "./schema";
 
-const gateway = await startFakeGateway();
+const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });
 const refusedUrl = `http://127.0.0.1:${await freePort()}`;
 useWebTestContext({ DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY });
 afterAll(() => gateway.close());

@@ -15,7 +15,7 @@ import { POST as PROVISION } from "@/app/api/provision/route";
 import { POST as RESTART } from "@/app/api/runtime/restart/route";
 import { POST as RISC } from "@/app/api/security/risc/route";
 import { POST as HOSTING_WEBHOOK } from "@/app/api/webhooks/hosting/route";
-import { startTestBackend } from "../runtime/testing";
+import { startTestBackend } from "../runtime/testing/backend";
 import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
 import { assertSameOrigin } from "./origin";
 

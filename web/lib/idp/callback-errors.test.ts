@@ -9,7 +9,7 @@ import { overrideWebContext } from "../context";
 import { createSession } from "../sessions/service";
 import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { FLOW_COOKIE } from "./flow";
-import { signInThroughProvider } from "./testing";
+import { signInThroughProvider } from "./testing/sign-in";
 
 const fake = await startFakeOidcProvider();
 const { clock, config } = useWebTestContext({

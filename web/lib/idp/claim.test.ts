@@ -21,9 +21,9 @@ import { POST as createKeyRoute } from "@/app/api/keys/route";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { POST as registerRoute } from "@/app/api/register/route";
-import { authOptions, registerPasskey } from "../passkeys/testing-flows";
+import { authOptions, registerPasskey } from "../passkeys/testing/flows";
 import { CookieJar, call, useWebTestContext, webContext } from "../testing";
-import { signInThroughProvider } from "./testing";
+import { signInThroughProvider } from "./testing/sign-in";
 
 // Issue #12 item 2: an attacker registers the victim's email before the victim ever signs in, and adds
 // ways back in; the victim's first identity-provider sign-in must leave none of them working.

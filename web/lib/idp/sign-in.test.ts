@@ -11,7 +11,7 @@ import { createSession } from "../sessions/service";
 import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { FLOW_COOKIE } from "./flow";
 import { idpTokenKey } from "./service";
-import { signInThroughProvider } from "./testing";
+import { signInThroughProvider } from "./testing/sign-in";
 
 const fake = await startFakeOidcProvider();
 const { clock } = useWebTestContext({

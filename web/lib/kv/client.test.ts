@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:net";
 import { freePort } from "@svc/common";
+import { startFakeKvStore } from "@svc/common/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { KvError, kvCommand, kvConfigFrom, kvGet, kvSet } from "./client";
-import { startFakeKvStore } from "./testing";
 
 const store = await startFakeKvStore();
 const kv = { url: store.url, token: store.token };

@@ -4,6 +4,7 @@
  */
 import {
   type ApiOperation,
+  agentOperations,
   backendErrorBody,
   jsonObject,
   metricsOperation,
@@ -35,18 +36,6 @@ const apiKey = z
 const redirect = (description: string) => ({ status: 302, description });
 
 /** The runtime routes pass the backend's answer through, its errors in the backend's shape. */
-const runtimeGets = ["state", "stats", "gateway-token", "health", "logs"] as const;
-const runtimePosts = [
-  "start",
-  "stop",
-  "restart",
-  "repair",
-  "reset-memory",
-  "update",
-  "compat",
-  "heal-token",
-  "maintenance",
-] as const;
 const runtimeErrors = {
   ...session,
   ...crossSite,
@@ -468,32 +457,24 @@ export const webOperations: readonly ApiOperation[] = [
     errors: session,
     errorBody: backendErrorBody,
   },
-  ...runtimeGets.map(
-    (name): ApiOperation => ({
-      method: "get",
-      path: `/api/runtime/${name}`,
-      summary: `The user's newest agent: ${name} (the backend's answer)`,
-      tags: ["runtime"],
-      auth: ["session"],
-      ...(name === "logs" ? { query: logsQuery } : {}),
-      success: { status: 200, description: "the backend's answer", schema: jsonObject },
-      errors: runtimeErrors,
-      errorBody: backendErrorBody,
-    }),
-  ),
-  ...runtimePosts.map(
-    (name): ApiOperation => ({
-      method: "post",
-      path: `/api/runtime/${name}`,
-      summary: `The user's newest agent: ${name} (the backend's answer)`,
-      tags: ["runtime"],
-      auth: ["session"],
-      ...(name === "maintenance" ? { body: maintenanceBody } : {}),
-      success: { status: 200, description: "the backend's answer", schema: jsonObject },
-      errors: runtimeErrors,
-      errorBody: backendErrorBody,
-    }),
-  ),
+  ...agentOperations({
+    path: (name) => `/api/runtime/${name}`,
+    tags: ["runtime"],
+    auth: ["session"],
+    logsQuery,
+    maintenanceBody,
+    get: {
+      summary: (name) => `The user's newest agent: ${name} (the backend's answer)`,
+      success: () => "the backend's answer",
+      errors: () => runtimeErrors,
+    },
+    post: {
+      summary: (name) => `The user's newest agent: ${name} (the backend's answer)`,
+      success: () => "the backend's answer",
+      errors: () => runtimeErrors,
+    },
+    errorBody: backendErrorBody,
+  }),
   {
     method: "post",
     path: "/api/security/risc",

@@ -5,7 +5,7 @@ import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { createUser } from "../accounts/users";
 import { call, useWebTestContext, webContext } from "../testing";
 import { PASSKEY_AUTH_OPTIONS_LIMIT } from "./service";
-import { authOptions, challengeRow, newAuthenticator, userWithPasskey } from "./testing-flows";
+import { authOptions, challengeRow, newAuthenticator, userWithPasskey } from "./testing/flows";
 
 const { clock, config } = useWebTestContext();
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { BROWSER_UA, CookieJar, call, signedInUser, useWebTestContext, webContext } from "../testing";
-import { FLAG_UP, type SoftwareAuthenticator } from "./testing-authenticator";
+import { FLAG_UP, type SoftwareAuthenticator } from "./testing/authenticator";
 import {
   authOptions,
   challengeRow,
@@ -12,7 +12,7 @@ import {
   registerOptions,
   sessionsOf,
   userWithPasskey,
-} from "./testing-flows";
+} from "./testing/flows";
 
 const { clock, config } = useWebTestContext();
 

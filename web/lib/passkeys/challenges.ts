@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, HttpError } from "@svc/common";
+import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { passkeyChallenges } from "@svc/db/schema";
 import { and, eq, lt } from "drizzle-orm";
 import type { WebConfig } from "../config";
+import { challengeExpired, invalidChallenge } from "./errors";
 
 export type ChallengePurpose = "register" | "authenticate";
 
@@ -66,10 +67,10 @@ export async function consumeChallenge(
     .where(and(...conditions))
     .returning({ userId: passkeyChallenges.userId, expiresAt: passkeyChallenges.expiresAt });
   if (!row?.userId) {
-    throw new HttpError(400, "invalid_challenge", "challenge is unknown or was already used");
+    throw invalidChallenge();
   }
   if (row.expiresAt.getTime() <= deps.clock.now().getTime()) {
-    throw new HttpError(400, "challenge_expired", "challenge has expired; request new options");
+    throw challengeExpired();
   }
   return { userId: row.userId };
 }

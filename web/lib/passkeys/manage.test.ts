@@ -3,7 +3,7 @@ import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { DELETE as deletePasskeyRoute } from "@/app/api/passkeys/[id]/route";
 import { GET as listPasskeysRoute } from "@/app/api/passkeys/route";
 import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext } from "../testing";
-import { authOptions, passkeyRow, registerPasskey } from "./testing-flows";
+import { authOptions, passkeyRow, registerPasskey } from "./testing/flows";
 
 const { clock, config } = useWebTestContext();
 

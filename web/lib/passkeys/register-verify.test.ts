@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as registerVerifyRoute } from "@/app/api/passkey/register/verify/route";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
-import { FLAG_AT, FLAG_UP } from "./testing-authenticator";
+import { FLAG_AT, FLAG_UP } from "./testing/authenticator";
 import {
   authOptions,
   challengeRow,
@@ -11,7 +11,7 @@ import {
   passkeysOf,
   registerOptions,
   registerPasskey,
-} from "./testing-flows";
+} from "./testing/flows";
 
 const { clock, config } = useWebTestContext();
 

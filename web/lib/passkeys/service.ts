@@ -9,7 +9,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import { type Clock, HttpError } from "@svc/common";
+import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Passkey, passkeys } from "@svc/db/schema";
 import { and, asc, eq, lt } from "drizzle-orm";
@@ -19,6 +19,14 @@ import { rateLimited } from "../ratelimit/errors";
 import { consumeRate } from "../ratelimit/service";
 import { createSession, type SessionUser } from "../sessions/service";
 import { challengeToBase64Url, consumeChallenge, issueChallenge } from "./challenges";
+import {
+  alreadyRegistered,
+  noPasskeyAccount,
+  noSuchPasskey,
+  passkeyNotFound,
+  registrationNotVerified,
+  verificationFailed,
+} from "./errors";
 import type { AuthOptionsInput, AuthVerifyInput, RegisterVerifyInput } from "./schema";
 
 /** The spec's ceremony timeout (ms), sent in both kinds of options. */
@@ -123,7 +131,7 @@ export async function verifyRegistration(
   } catch (err) {
     logFailure(deps, userId, err);
   }
-  if (!info) throw new HttpError(400, "verification_failed", "passkey registration could not be verified");
+  if (!info) throw registrationNotVerified();
 
   const inserted = await deps.db
     .insert(passkeys)
@@ -141,7 +149,7 @@ export async function verifyRegistration(
     .onConflictDoNothing({ target: passkeys.id })
     .returning({ id: passkeys.id });
   if (inserted.length === 0) {
-    throw new HttpError(400, "already_registered", "this passkey is already registered");
+    throw alreadyRegistered();
   }
 }
 
@@ -168,7 +176,7 @@ export async function authenticationOptions(
   const own = user ? await passkeysOf(deps, user.id) : [];
   // One answer for "no account" and "no passkey": both mean passkey sign-in is not possible here.
   if (!user || own.length === 0) {
-    throw new HttpError(404, "not_found", "no account with a passkey for this identifier");
+    throw noPasskeyAccount();
   }
   const issued = await issueChallenge(deps, user.id, "authenticate");
   const options = await generateAuthenticationOptions({
@@ -198,9 +206,9 @@ export async function verifyAuthentication(
     .from(passkeys)
     .where(and(eq(passkeys.id, input.response.id), eq(passkeys.userId, userId)))
     .limit(1);
-  if (!passkey) throw new HttpError(404, "passkey_not_found", "passkey not recognized");
+  if (!passkey) throw passkeyNotFound();
 
-  const failed = () => new HttpError(401, "verification_failed", "passkey verification failed");
+  const failed = () => verificationFailed();
   let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>["authenticationInfo"] | undefined;
   try {
     const result = await verifyAuthenticationResponse({
@@ -263,5 +271,5 @@ export async function deletePasskey(deps: Deps, userId: string, id: string): Pro
     .delete(passkeys)
     .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
     .returning({ id: passkeys.id });
-  if (deleted.length === 0) throw new HttpError(404, "not_found", "passkey not found");
+  if (deleted.length === 0) throw noSuchPasskey();
 }

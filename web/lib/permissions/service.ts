@@ -7,9 +7,16 @@
  * backend (unreachable, timed out, 401/403 from a key mismatch, 5xx, an answer of the wrong shape) is 502,
  * so a browser never mistakes a platform misconfiguration for its own session ending.
  */
-import { HttpError, PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "@svc/common";
+import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "@svc/common";
 import type { WebContext } from "../context";
 import { answerJson, type BackendAnswer, type BackendUser, callBackend } from "../runtime/backend-client";
+import {
+  backendAnswered,
+  invalidRequest,
+  notConfigured,
+  requestNotFound,
+  unexpectedBackendAnswer,
+} from "./errors";
 import type { DecisionBody, PendingPageQuery } from "./schema";
 
 /** Both calls are single indexed queries on the backend. */
@@ -36,7 +43,7 @@ export async function listPendingPermissions(
     timeoutMs: PERMISSIONS_TIMEOUT_MS,
   });
   const body = successBody(answer) as { pending?: unknown; nextCursor?: unknown };
-  if (!Array.isArray(body.pending)) throw badAnswer();
+  if (!Array.isArray(body.pending)) throw unexpectedBackendAnswer();
   const nextCursor = typeof body.nextCursor === "string" ? body.nextCursor : null;
   return { pending: body.pending, nextCursor };
 }
@@ -57,7 +64,7 @@ export async function decidePermission(
   });
   const { success, requestId, decision } = successBody(answer) as Record<string, unknown>;
   if (typeof success !== "boolean" || typeof requestId !== "string" || typeof decision !== "string") {
-    throw badAnswer();
+    throw unexpectedBackendAnswer();
   }
   return { success, requestId, decision };
 }
@@ -73,8 +80,7 @@ export interface PermissionTicket {
 /** A WebSocket ticket for the user, signed with the key the backend verifies it with; 503 without one. */
 export function issuePermissionTicket(ctx: WebContext, user: Pick<User, "id">): PermissionTicket {
   const secret = ctx.config.HMAC_SECRET || ctx.config.INTERNAL_API_KEY;
-  if (!secret)
-    throw new HttpError(503, "not_configured", "HMAC_SECRET or INTERNAL_API_KEY is not configured");
+  if (!secret) throw notConfigured();
   const expiresAtMs = ctx.clock.now().getTime() + PERMISSION_TICKET_TTL_MS;
   return {
     token: signPermissionTicket(secret, user.id, expiresAtMs),
@@ -88,27 +94,11 @@ function successBody(answer: BackendAnswer): object {
   const json = answerJson(answer);
   const fields = typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
   if (answer.status === 400 || answer.status === 404) {
-    const code =
-      typeof fields.error === "string"
-        ? fields.error
-        : answer.status === 404
-          ? "not_found"
-          : "invalid_request";
-    const message =
-      typeof fields.message === "string"
-        ? fields.message
-        : answer.status === 404
-          ? "permission request not found"
-          : "invalid request";
-    throw new HttpError(answer.status, code, message);
+    const code = typeof fields.error === "string" ? fields.error : undefined;
+    const message = typeof fields.message === "string" ? fields.message : undefined;
+    throw answer.status === 404 ? requestNotFound(code, message) : invalidRequest(code, message);
   }
-  if (answer.status < 200 || answer.status > 299) {
-    throw new HttpError(502, "backend_error", `the backend answered ${answer.status}`);
-  }
-  if (typeof json !== "object" || json === null) throw badAnswer();
+  if (answer.status < 200 || answer.status > 299) throw backendAnswered(answer.status);
+  if (typeof json !== "object" || json === null) throw unexpectedBackendAnswer();
   return json;
-}
-
-function badAnswer(): HttpError {
-  return new HttpError(502, "backend_error", "the backend's answer has an unexpected shape");
 }

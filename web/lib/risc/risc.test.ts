@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/security/risc/route";
-import { signInThroughProvider } from "../idp/testing";
+import { signInThroughProvider } from "../idp/testing/sign-in";
 import { createSession } from "../sessions/service";
 import { CookieJar, call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { riscSigningKeys, SIGNING_KEY_CACHE_MS, UNKNOWN_KID_REFETCH_MS } from "./keys";

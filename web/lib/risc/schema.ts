@@ -1,5 +1,5 @@
-import { HttpError } from "@svc/common";
 import { z } from "zod";
+import { invalidToken } from "./errors";
 
 /** Security event tokens are small; anything larger is not one. */
 export const MAX_SECURITY_EVENT_BYTES = 64 * 1024;
@@ -35,7 +35,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  */
 export function securityEventTokenOf(body: string): string {
   if (Buffer.byteLength(body) > MAX_SECURITY_EVENT_BYTES) {
-    throw new HttpError(400, "invalid_token", "security event token is too large");
+    throw invalidToken("security event token is too large");
   }
   let text = body.trim();
   if (text.startsWith('"')) {
@@ -46,6 +46,6 @@ export function securityEventTokenOf(body: string): string {
       // not a JSON string: judged as raw text below
     }
   }
-  if (!COMPACT_JWS.test(text)) throw new HttpError(400, "invalid_token", "body must be a signed JWT");
+  if (!COMPACT_JWS.test(text)) throw invalidToken("body must be a signed JWT");
   return text;
 }

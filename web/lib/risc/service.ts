@@ -3,7 +3,6 @@
  * A token is verified (RS256 by `kid` against the provider's published keys, issuer, audience), recorded by
  * `jti` so a replay is acknowledged without acting again, and each event is applied to the account it names.
  */
-import { HttpError } from "@svc/common";
 import { idpAccounts, processedSecurityEvents, users } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
@@ -12,6 +11,7 @@ import type { WebContext } from "../context";
 import { IdpUpstreamError } from "../idp/client";
 import { IDP_PROVIDER } from "../idp/service";
 import { deleteUserSessions } from "../sessions/service";
+import { invalidToken, signingKeysUnavailable } from "./errors";
 import { hasKid, riscSigningKeys, type SigningKeyCache } from "./keys";
 import {
   type SecurityEventClaims,
@@ -23,8 +23,6 @@ import {
 export type SecurityEventReceipt = { ok: true } | { ok: true; duplicate: true };
 
 type Tx = Parameters<Parameters<WebContext["db"]["transaction"]>[0]>[0];
-
-const invalid = (message: string) => new HttpError(400, "invalid_token", message);
 
 /** Verifies a security event token and acts on it once; throws 400 `invalid_token` when validation fails. */
 export async function receiveSecurityEvent(
@@ -52,15 +50,15 @@ async function verifySecurityEventToken(
   keys: SigningKeyCache,
 ): Promise<SecurityEventClaims> {
   const { IDP_ISSUER: issuer, IDP_CLIENT_ID: clientId } = ctx.config;
-  if (!issuer || !clientId) throw invalid("identity provider not configured: cannot validate the token");
+  if (!issuer || !clientId) throw invalidToken("identity provider not configured: cannot validate the token");
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
   } catch {
-    throw invalid("token header is not valid");
+    throw invalidToken("token header is not valid");
   }
-  if (header.alg !== "RS256") throw invalid("token must be signed with RS256");
-  if (typeof header.kid !== "string" || header.kid === "") throw invalid("token header has no kid");
+  if (header.alg !== "RS256") throw invalidToken("token must be signed with RS256");
+  if (typeof header.kid !== "string" || header.kid === "") throw invalidToken("token header has no kid");
 
   let keySet: Awaited<ReturnType<SigningKeyCache["keysFor"]>>;
   try {
@@ -69,15 +67,11 @@ async function verifySecurityEventToken(
     // Our side cannot check the token now; a 5xx lets the provider deliver it again later.
     if (err instanceof IdpUpstreamError) {
       ctx.logger.error({ reason: err.message }, "security event signing keys unavailable");
-      throw new HttpError(
-        502,
-        "signing_keys_unavailable",
-        "the provider's signing keys could not be fetched",
-      );
+      throw signingKeysUnavailable();
     }
     throw err;
   }
-  if (!hasKid(keySet, header.kid)) throw invalid("token signed with an unknown key (kid)");
+  if (!hasKid(keySet, header.kid)) throw invalidToken("token signed with an unknown key (kid)");
 
   let payload: unknown;
   try {
@@ -88,13 +82,13 @@ async function verifySecurityEventToken(
       currentDate: ctx.clock.now(),
     }));
   } catch (err) {
-    if (err instanceof joseErrors.JOSEError) throw invalid(`token rejected: ${err.message}`);
+    if (err instanceof joseErrors.JOSEError) throw invalidToken(`token rejected: ${err.message}`);
     throw err;
   }
   const claims = securityEventClaimsSchema.safeParse(payload);
   if (!claims.success) {
     const issue = claims.error.issues[0];
-    throw invalid(`claim ${issue?.path.join(".") || "set"}: ${issue?.message ?? "not valid"}`);
+    throw invalidToken(`claim ${issue?.path.join(".") || "set"}: ${issue?.message ?? "not valid"}`);
   }
   return claims.data;
 }

@@ -5,15 +5,10 @@
  * The backend's address comes from configuration, not from users, so it does not pass the outbound URL guard.
  * This is the web's one signed client of the backend (the chat queue calls it too).
  */
-import {
-  createOutboundClient,
-  HttpError,
-  type OutboundAnswer,
-  OutboundError,
-  userContextHeaders,
-} from "@svc/common";
+import { createOutboundClient, type OutboundAnswer, OutboundError, userContextHeaders } from "@svc/common";
 import type { WebConfig } from "../config";
 import type { UserContextRole } from "../sessions/service";
+import { backendUnavailable } from "./errors";
 
 /** Largest backend answer the web relays. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -100,15 +95,15 @@ export async function callBackend(config: BackendConfig, call: BackendCall): Pro
     const res = await requestBackend(config, call);
     return { status: res.status, text: res.text };
   } catch (err) {
-    if (err instanceof BackendNotConfiguredError) throw unavailable(err.message);
+    if (err instanceof BackendNotConfiguredError) throw backendUnavailable(err.message);
     if (!(err instanceof OutboundError)) throw err;
     switch (err.reason) {
       case "timeout":
-        throw unavailable(`the backend did not answer within ${call.timeoutMs / 1000} s`);
+        throw backendUnavailable(`the backend did not answer within ${call.timeoutMs / 1000} s`);
       case "too_large":
-        throw unavailable("the backend's answer is too large");
+        throw backendUnavailable("the backend's answer is too large");
       default:
-        throw unavailable("the backend is unreachable");
+        throw backendUnavailable("the backend is unreachable");
     }
   }
 }
@@ -121,8 +116,4 @@ export function answerJson(answer: BackendAnswer): unknown {
   } catch {
     return undefined;
   }
-}
-
-function unavailable(message: string): HttpError {
-  return new HttpError(502, "backend_unavailable", message);
 }

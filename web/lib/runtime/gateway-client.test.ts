@@ -1,9 +1,9 @@
 import { freePort } from "@svc/common";
+import { startFakeAgentRuntime } from "@svc/common/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeGateway } from "../health/fake-gateway";
 import { createGatewayClient, GatewayError } from "./gateway-client";
 
-const gateway = await startFakeGateway();
+const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });
 afterAll(() => gateway.close());
 beforeEach(() => {
   gateway.healthStatus = 200;

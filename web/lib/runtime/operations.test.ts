@@ -31,7 +31,7 @@ import { loadWebConfig } from "../config";
 import { overrideWebContext } from "../context";
 import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
 import { RUNTIME_OPERATIONS, type RuntimeOperation } from "./operations";
-import { startTestBackend } from "./testing";
+import { startTestBackend } from "./testing/backend";
 
 const INTERNAL_API_KEY = "ops-internal-key-0123456789abcdef";
 const HMAC_SECRET = "ops-hmac-secret-0123456789abcdef";

@@ -3,13 +3,12 @@
  * user's newest agent and forwards to the backend's `/api/agents/:agentId/<operation>` with the internal key
  * and the signed user context, answering with the backend's status and JSON body as they are.
  */
-import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { desc, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { answerJson, type BackendUser, callBackend } from "./backend-client";
-import { noAgent } from "./errors";
+import { backendUnavailable, noAgent, runtimeControlsDisabled } from "./errors";
 
 /** Reads: they probe or look up, so they answer within seconds (the probe's longest timeout is 5 s). */
 export const READ_TIMEOUT_MS = 15_000;
@@ -49,7 +48,7 @@ export async function newestAgentOf(db: Database, userId: string): Promise<Agent
 /** 503 for a lifecycle action while NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS is false (spec "Errors"). */
 export function assertRuntimeControls(ctx: WebContext, operation: RuntimeOperation): void {
   if (RUNTIME_OPERATIONS[operation].lifecycle && !ctx.config.NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS) {
-    throw new HttpError(503, "runtime_controls_disabled", "runtime controls are disabled on this platform");
+    throw runtimeControlsDisabled();
   }
 }
 
@@ -82,7 +81,7 @@ export async function forwardRuntimeOperation(
   if (answer.text.trim() === "") return new Response(null, { status: answer.status, headers: NO_STORE });
   if (answerJson(answer) === undefined) {
     ctx.logger.warn({ status: answer.status, operation, agentId: agent.id }, "backend answer is not JSON");
-    throw new HttpError(502, "backend_unavailable", "the backend's answer is not JSON");
+    throw backendUnavailable("the backend's answer is not JSON");
   }
   return new Response(answer.text, {
     status: answer.status,

@@ -19,7 +19,7 @@ import {
   webContext,
 } from "../testing";
 import { provisionAgent } from "./provision";
-import { startTestBackend } from "./testing";
+import { startTestBackend } from "./testing/backend";
 
 const INTERNAL_API_KEY = "provision-internal-key-0123456789abcdef";
 const HMAC_SECRET = "provision-hmac-secret-0123456789abcdef";

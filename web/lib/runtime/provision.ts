@@ -2,7 +2,7 @@
  * `POST /api/provision`: creates the signed-in user's agent record (one per user: an existing one is
  * re-provisioned) and enqueues its `provision_managed_runtime` job through the backend.
  */
-import { HttpError, newId } from "@svc/common";
+import { newId } from "@svc/common";
 import { type Database, schema } from "@svc/db";
 import { type PlatformJobJson, toJobJson } from "@svc/db/json";
 import { type Agent, agents, platformJobs, users } from "@svc/db/schema";
@@ -13,6 +13,7 @@ import type { WebContext } from "../context";
 import { withAdvisoryLock } from "../db/advisory-lock";
 import { signInFirst } from "../sessions/errors";
 import { answerJson, callBackend } from "./backend-client";
+import { backendQueueError } from "./errors";
 import { newestAgentOf } from "./operations";
 import { MAX_AGENT_NAME_LENGTH, type ProvisionBody } from "./schema";
 
@@ -162,7 +163,7 @@ async function enqueueProvision(ctx: WebContext, account: Account, agent: Agent)
   const job = (answerJson(answer) as { job?: PlatformJobJson } | undefined)?.job;
   if (answer.status < 200 || answer.status > 299 || typeof job?.id !== "string") {
     ctx.logger.warn({ status: answer.status, agentId: agent.id }, "provision enqueue refused");
-    throw new HttpError(502, "backend_queue_error", "the backend did not accept the provision job");
+    throw backendQueueError();
   }
   return job;
 }

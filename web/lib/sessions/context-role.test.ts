@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
 import { answerJson, callBackend } from "../runtime/backend-client";
-import { startTestBackend } from "../runtime/testing";
+import { startTestBackend } from "../runtime/testing/backend";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { findSessionUser, userContextRole } from "./service";
 

@@ -1,11 +1,12 @@
 /**
  * `POST /api/webhooks/hosting` against a loopback key-value store speaking the REST protocol.
  */
+
+import { startFakeKvStore } from "@svc/common/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/webhooks/hosting/route";
 import type { WebConfig } from "../config";
 import { overrideWebContext } from "../context";
-import { startFakeKvStore } from "../kv/testing";
 import { call, type TestRequest, useWebTestContext } from "../testing";
 import { classifyHostingEvent, HOSTING_EVENT_KEY_PREFIX, HOSTING_EVENT_TTL_SECONDS } from "./hosting";
 

@@ -4,9 +4,10 @@
  * a record kept 7 days in the key-value store; without a store it is processed (classified, logged) but
  * not persisted.
  */
-import { type Clock, HttpError, type Logger, newId, safeEqual } from "@svc/common";
+import { type Clock, type Logger, newId, safeEqual } from "@svc/common";
 import { bearerToken } from "../apikeys/authenticate";
 import { type KvConfig, KvError, kvSet } from "../kv/client";
+import { secretInUrl, unauthorized, webhookNotConfigured } from "./errors";
 
 /** Spec: the record lives 7 days. */
 export const HOSTING_EVENT_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -40,14 +41,14 @@ export interface HostingWebhookResult {
  */
 export function authorizeHostingWebhook(request: Request, secret: string | undefined): void {
   if (!secret) {
-    throw new HttpError(503, "webhook_not_configured", "hosting webhook is not configured");
+    throw webhookNotConfigured();
   }
   if (new URL(request.url).searchParams.has("secret")) {
-    throw new HttpError(401, "unauthorized", "send the webhook secret in a header, not in the URL");
+    throw secretInUrl();
   }
   const given = request.headers.get(WEBHOOK_SECRET_HEADER) ?? bearerToken(request);
   if (!given || !safeEqual(given, secret)) {
-    throw new HttpError(401, "unauthorized", "missing or invalid webhook secret");
+    throw unauthorized();
   }
 }
 

@@ -10,7 +10,7 @@ import { createSupervisor, type Supervisor } from "../runtime/supervisor";
 import { runtimeRoutes } from "./runtime";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const ADMIN = { "x-admin-token": "let-me-in" };
 

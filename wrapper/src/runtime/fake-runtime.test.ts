@@ -5,7 +5,7 @@ import { WebSocket } from "ws";
 import { createSupervisor, type Supervisor } from "./supervisor";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 let supervisor: Supervisor;
 let port: number;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSupervisor, type GatewayState, type Supervisor, type SupervisorOptions } from "./supervisor";
 
 const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/fake-runtime.mjs", import.meta.url),
+  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const started: Supervisor[] = [];
 

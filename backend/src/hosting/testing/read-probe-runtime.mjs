@@ -3,7 +3,7 @@
  * each path on its command line up to the first option (the wrapper appends `--hook-pre-tool-use <hook>`;
  * a directory is listed) and to write a file in its own state directory,
  * prints one line `read-probe {"uid", "gid", "reads": {path: "ok" | error code}, "ownWrite"}`, then serves
- * as the fake runtime (common/testing/fakes/fake-runtime.mjs).
+ * as the fake runtime (common/testing/fakes/agent-runtime.mjs).
  */
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -32,4 +32,5 @@ try {
 console.log(
   `read-probe ${JSON.stringify({ uid: process.getuid(), gid: process.getgid(), reads, ownWrite })}`,
 );
-await import("../../../../common/testing/fakes/fake-runtime.mjs");
+const { runFakeRuntimeProcess } = await import("../../../../common/testing/fakes/agent-runtime.mjs");
+await runFakeRuntimeProcess();

@@ -92,15 +92,13 @@ function findClose(s: string, start: number, first: Context, budget: Budget): nu
       i += 2;
       continue;
     }
+    const opened = c === DOLLAR ? openedByDollar(s.charCodeAt(i + 1)) : undefined;
     if (top === Context.Double) {
       if (c === DOUBLE) {
         stack.pop();
         if (stack.length === 0) return i;
-      } else if (c === DOLLAR && s.charCodeAt(i + 1) === OPEN) {
-        stack.push(Context.Substitution);
-        i++;
-      } else if (c === DOLLAR && s.charCodeAt(i + 1) === OPEN_BRACE) {
-        stack.push(Context.Brace);
+      } else if (opened !== undefined) {
+        stack.push(opened);
         i++;
       } else if (c === BACKTICK) {
         stack.push(Context.Backtick);
@@ -128,11 +126,8 @@ function findClose(s: string, start: number, first: Context, budget: Budget): nu
         stack.pop();
         if (stack.length === 0) return i;
       } else stack.push(Context.Backtick);
-    } else if (c === DOLLAR && s.charCodeAt(i + 1) === OPEN) {
-      stack.push(Context.Substitution);
-      i++;
-    } else if (c === DOLLAR && s.charCodeAt(i + 1) === OPEN_BRACE) {
-      stack.push(Context.Brace);
+    } else if (opened !== undefined) {
+      stack.push(opened);
       i++;
     } else if (top === Context.Substitution && c === OPEN) stack.push(Context.Substitution);
     else if (top === Context.Substitution && c === CLOSE) {
@@ -150,6 +145,12 @@ function findClose(s: string, start: number, first: Context, budget: Budget): nu
     i++;
   }
   return -1;
+}
+
+/** The construct a `$` followed by `next` opens (`$(`, `${`), if any. */
+function openedByDollar(next: number): Context | undefined {
+  if (next === OPEN) return Context.Substitution;
+  return next === OPEN_BRACE ? Context.Brace : undefined;
 }
 
 /** Index of the `'` closing an ANSI-C string `$'…'` whose body starts at `start`, or -1. */

@@ -1,0 +1,342 @@
+/**
+ * Runtime maintenance operations on one agent (spec "Runtime maintenance and proxy"). Each takes an agent
+ * the caller is allowed to act on (the routes load it scoped to the user) and returns the response body.
+ *
+ * Mutating operations answer 503 while `ENABLE_RUNTIME_CONTROLS` is false; operations that need the hosting
+ * platform answer 503 when it cannot be resolved; a failing action is 500. Observations that only read the
+ * database and the agent (state, health, gateway token) keep working with controls off: dashboards and
+ * health checks must not go blind when operators freeze the controls.
+ */
+import { HttpError } from "@svc/common";
+import {
+  MANAGED_BASELINE_VERSION,
+  normalizeRuntimeVersion,
+  pinImageVersion,
+} from "@svc/common/runtime-version";
+import type { Database } from "@svc/db";
+import type { Agent } from "@svc/db/schema";
+import type { BackendConfig } from "../config";
+import type { HostedService, HostingPlatform, ServiceLogLine } from "../hosting/types";
+import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "../runtime/agent-client";
+import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "../runtime/compat";
+import { type WaitForHealthyOptions, waitForHealthy } from "../runtime/health";
+import {
+  environmentFor,
+  operationError,
+  type PlatformSource,
+  resolvePlatform,
+  resolveService,
+} from "../runtime/platform";
+import { type ProbeResult, probeRuntime } from "../runtime/probe";
+import { agentNotDeployed } from "./errors";
+import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "./service";
+import { type GatewayTokenStore, generateGatewayToken } from "./tokens";
+
+export type RuntimeOperationsConfig = Pick<
+  BackendConfig,
+  | "ENABLE_RUNTIME_CONTROLS"
+  | "RUNTIME_IMAGE"
+  | "BACKEND_PUBLIC_URL"
+  | "PROVISION_HEALTH_POLL_MS"
+  | "PROVISION_HEALTH_TIMEOUT_MS"
+>;
+
+export interface RuntimeOperationsDeps {
+  db: Database;
+  platform: PlatformSource;
+  config: RuntimeOperationsConfig;
+  tokens: GatewayTokenStore;
+  /** Called after an operator (re)started an agent, e.g. so the watchdog forgets old crashes. */
+  onOperatorAction?: (agentId: string) => void;
+  /** Time for `waitForHealthy` (tests move a manual clock). */
+  healthWait?: Pick<WaitForHealthyOptions, "now" | "sleep">;
+}
+
+export type MaintenanceAction = "restart" | "factory-reset";
+
+export interface LifecycleResult {
+  ok: true;
+  action: string;
+  agent: AgentJson;
+}
+
+export interface RuntimeStats {
+  cpuPercent: number | null;
+  memoryBytes: number | null;
+  memoryLimitBytes: number | null;
+  telemetry: { restartCounts: false; lastExit: false; perMessage: false };
+}
+
+export type AgentHealth = { status: "no_agent" } | (ProbeResult & { agentId: string; url: string });
+
+export interface RuntimeOperations {
+  instanceState(agent: Agent): Promise<{ agent: AgentJson; probe: ProbeResult | null }>;
+  instanceStats(agent: Agent): Promise<RuntimeStats>;
+  /** The last `lines` lines of the agent's wrapper and runtime output, from the platform. */
+  logs(agent: Agent, lines: number): Promise<{ lines: ServiceLogLine[] }>;
+  start(agent: Agent): Promise<LifecycleResult>;
+  stop(agent: Agent): Promise<LifecycleResult>;
+  restart(agent: Agent): Promise<LifecycleResult>;
+  repair(agent: Agent): Promise<LifecycleResult & { tokenGenerated: boolean }>;
+  resetMemory(agent: Agent): Promise<LifecycleResult & { deleted: number | null }>;
+  update(agent: Agent): Promise<LifecycleResult>;
+  gatewayToken(agent: Agent): Promise<{ token: string }>;
+  agentHealth(agent: Agent): Promise<AgentHealth>;
+  compatibilityCheck(agent: Agent): Promise<{ applied: string[] }>;
+  healGatewayToken(agent: Agent): Promise<{ ok: boolean; health: ProbeResult | null }>;
+  maintenance(agent: Agent, action: MaintenanceAction): Promise<LifecycleResult>;
+  /** Repair for the `retry_repair` job: no controls gate, throws plain errors. */
+  repairForJob(agent: Agent): Promise<{ serviceId: string; url: string | null; tokenGenerated: boolean }>;
+}
+
+export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOperations {
+  const { db, config, tokens } = deps;
+
+  function requireControls(): void {
+    if (!config.ENABLE_RUNTIME_CONTROLS) {
+      throw new HttpError(
+        503,
+        "runtime_controls_disabled",
+        "runtime controls are disabled (ENABLE_RUNTIME_CONTROLS=false)",
+      );
+    }
+  }
+
+  /** Runs an action with the spec's error mapping. */
+  async function act<T>(action: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw operationError(action, err);
+    }
+  }
+
+  async function platformAndService(
+    agent: Agent,
+  ): Promise<{ platform: HostingPlatform; service: HostedService }> {
+    const platform = resolvePlatform(deps.platform);
+    return { platform, service: await resolveService(db, platform, agent) };
+  }
+
+  function operatorActed(agentId: string): void {
+    try {
+      deps.onOperatorAction?.(agentId);
+    } catch {
+      // The hook is advisory (the watchdog resets its counters); the operation itself succeeded.
+    }
+  }
+
+  async function finish(agent: Agent, action: string, fields: AgentRuntimeFields): Promise<LifecycleResult> {
+    const updated = await updateAgentRuntime(db, agent.id, fields);
+    return { ok: true, action, agent: agentJson(updated) };
+  }
+
+  function requireUrl(agent: Agent): string {
+    if (!agent.url) throw agentNotDeployed();
+    return agent.url;
+  }
+
+  function requireToken(agent: Agent): string {
+    const token = tokens.open(agent);
+    if (!token) {
+      throw new HttpError(
+        409,
+        "no_gateway_token",
+        "the agent has no gateway token; run repair to create one",
+      );
+    }
+    return token;
+  }
+
+  /**
+   * Rewrites the whole environment with `token`, then restarts the service with it. The restart is a
+   * `deploy`: drivers apply a new environment when they (re)deploy, and a plain restart would keep the old
+   * one (the local driver restarts only the runtime inside the running wrapper).
+   */
+  async function setEnvironmentAndRestart(
+    agent: Agent,
+    platform: HostingPlatform,
+    service: HostedService,
+    token: string,
+  ): Promise<string | null> {
+    await platform.setEnv(service.id, environmentFor(agent, token, config.BACKEND_PUBLIC_URL));
+    const deployed = await platform.deploy(service.id);
+    return deployed.url ?? service.url ?? agent.url;
+  }
+
+  /** Repair's core: the agent's token (a new one when it has none) in a fresh environment, restarted. */
+  async function rewriteEnvironmentAndRestart(agent: Agent) {
+    // The platform first: a 503 must not leave a new token behind that no agent holds.
+    const { platform, service } = await platformAndService(agent);
+    const { token, generated } = await tokens.ensure(agent);
+    const url = await setEnvironmentAndRestart(agent, platform, service, token);
+    return { service, url, tokenGenerated: generated };
+  }
+
+  async function waitHealthy(url: string) {
+    return waitForHealthy(url, {
+      pollMs: config.PROVISION_HEALTH_POLL_MS,
+      timeoutMs: config.PROVISION_HEALTH_TIMEOUT_MS,
+      ...deps.healthWait,
+    });
+  }
+
+  return {
+    async instanceState(agent) {
+      return { agent: agentJson(agent), probe: agent.url ? await probeRuntime(agent.url) : null };
+    },
+
+    instanceStats: (agent) =>
+      act("stats", async () => {
+        const { platform, service } = await platformAndService(agent);
+        const stats = await platform.stats(service.id);
+        return {
+          cpuPercent: stats.cpuPercent ?? null,
+          memoryBytes: stats.memoryBytes ?? null,
+          memoryLimitBytes: stats.memoryLimitBytes ?? null,
+          telemetry: { restartCounts: false, lastExit: false, perMessage: false },
+        };
+      }),
+
+    logs: (agent, lines) =>
+      act("logs", async () => {
+        const { platform, service } = await platformAndService(agent);
+        return { lines: await platform.logs(service.id, lines) };
+      }),
+
+    start: (agent) =>
+      act("start", async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        const deployed = await platform.deploy(service.id);
+        operatorActed(agent.id);
+        return finish(agent, "start", { url: deployed.url ?? service.url ?? agent.url, status: "running" });
+      }),
+
+    stop: (agent) =>
+      act("stop", async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        await platform.stop(service.id);
+        return finish(agent, "stop", { status: "stopped" });
+      }),
+
+    restart: (agent) =>
+      act("restart", async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        await platform.restart(service.id);
+        operatorActed(agent.id);
+        return finish(agent, "restart", { status: "running" });
+      }),
+
+    repair: (agent) =>
+      act("repair", async () => {
+        requireControls();
+        const { url, tokenGenerated } = await rewriteEnvironmentAndRestart(agent);
+        operatorActed(agent.id);
+        return { ...(await finish(agent, "repair", { url, status: "running" })), tokenGenerated };
+      }),
+
+    resetMemory: (agent) =>
+      act("reset-memory", async () => {
+        requireControls();
+        const url = requireUrl(agent);
+        const token = requireToken(agent);
+        // Resolve the service before deleting anything, so a platform problem leaves the memories intact.
+        const { platform, service } = await platformAndService(agent);
+        const { deleted } = await resetAgentMemory(url, token);
+        await platform.restart(service.id);
+        operatorActed(agent.id);
+        return { ...(await finish(agent, "reset-memory", { status: "running" })), deleted };
+      }),
+
+    update: (agent) =>
+      act("update", async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        await platform.setImage(service.id, config.RUNTIME_IMAGE);
+        const deployed = await platform.deploy(service.id);
+        operatorActed(agent.id);
+        return finish(agent, "update", {
+          image: config.RUNTIME_IMAGE,
+          version: normalizeRuntimeVersion(config.RUNTIME_IMAGE).version,
+          url: deployed.url ?? service.url ?? agent.url,
+          status: "running",
+        });
+      }),
+
+    async gatewayToken(agent) {
+      const token = tokens.open(agent);
+      if (!token) throw new HttpError(404, "no_gateway_token", "the agent has no gateway token");
+      return { token };
+    },
+
+    async agentHealth(agent) {
+      if (!agent.url) return { status: "no_agent" };
+      return { agentId: agent.id, url: agent.url, ...(await probeRuntime(agent.url)) };
+    },
+
+    compatibilityCheck: (agent) =>
+      act("compatibility check", async () => {
+        requireControls();
+        const url = requireUrl(agent);
+        const token = tokens.open(agent);
+        const current = (await readAgentConfig(url, token)) ?? {};
+        const { applied, config: fixed } = applyConfigFixes(current);
+        if (applied.length > 0) await writeAgentConfig(url, token, fixed);
+        if (!token) {
+          const { url: deployedUrl } = await rewriteEnvironmentAndRestart(agent);
+          await updateAgentRuntime(db, agent.id, { url: deployedUrl });
+          operatorActed(agent.id);
+          applied.push(GATEWAY_TOKEN_FIX);
+        }
+        return { applied };
+      }),
+
+    healGatewayToken: (agent) =>
+      act("heal gateway token", async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        const token = generateGatewayToken();
+        await tokens.write(agent.id, token);
+        const url = await setEnvironmentAndRestart(agent, platform, service, token);
+        operatorActed(agent.id);
+        if (!url) return { ok: false, health: null };
+        const wait = await waitHealthy(url);
+        await updateAgentRuntime(db, agent.id, { url, status: wait.healthy ? "running" : "degraded" });
+        return { ok: wait.healthy, health: wait.probe };
+      }),
+
+    maintenance: (agent, action) =>
+      act(`maintenance ${action}`, async () => {
+        requireControls();
+        const { platform, service } = await platformAndService(agent);
+        if (action === "restart") {
+          await platform.restart(service.id);
+          operatorActed(agent.id);
+          return finish(agent, "restart", { status: "running" });
+        }
+        // Factory reset: the known-good release of the configured repository, a fresh environment, and a
+        // redeploy (a plain restart would keep the previous image).
+        const image = pinImageVersion(config.RUNTIME_IMAGE, MANAGED_BASELINE_VERSION);
+        const { token } = await tokens.ensure(agent);
+        await platform.setImage(service.id, image);
+        await platform.setEnv(service.id, environmentFor(agent, token, config.BACKEND_PUBLIC_URL));
+        const deployed = await platform.deploy(service.id);
+        operatorActed(agent.id);
+        return finish(agent, "factory-reset", {
+          image,
+          version: MANAGED_BASELINE_VERSION,
+          url: deployed.url ?? service.url ?? agent.url,
+          status: "running",
+        });
+      }),
+
+    async repairForJob(agent) {
+      const { service, url, tokenGenerated } = await rewriteEnvironmentAndRestart(agent);
+      await updateAgentRuntime(db, agent.id, { url, status: "running" });
+      return { serviceId: service.id, url, tokenGenerated };
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { PlatformJob } from "@svc/db/schema";
+import { NOW, type Queryable, type QueueClock, toJob } from "./shared";
+
+/**
+ * Records a failed attempt: back to `queued` with `run_at` = now + backoff (30, 60, 90, 120, then 300 s by
+ * attempt number), or `failed` with `completed_at` when the attempts are used up. `error` keeps the latest
+ * message. Returns the job after the change, or null when the claim was lost.
+ */
+export async function failJob(
+  db: Queryable,
+  clock: QueueClock,
+  claim: { id: string; lockToken: string },
+  error: string,
+): Promise<PlatformJob | null> {
+  const { rows } = await db.query({
+    name: "platform_jobs_fail",
+    text: `update platform_jobs
+      set status = case when attempts >= max_attempts then 'failed' else 'queued' end,
+          error = $4,
+          completed_at = case when attempts >= max_attempts then ${NOW} else null end,
+          run_at = case when attempts >= max_attempts then run_at
+                        else ${NOW} + make_interval(secs => case when attempts >= 5 then 300 else attempts * 30 end) end,
+          locked_at = null, lock_token = null, updated_at = ${NOW}
+      where id = $2 and lock_token = $3
+      returning *`,
+    values: [clock.now(), claim.id, claim.lockToken, error.slice(0, 4000)],
+  });
+  return rows[0] ? toJob(rows[0]) : null;
+}

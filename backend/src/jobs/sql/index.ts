@@ -1,0 +1,12 @@
+/** The platform job queue's SQL, one file per operation (graphile-worker's `src/sql/` shape). */
+export { claimJobs } from "./claimJobs";
+export { completeAndClaimJobs } from "./completeAndClaimJobs";
+export { completeJob } from "./completeJob";
+export { enqueueJob, type NewJob } from "./enqueueJob";
+export { failJob } from "./failJob";
+export { getJob } from "./getJob";
+export { jobMetrics, type QueueMetrics } from "./jobMetrics";
+export { refreshJobLock } from "./refreshJobLock";
+export { releaseJobs } from "./releaseJobs";
+export { requeueStaleJobs } from "./requeueStaleJobs";
+export { type Claim, databaseClock, QUEUE_SESSION_OPTIONS, type Queryable, type QueueClock } from "./shared";

@@ -1,0 +1,17 @@
+/** Bench roles run in worker threads: each worker loads its bench file and posts back the port it listens on. */
+import { Worker } from "node:worker_threads";
+
+/** Starts `moduleUrl` (the caller's `import.meta.url`) in a worker with `data`; resolves with its port. */
+export function startBenchWorker(
+  moduleUrl: string,
+  data: unknown,
+): Promise<{ port: number; worker: Worker }> {
+  // Node 20 workers do not inherit tsx's loader: register it in the worker, then load the module.
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
+    .then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`;
+  const worker = new Worker(bootstrap, { eval: true, workerData: data });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (port: number) => resolve({ port, worker }));
+    worker.once("error", reject);
+  });
+}

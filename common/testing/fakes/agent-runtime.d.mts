@@ -1,0 +1,124 @@
+/** Types of the one fake agent runtime (agent-runtime.mjs: plain JS so it also runs as a child process). */
+import type { IncomingHttpHeaders } from "node:http";
+
+export interface ChatCompletionMessage {
+  role: string;
+  content: string;
+}
+
+/** One chat-completion call the fake received with a valid token, its body parsed. */
+export interface RecordedChatCompletion {
+  authorization: string | undefined;
+  model: string | undefined;
+  messages: ChatCompletionMessage[];
+  body: Record<string, unknown>;
+}
+
+export interface FakeRuntimeRequest {
+  method: string;
+  /** The path with its query string. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface FakeRuntimeSession {
+  key: string;
+  status: string;
+  messageCount: number;
+  lastActivityAt: string | null;
+}
+
+export interface FakeRuntimeCronJob {
+  id: string;
+  name: string;
+  enabled: boolean;
+  schedule: { kind: string; everyMs: number | null };
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  message?: string;
+}
+
+export interface FakeAgentRuntimeOptions {
+  /** The gateway token every Bearer route expects (default: `env.OPENCLAW_GATEWAY_TOKEN`). */
+  token?: string;
+  /** Without any token: let every call through (default: refuse every call). */
+  openWithoutToken?: boolean;
+  /** The environment the runtime sees (`/whoami`, `/env`, and the default token). */
+  env?: Record<string, string | undefined>;
+  /** The assistant's reply, fixed or computed from the messages (default: echoes the last message). */
+  reply?: string | ((messages: ChatCompletionMessage[]) => string);
+  /** Model named in answers when the request names none (default "fake-agent-model"). */
+  model?: string;
+  /** Completion ids are `chatcmpl-<idPrefix>-<n>` (default "fake"). */
+  idPrefix?: string;
+  /** Health checks fail until this long after start (default 0). */
+  readyAfterMs?: number;
+  /** Cron job ids: `cron_<n>` (default) or `cron_<name>`. */
+  cronIds?: "sequential" | "by-name";
+  /** Report `nextRunAt` of enabled jobs (default: null). */
+  scheduleNextRun?: boolean;
+  /** Memories held at start (what the first `/api/memory/reset` deletes). */
+  memories?: number;
+  /** `/stream` lines and the pause between them (default 5, 50 ms). */
+  streamChunks?: number;
+  streamIntervalMs?: number;
+  /** Also answer the agent wrapper's routes (see the file comment). */
+  wrapper?: boolean;
+  /** Running as the runtime child process: adds /whoami, /env, /print, /crash. */
+  process?: boolean;
+  /** Port to listen on (default: any free one). */
+  port?: number;
+}
+
+export interface FakeAgentRuntime {
+  url: string;
+  port: number;
+  /** The gateway token; "" = `env.OPENCLAW_GATEWAY_TOKEN`. */
+  token: string;
+  env: Record<string, string | undefined>;
+  /** Every HTTP request received, in order. */
+  requests: FakeRuntimeRequest[];
+  /** Chat-completion calls with a valid token and body, in order. */
+  completions: RecordedChatCompletion[];
+  /** The Authorization header of each WebSocket upgrade. */
+  wsAuthorizations: Array<string | undefined>;
+  readyAfterMs: number;
+  /** Health checks pass only while running and healthy (and ready). */
+  running: boolean;
+  healthy: boolean;
+  /** Status the health checks answer when up (default 200). */
+  healthStatus: number;
+  /** When set, every `/api/*` call answers this status. */
+  apiFailure: number | null;
+  /** When set, every `/api/*` call answers this text with 200 (a broken runtime). */
+  apiGarbage: string | null;
+  /** Milliseconds to wait before answering anything (chat calls are recorded first). */
+  delayMs: number;
+  hung: boolean;
+  sessions: FakeRuntimeSession[];
+  /** Jobs by name. */
+  cron: Map<string, FakeRuntimeCronJob>;
+  memories: number;
+  /** The runtime configuration file (wrapper `/api/config`); null = none yet. */
+  config: Record<string, unknown> | null;
+  /** Lets a held `/held` answer finish (after `hold()`). */
+  release: () => void;
+  setReply(reply: NonNullable<FakeAgentRuntimeOptions["reply"]>): void;
+  /** Answer every chat call with this status and an OpenAI-style error body; null to succeed again. */
+  failWith(status: number | null, message?: string): void;
+  setDelay(ms: number): void;
+  /** From now on no request gets an answer. */
+  hang(): void;
+  /** From now on `/held` answers "first\n", then waits for `release()` before "second\n". */
+  hold(): void;
+  close(): Promise<void>;
+}
+
+export function startFakeAgentRuntime(options?: FakeAgentRuntimeOptions): Promise<FakeAgentRuntime>;
+
+/** Runs the fake as the agent's runtime child process, configured by the environment. */
+export function runFakeRuntimeProcess(env?: Record<string, string | undefined>): Promise<FakeAgentRuntime>;
+
+/** Runs the fake as the runtime's CLI (`devices list|approve|reject`), configured by the environment. */
+export function runFakeRuntimeCli(args: string[], env?: Record<string, string | undefined>): void;

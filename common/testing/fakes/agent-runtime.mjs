@@ -1,0 +1,470 @@
+/**
+ * The one fake of an agent's runtime gateway (types in agent-runtime.d.mts). Tests start it in-process with
+ * `startFakeAgentRuntime(options)` and turn its knobs; wrapper and hosting tests run this file as the
+ * runtime child process (`node agent-runtime.mjs`), configured by the environment (see
+ * `runFakeRuntimeProcess`). It serves on loopback:
+ * - GET /healthz, GET /readyz: 200 `{ok: true}` / `{ready: true}` once `readyAfterMs` have passed while
+ *   `running` and `healthy`, else 503 (`healthStatus` overrides the 200);
+ * - POST /v1/chat/completions (Bearer token, else 401): OpenAI-compatible (SSE chunks when `stream: true`);
+ *   records each call in `completions`, counts it toward its session (`user` field, else "main") and stores
+ *   one memory; `failWith` and `delayMs` make it fail or answer late;
+ * - GET /api/sessions, GET /api/cron, PUT /api/cron/:name, DELETE /api/cron/:name, POST /api/memory/reset
+ *   (all Bearer), from `sessions`, `cron` and `memories`; `apiFailure` / `apiGarbage` break them;
+ * - GET /stream: `streamChunks` lines `streamIntervalMs` apart; WebSocket /ws echoes messages;
+ * - POST /hang (or `hang()`): from now on no request gets an answer (a wedged gateway);
+ * - with `process` (the child process): GET /whoami, GET /env (`?all=1`: the whole environment),
+ *   GET /print?text= (stdout without a newline), POST /crash (exit code 3);
+ * - with `wrapper` (an agent service as the platform sees it through its wrapper): GET /api/status,
+ *   GET/PUT /api/config (Bearer `env.WRAPPER_ADMIN_PASSWORD`), /echo*, /held (see `hold`), and a
+ *   `hello <url>` greeting on each WebSocket.
+ * Run as `node agent-runtime.mjs devices list|approve|reject …` it is the runtime's CLI instead (see
+ * `runFakeRuntimeCli`).
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { appendFileSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { pathToFileURL } from "node:url";
+import { WebSocketServer } from "ws";
+
+function sendJson(res, status, body) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function openAiError(res, status, message, type) {
+  sendJson(res, status, { error: { message, type } });
+}
+
+function parseJson(text) {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function digest(text) {
+  return createHash("sha256").update(text).digest();
+}
+
+function words(text) {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeAgentRuntime(options = {}) {
+  const startedAt = Date.now();
+  let reply = options.reply ?? ((messages) => `echo: ${messages.at(-1)?.content ?? ""}`);
+  let failure = null;
+  let nextCronId = 1;
+  let completionSequence = 0;
+  let held = Promise.resolve();
+  const wss = new WebSocketServer({ noServer: true });
+
+  const runtime = {
+    url: "",
+    port: 0,
+    /** The gateway token; "" = `env.OPENCLAW_GATEWAY_TOKEN`. */
+    token: options.token ?? "",
+    env: options.env ?? {},
+    requests: [],
+    completions: [],
+    wsAuthorizations: [],
+    readyAfterMs: options.readyAfterMs ?? 0,
+    running: true,
+    healthy: true,
+    healthStatus: 200,
+    apiFailure: null,
+    apiGarbage: null,
+    delayMs: 0,
+    hung: false,
+    sessions: [],
+    cron: new Map(),
+    memories: options.memories ?? 0,
+    config: null,
+    release: () => undefined,
+    setReply(next) {
+      reply = next;
+    },
+    failWith(status, message = "the agent runtime failed") {
+      failure = status === null ? null : { status, message };
+    },
+    setDelay(ms) {
+      runtime.delayMs = ms;
+    },
+    hang() {
+      runtime.hung = true;
+    },
+    hold() {
+      held = new Promise((resolve) => {
+        runtime.release = resolve;
+      });
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  const expectedToken = () => runtime.token || runtime.env.OPENCLAW_GATEWAY_TOKEN || "";
+
+  /** Bearer check against the gateway token, in constant time; without a token only `openWithoutToken` passes. */
+  function authorized(req) {
+    const token = expectedToken();
+    if (!token) return options.openWithoutToken === true;
+    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "");
+    return Boolean(match) && timingSafeEqual(digest(match[1]), digest(token));
+  }
+
+  function isUp() {
+    return runtime.running && runtime.healthy && Date.now() - startedAt >= runtime.readyAfterMs;
+  }
+
+  function cronJobJson(job) {
+    const { updatedAt: _updatedAt, message, ...rest } = job;
+    return { ...rest, ...(message !== undefined ? { message } : {}) };
+  }
+
+  async function chatCompletion(req, res, raw) {
+    if (!authorized(req)) return openAiError(res, 401, "invalid gateway token", "invalid_api_key");
+    const parsed = parseJson(raw);
+    if (!parsed.ok || !parsed.value || typeof parsed.value !== "object")
+      return openAiError(res, 400, "body is not JSON", "invalid_request_error");
+    const body = parsed.value;
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      return openAiError(res, 400, "messages must be a non-empty array", "invalid_request_error");
+    const model = typeof body.model === "string" ? body.model : undefined;
+    runtime.completions.push({
+      authorization: req.headers.authorization,
+      model,
+      messages: body.messages,
+      body,
+    });
+    if (runtime.delayMs > 0) await sleep(runtime.delayMs);
+    if (failure) return openAiError(res, failure.status, failure.message, "server_error");
+    const content = typeof reply === "function" ? reply(body.messages) : reply;
+    const key = typeof body.user === "string" && body.user ? body.user : "main";
+    let session = runtime.sessions.find((s) => s.key === key);
+    if (!session) {
+      session = { key, status: "active", messageCount: 0, lastActivityAt: null };
+      runtime.sessions.push(session);
+    }
+    session.messageCount += 2;
+    session.lastActivityAt = new Date().toISOString();
+    runtime.memories += 1;
+    completionSequence += 1;
+    const id = `chatcmpl-${options.idPrefix ?? "fake"}-${completionSequence}`;
+    const answeredModel = model ?? options.model ?? "fake-agent-model";
+    const created = Math.floor(Date.now() / 1000);
+    if (body.stream === true) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const chunk = (delta, finish) =>
+        `data: ${JSON.stringify({
+          id,
+          object: "chat.completion.chunk",
+          created,
+          model: answeredModel,
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        })}\n\n`;
+      res.write(chunk({ role: "assistant", content }, null));
+      res.write(chunk({}, "stop"));
+      res.end("data: [DONE]\n\n");
+      return;
+    }
+    const promptTokens = words(body.messages.map((m) => String(m?.content ?? "")).join(" "));
+    const completionTokens = words(content);
+    sendJson(res, 200, {
+      id,
+      object: "chat.completion",
+      created,
+      model: answeredModel,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
+    });
+  }
+
+  function putCron(res, name, raw) {
+    const parsed = parseJson(raw);
+    const body = parsed.ok ? parsed.value : null;
+    if (!body || typeof body !== "object" || Array.isArray(body))
+      return sendJson(res, 400, { error: "body must be a JSON object" });
+    if (typeof body.enabled !== "boolean") return sendJson(res, 400, { error: "enabled must be a boolean" });
+    const schedule = body.schedule;
+    if (schedule?.kind !== "every" || !Number.isInteger(schedule.everyMs) || schedule.everyMs <= 0)
+      return sendJson(res, 400, { error: "schedule must be {kind: 'every', everyMs: positive integer}" });
+    if (body.message !== undefined && typeof body.message !== "string")
+      return sendJson(res, 400, { error: "message must be a string" });
+    const existing = runtime.cron.get(name);
+    const byName = options.cronIds === "by-name";
+    const job = {
+      id: existing?.id ?? (byName ? `cron_${name}` : `cron_${nextCronId++}`),
+      name,
+      enabled: body.enabled,
+      schedule: { kind: "every", everyMs: schedule.everyMs },
+      lastRunAt: existing?.lastRunAt ?? null,
+      nextRunAt:
+        options.scheduleNextRun && body.enabled
+          ? new Date(Date.now() + schedule.everyMs).toISOString()
+          : null,
+      message: body.message ?? existing?.message,
+    };
+    runtime.cron.set(name, job);
+    sendJson(res, 200, { job: cronJobJson(job) });
+  }
+
+  function api(req, res, path, raw) {
+    if (!authorized(req)) return sendJson(res, 401, { error: "unauthorized" });
+    if (runtime.apiFailure !== null) return sendJson(res, runtime.apiFailure, { error: "failing" });
+    if (runtime.apiGarbage !== null) {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(runtime.apiGarbage);
+      return;
+    }
+    if (req.method === "GET" && path === "/api/sessions")
+      return sendJson(res, 200, { sessions: runtime.sessions });
+    if (req.method === "GET" && path === "/api/cron")
+      return sendJson(res, 200, { jobs: [...runtime.cron.values()].map(cronJobJson) });
+    if (req.method === "POST" && path === "/api/memory/reset") {
+      const deleted = runtime.memories;
+      runtime.memories = 0;
+      runtime.sessions.length = 0;
+      return sendJson(res, 200, { ok: true, deleted });
+    }
+    const cron = /^\/api\/cron\/([^/]+)$/.exec(path);
+    if (!cron) return sendJson(res, 404, { error: "not found" });
+    const name = decodeURIComponent(cron[1]);
+    if (req.method === "PUT") return putCron(res, name, raw);
+    if (req.method === "DELETE") {
+      if (!runtime.cron.delete(name)) return sendJson(res, 404, { error: "cron job not found" });
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    sendJson(res, 405, { error: "method not allowed" });
+  }
+
+  /** The wrapper's own routes (option `wrapper`); true when it answered. */
+  function wrapperRoute(req, res, path, raw) {
+    if (path === "/api/status") {
+      if (!runtime.healthy) sendJson(res, 503, { error: "unavailable" });
+      else
+        sendJson(res, 200, {
+          state: runtime.running ? "running" : "stopped",
+          running: runtime.running,
+          configured: true,
+        });
+      return true;
+    }
+    if (path === "/api/config") {
+      const password = runtime.env.WRAPPER_ADMIN_PASSWORD;
+      if (password && req.headers.authorization !== `Bearer ${password}`)
+        sendJson(res, 401, { ok: false, error: "unauthorized" });
+      else if (req.method === "GET") {
+        if (!runtime.config) sendJson(res, 404, { ok: false, error: "no configuration file" });
+        else sendJson(res, 200, { ok: true, config: runtime.config });
+      } else {
+        runtime.config = JSON.parse(raw);
+        sendJson(res, 200, { ok: true, message: "saved" });
+      }
+      return true;
+    }
+    if (path === "/held") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first\n");
+      void held.then(() => res.end("second\n"));
+      return true;
+    }
+    if (path.startsWith("/echo")) {
+      sendJson(res, 200, { method: req.method, url: req.url, headers: req.headers, body: raw });
+      return true;
+    }
+    return false;
+  }
+
+  async function handle(req, res, raw) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname;
+    if (req.method === "POST" && path === "/v1/chat/completions") return chatCompletion(req, res, raw);
+    if (runtime.delayMs > 0) await sleep(runtime.delayMs);
+    if (path === "/healthz" || path === "/readyz") {
+      const status = isUp() ? runtime.healthStatus : 503;
+      return sendJson(res, status, path === "/healthz" ? { ok: status === 200 } : { ready: status === 200 });
+    }
+    if (options.wrapper && wrapperRoute(req, res, path, raw)) return;
+    if (
+      path === "/api/sessions" ||
+      path === "/api/cron" ||
+      path.startsWith("/api/cron/") ||
+      path === "/api/memory/reset"
+    )
+      return api(req, res, path, raw);
+    if (req.method === "GET" && path === "/stream") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      const chunks = options.streamChunks ?? 5;
+      let sent = 0;
+      const timer = setInterval(() => {
+        sent++;
+        res.write(`chunk ${sent}\n`);
+        if (sent === chunks) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, options.streamIntervalMs ?? 50);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
+    if (req.method === "POST" && path === "/hang") {
+      sendJson(res, 200, { ok: true });
+      runtime.hung = true;
+      if (options.process) process.stdout.write("fake runtime hanging\n");
+      return;
+    }
+    if (options.process) {
+      if (req.method === "GET" && path === "/whoami")
+        return sendJson(res, 200, { token: runtime.env.OPENCLAW_GATEWAY_TOKEN ?? null });
+      if (req.method === "GET" && path === "/env") {
+        if (url.searchParams.get("all") === "1") return sendJson(res, 200, { ...runtime.env });
+        const names = [
+          "PORT",
+          "OPENCLAW_GATEWAY_PORT",
+          "OPENCLAW_GATEWAY_TOKEN",
+          "OPENCLAW_STATE_DIR",
+          "OPENCLAW_CONFIG_PATH",
+        ];
+        return sendJson(res, 200, Object.fromEntries(names.map((name) => [name, runtime.env[name] ?? null])));
+      }
+      if (req.method === "GET" && path === "/print") {
+        process.stdout.write(url.searchParams.get("text") ?? "");
+        return sendJson(res, 200, { ok: true });
+      }
+      if (req.method === "POST" && path === "/crash") {
+        sendJson(res, 200, { ok: true });
+        setTimeout(() => process.exit(3), 10);
+        return;
+      }
+    }
+    sendJson(res, 404, { error: "not found", path });
+  }
+
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      runtime.requests.push({
+        method: req.method ?? "GET",
+        path: req.url ?? "/",
+        headers: req.headers,
+        body,
+      });
+      // A hung gateway accepts connections and never answers.
+      if (runtime.hung) return;
+      Promise.resolve()
+        .then(() => handle(req, res, body.toString("utf8")))
+        .catch((err) => {
+          if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+          res.end(`fake runtime failed: ${String(err)}`);
+        });
+    });
+  });
+  server.on("upgrade", (req, socket, head) => {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if ((path !== "/ws" && !path.startsWith("/ws/")) || runtime.hung) {
+      socket.destroy();
+      return;
+    }
+    runtime.wsAuthorizations.push(req.headers.authorization);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (options.wrapper) ws.send(`hello ${req.url}`);
+      ws.on("message", (data, isBinary) => ws.send(data, { binary: isBinary }));
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  runtime.port = server.address().port;
+  runtime.url = `http://127.0.0.1:${runtime.port}`;
+  return runtime;
+}
+
+/**
+ * Runs the fake as the agent's runtime process: listens on 127.0.0.1:$OPENCLAW_GATEWAY_PORT with the
+ * token $OPENCLAW_GATEWAY_TOKEN and replies `runtime heard: <last user message>`. Knobs:
+ * FAKE_RUNTIME_READY_AFTER_MS (default 200), FAKE_RUNTIME_CRASH_AFTER_MS (exit 3 after that long),
+ * FAKE_RUNTIME_HANG_AFTER_MS (hang after that long; 0 = from the start). SIGTERM exits 0, unless
+ * FAKE_RUNTIME_IGNORE_SIGTERM=1.
+ */
+export async function runFakeRuntimeProcess(env = process.env) {
+  const hangAfter = env.FAKE_RUNTIME_HANG_AFTER_MS ? Number(env.FAKE_RUNTIME_HANG_AFTER_MS) : null;
+  const runtime = await startFakeAgentRuntime({
+    port: Number(env.OPENCLAW_GATEWAY_PORT),
+    token: env.OPENCLAW_GATEWAY_TOKEN ?? "",
+    env,
+    readyAfterMs: Number(env.FAKE_RUNTIME_READY_AFTER_MS ?? 200),
+    process: true,
+    model: "fake-runtime-model",
+    idPrefix: "runtime",
+    cronIds: "by-name",
+    scheduleNextRun: true,
+    reply: (messages) => {
+      const lastUser = [...messages].reverse().find((m) => m?.role === "user");
+      return `runtime heard: ${typeof lastUser?.content === "string" ? lastUser.content : ""}`;
+    },
+  });
+  if (hangAfter !== null && hangAfter <= 0) runtime.hang();
+  process.on("SIGTERM", () => {
+    if (env.FAKE_RUNTIME_IGNORE_SIGTERM === "1") {
+      process.stdout.write("fake runtime ignoring SIGTERM\n");
+      return;
+    }
+    process.exit(0);
+  });
+  if (env.FAKE_RUNTIME_CRASH_AFTER_MS) {
+    setTimeout(() => {
+      process.stderr.write("fake runtime crashing on purpose\n");
+      process.exit(3);
+    }, Number(env.FAKE_RUNTIME_CRASH_AFTER_MS));
+  }
+  if (hangAfter !== null && hangAfter > 0) setTimeout(() => runtime.hang(), hangAfter);
+  process.stdout.write(`fake runtime listening on ${runtime.port}\n`);
+  process.stderr.write(`fake runtime stderr ready on ${runtime.port}\n`);
+  return runtime;
+}
+
+/**
+ * The runtime CLI's `devices` commands, for wrapper pairing tests:
+ * - FAKE_CLI_LIST_FILE: `devices list --json` prints this file's content as-is.
+ * - FAKE_CLI_CALLS_FILE: each call appends its arguments as one JSON line.
+ * - FAKE_CLI_FAIL: a subcommand (`list`, `approve`, `reject`) that exits 1 with a message on stderr.
+ */
+export function runFakeRuntimeCli(args, env = process.env) {
+  if (env.FAKE_CLI_CALLS_FILE) appendFileSync(env.FAKE_CLI_CALLS_FILE, `${JSON.stringify(args)}\n`);
+  const [group, verb, id] = args;
+  if (group !== "devices" || !["list", "approve", "reject"].includes(verb)) {
+    process.stderr.write(`unknown command: ${args.join(" ")}\n`);
+    process.exit(2);
+  }
+  if (env.FAKE_CLI_FAIL === verb) {
+    process.stderr.write(`fake failure in devices ${verb}\n`);
+    process.exit(1);
+  }
+  if (verb === "list") {
+    process.stdout.write(env.FAKE_CLI_LIST_FILE ? readFileSync(env.FAKE_CLI_LIST_FILE, "utf8") : "[]");
+  } else {
+    process.stdout.write(`${verb === "approve" ? "Approved" : "Rejected"} ${id}\n`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  if (args[0] === "devices") runFakeRuntimeCli(args);
+  else await runFakeRuntimeProcess();
+}

@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@svc/common";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { buildWebIfNeeded } from "../../../scripts/launcher/build";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+export const CHROMIUM = "/usr/bin/chromium";
+/** A desktop Chrome user agent: the sign-up bot check refuses HeadlessChrome, as it should. */
+export const DESKTOP_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+
+export interface WebServer {
+  url: string;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+/** Builds the web app if needed and starts web/server.ts on a free port against `env.DATABASE_URL`. */
+export async function startWebServer(env: Record<string, string>): Promise<WebServer> {
+  await buildWebIfNeeded(root, () => undefined);
+  const port = await freePort();
+  const url = `http://localhost:${port}`;
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: `${root}web`,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      // Production mode wants a user-context key of its own (tests that talk to a backend pass theirs).
+      HMAC_SECRET: "e2e-hmac-secret-0123456789abcdef",
+      WEB_PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_URL: url,
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`web server exited: ${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`web server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Headless Debian Chromium (CI installs it: `apt-get install -y chromium`). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+}
+
+/** A browser context with a platform (CTAP2, internal, resident keys, user verification) authenticator. */
+export async function contextWithAuthenticator(browser: Browser, baseURL: string): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, userAgent: DESKTOP_UA });
+  return context;
+}
+
+export async function addVirtualAuthenticator(
+  context: BrowserContext,
+  page: import("playwright-core").Page,
+): Promise<string> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return authenticatorId;
+}

@@ -1,0 +1,107 @@
+/**
+ * The wrapper's admin access (the login routes: `routes/auth.ts`). With no password every request is admin;
+ * with one, a request is admin with the `ocw_admin` cookie, `Authorization: Bearer <password>` or
+ * `x-admin-token: <password>`.
+ */
+import { bearerCredential, type Clock, cookieFromHeader, hmacHex, safeEqual, systemClock } from "@svc/common";
+import type { Request, RequestHandler } from "express";
+import { unauthorized } from "../http/errors";
+
+export const ADMIN_COOKIE = "ocw_admin";
+const COOKIE_LABEL = "ocw-admin-cookie-v1";
+export const COOKIE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+export const LOGIN_WINDOW_MS = 60_000;
+export const LOGIN_MAX_FAILURES = 5;
+
+/** The cookie value: an HMAC of a fixed label keyed by the password, so it proves knowledge without containing it. */
+export function adminCookieValue(password: string): string {
+  return hmacHex(password, COOKIE_LABEL);
+}
+
+function readCookie(req: Request, name: string): string | undefined {
+  return cookieFromHeader(req.headers.cookie, name);
+}
+
+/** Only a same-site absolute path: `/x`, never `//host`, `/\host` or anything with a scheme or control chars. */
+export function safeNextPath(next: unknown): string {
+  if (typeof next !== "string" || !next.startsWith("/")) return "/";
+  if (next.startsWith("//") || next.startsWith("/\\")) return "/";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  if (/[\u0000-\u001f\u007f\\]/.test(next)) return "/";
+  return next;
+}
+
+function wantsHtml(req: Request): boolean {
+  return (req.method === "GET" || req.method === "HEAD") && (req.headers.accept ?? "").includes("text/html");
+}
+
+export function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+}
+
+export interface AdminAccess {
+  /** False when no password is configured (every request is admin). */
+  enabled: boolean;
+  /** The `ocw_admin` cookie value that proves the password ("" when disabled). */
+  cookieValue: string;
+  isAdmin(req: Request): boolean;
+  /** Lets admins through; others get a redirect to `/login` (HTML GET/HEAD) or 401. */
+  requireAdmin: RequestHandler;
+  /** Failed login attempts of a client IP in the current one-minute window. */
+  loginFailures(ip: string): { count: number; windowStart: number };
+  /** Forgets a client IP's failures (after a successful login). */
+  clearLoginFailures(ip: string): void;
+}
+
+export function adminAccess(password: string | undefined, options: { clock?: Clock } = {}): AdminAccess {
+  const clock = options.clock ?? systemClock;
+  const enabled = typeof password === "string" && password.length > 0;
+  const cookieValue = enabled ? adminCookieValue(password) : "";
+  // Failed login attempts per client IP in a fixed one-minute window.
+  const failures = new Map<string, { count: number; windowStart: number }>();
+
+  function isAdmin(req: Request): boolean {
+    if (!enabled) return true;
+    const cookie = readCookie(req, ADMIN_COOKIE);
+    let ok = false;
+    // Evaluate every credential so the time taken does not reveal which one was present.
+    if (cookie !== undefined && safeEqual(cookie, cookieValue)) ok = true;
+    const bearer = bearerCredential(req.headers.authorization);
+    if (bearer !== null && safeEqual(bearer, password)) ok = true;
+    const token = req.headers["x-admin-token"];
+    if (typeof token === "string" && safeEqual(token, password)) ok = true;
+    return ok;
+  }
+
+  const requireAdmin: RequestHandler = (req, res, next) => {
+    if (isAdmin(req)) return next();
+    if (wantsHtml(req)) {
+      res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+      return;
+    }
+    throw unauthorized();
+  };
+
+  function failureEntry(ip: string): { count: number; windowStart: number } {
+    const now = clock.now().getTime();
+    let entry = failures.get(ip);
+    if (!entry || now - entry.windowStart >= LOGIN_WINDOW_MS) {
+      entry = { count: 0, windowStart: now };
+      failures.set(ip, entry);
+    }
+    if (failures.size > 10_000) {
+      for (const [key, value] of failures)
+        if (now - value.windowStart >= LOGIN_WINDOW_MS) failures.delete(key);
+    }
+    return entry;
+  }
+
+  return {
+    enabled,
+    cookieValue,
+    isAdmin,
+    requireAdmin,
+    loginFailures: failureEntry,
+    clearLoginFailures: (ip) => failures.delete(ip),
+  };
+}
