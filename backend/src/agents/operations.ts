@@ -7,7 +7,6 @@
  * database and the agent (state, health, gateway token) keep working with controls off: dashboards and
  * health checks must not go blind when operators freeze the controls.
  */
-import { HttpError } from "@svc/common";
 import {
   MANAGED_BASELINE_VERSION,
   normalizeRuntimeVersion,
@@ -28,7 +27,7 @@ import {
   resolveService,
 } from "../runtime/platform";
 import { type ProbeResult, probeRuntime } from "../runtime/probe";
-import { agentNotDeployed } from "./errors";
+import { agentNotDeployed, gatewayTokenMissing, noGatewayToken, runtimeControlsDisabled } from "./errors";
 import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "./service";
 import { type GatewayTokenStore, generateGatewayToken } from "./tokens";
 
@@ -94,11 +93,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
 
   function requireControls(): void {
     if (!config.ENABLE_RUNTIME_CONTROLS) {
-      throw new HttpError(
-        503,
-        "runtime_controls_disabled",
-        "runtime controls are disabled (ENABLE_RUNTIME_CONTROLS=false)",
-      );
+      throw runtimeControlsDisabled();
     }
   }
 
@@ -139,11 +134,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
   function requireToken(agent: Agent): string {
     const token = tokens.open(agent);
     if (!token) {
-      throw new HttpError(
-        409,
-        "no_gateway_token",
-        "the agent has no gateway token; run repair to create one",
-      );
+      throw gatewayTokenMissing();
     }
     return token;
   }
@@ -268,7 +259,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
 
     async gatewayToken(agent) {
       const token = tokens.open(agent);
-      if (!token) throw new HttpError(404, "no_gateway_token", "the agent has no gateway token");
+      if (!token) throw noGatewayToken();
       return { token };
     },
 

@@ -1,4 +1,3 @@
-import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { type Request, type Response, Router } from "express";
@@ -8,6 +7,7 @@ import { userContextOf, userContextSecret, verifyUserContext } from "../auth/use
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PlatformSource } from "../runtime/platform";
+import { invalidLines } from "./errors";
 import { createRuntimeOperations, type RuntimeOperations, type RuntimeOperationsDeps } from "./operations";
 import { maintenanceBody } from "./schema";
 import { type AgentActor, loadAgentFor } from "./service";
@@ -96,7 +96,6 @@ export function agentOperationRoutes(deps: AgentRoutesDeps): Router {
 function logLines(value: unknown): number {
   if (value === undefined) return 100;
   const lines = typeof value === "string" && /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(lines >= 1 && lines <= 500))
-    throw new HttpError(400, "invalid_lines", "lines must be an integer from 1 to 500");
+  if (!(lines >= 1 && lines <= 500)) throw invalidLines();
   return lines;
 }

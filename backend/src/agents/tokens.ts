@@ -13,10 +13,11 @@
  * costs at most one scan per interval.
  */
 import { randomBytes } from "node:crypto";
-import { HttpError, openGatewayToken, safeEqual, sealGatewayToken, sha256Hex } from "@svc/common";
+import { openGatewayToken, safeEqual, sealGatewayToken, sha256Hex } from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq, isNotNull } from "drizzle-orm";
+import { dataEncryptionKeyUnset } from "./errors";
 
 /** A fresh per-user gateway token: 32 random bytes as 64 hex characters. */
 export function generateGatewayToken(): string {
@@ -65,11 +66,7 @@ export class GatewayTokenStore {
 
   private key(): string {
     if (!this.dataEncryptionKey) {
-      throw new HttpError(
-        503,
-        "data_encryption_key_unset",
-        "DATA_ENCRYPTION_KEY is not configured: gateway tokens cannot be stored or read",
-      );
+      throw dataEncryptionKeyUnset();
     }
     return this.dataEncryptionKey;
   }

@@ -1,6 +1,9 @@
 import { HttpError } from "@svc/common";
 import { HostingError } from "./types";
 
+export const hostingNotConfigured = (message: string) =>
+  new HttpError(503, "hosting_not_configured", message);
+
 /**
  * Maps a hosting failure to the client-visible error (spec "Errors", lifecycle operations): the platform
  * cannot be resolved (missing credentials or ids) → 503, no such service → 404, the action itself failed →
@@ -10,7 +13,7 @@ export function hostingHttpError(err: unknown): unknown {
   if (!(err instanceof HostingError)) return err;
   switch (err.reason) {
     case "not_configured":
-      return new HttpError(503, "hosting_not_configured", err.message);
+      return hostingNotConfigured(err.message);
     case "not_found":
       return new HttpError(404, "not_found", err.message);
     default:

@@ -52,7 +52,9 @@ function signalReaches(pid: number): boolean {
 export async function isProcessAlive(pid: number, startTicks?: string | null): Promise<boolean> {
   if (!signalReaches(pid)) return false;
   const stat = await readStat(pid);
-  if (!stat) return true;
+  // No /proc entry: either /proc cannot be read here, or the process was reaped since the signal check
+  // (a killed child goes from zombie to gone at any moment): ask again rather than guess "alive".
+  if (!stat) return signalReaches(pid);
   if (stat.state === "Z" || stat.state === "X") return false;
   return !startTicks || stat.startTicks === startTicks;
 }

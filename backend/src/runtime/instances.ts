@@ -4,11 +4,12 @@
  * driver's service id behind the spec's `inst_` prefix; hosting failures map through `hostingHttpError`
  * (503 not configured, 404 unknown, 500 the platform failed).
  */
-import { type Clock, HttpError, systemClock } from "@svc/common";
+import { type Clock, systemClock } from "@svc/common";
 import { type Request, type Response, Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
 import { hostingHttpError } from "../hosting/errors";
 import type { HostedService, HostingPlatform } from "../hosting/types";
+import { runtimeInstanceNotFound } from "./errors";
 import { type PlatformSource, resolvePlatform } from "./platform";
 
 const PREFIX = "inst_";
@@ -20,7 +21,7 @@ export function toInstanceId(serviceId: string): string {
 /** The driver's service id of an `inst_` id; anything else names no instance. */
 export function fromInstanceId(instanceId: string): string {
   if (!instanceId.startsWith(PREFIX) || instanceId.length === PREFIX.length)
-    throw new HttpError(404, "not_found", `no runtime instance ${instanceId}`);
+    throw runtimeInstanceNotFound(instanceId);
   return instanceId.slice(PREFIX.length);
 }
 

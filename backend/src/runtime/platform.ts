@@ -7,7 +7,7 @@ import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { updateAgentRuntime } from "../agents/service";
-import { hostingHttpError } from "../hosting/errors";
+import { hostingHttpError, hostingNotConfigured } from "../hosting/errors";
 import {
   agentEnvironment,
   agentServiceName,
@@ -15,6 +15,7 @@ import {
   HostingError,
   type HostingPlatform,
 } from "../hosting/types";
+import { actionFailed } from "./errors";
 
 /** The platform, or how to get it (a resolver may throw HostingError `not_configured`). */
 export type PlatformSource = HostingPlatform | (() => HostingPlatform) | undefined;
@@ -35,17 +36,15 @@ export function resolvePlatform(source: PlatformSource): HostingPlatform {
  */
 export function operationError(action: string, err: unknown): unknown {
   if (err instanceof HostingError) {
-    const mapped = hostingHttpError(err) as HttpError;
     if (err.reason === "not_configured" && !err.message.includes("HOSTING_TOKEN_TYPE")) {
-      return new HttpError(503, mapped.code, `${err.message}: ${CREDENTIALS_HINT}`);
+      return hostingNotConfigured(`${err.message}: ${CREDENTIALS_HINT}`);
     }
-    if (err.reason === "platform")
-      return new HttpError(500, "action_failed", `${action} failed: ${err.message}`);
-    return mapped;
+    if (err.reason === "platform") return actionFailed(action, err);
+    return hostingHttpError(err);
   }
   if (err instanceof HttpError) return err;
   if (err instanceof Error && err.name === "AgentCallError") {
-    return new HttpError(500, "action_failed", `${action} failed: ${err.message}`);
+    return actionFailed(action, err);
   }
   return err;
 }

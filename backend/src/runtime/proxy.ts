@@ -23,7 +23,7 @@ import {
   bearerCredential,
   connectionTokens,
   endToEndHeaders,
-  HttpError,
+  type HttpError,
   isEndToEnd,
   relayUpgrade,
   safeEqual,
@@ -38,10 +38,18 @@ import { actorOf } from "../agents/routes";
 import { findAgent, loadAgentFor } from "../agents/service";
 import { type GatewayTokenStore, gatewayTokenStore } from "../agents/tokens";
 import { isAdminContext } from "../auth/admin";
+import { invalidSignature, signatureRequired } from "../auth/errors";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { errorAnswer } from "../http/errors";
+import {
+  agentTimeout,
+  agentUnreachable,
+  bearerRequired,
+  noAgentInProxyPath,
+  notAgentGatewayToken,
+} from "./errors";
 
 export const PROXY_PREFIX = "/api/runtime/proxy";
 /** How long the agent may take to send its response headers (a started stream may then run on). */
@@ -118,12 +126,12 @@ const keepAlive = {
   https: new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
-function sendError(res: Response, status: number, error: string, message: string): void {
+function sendError(res: Response, err: HttpError): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.status(status).json({ error, message });
+  res.status(err.status).json({ error: err.code, message: err.message });
 }
 
 /** Streams one HTTP exchange to `target`; the caller going away aborts the agent's side. */
@@ -136,7 +144,7 @@ function proxyHttp(req: Request, res: Response, target: URL, bearer: string | nu
   });
   const timer = setTimeout(() => {
     upstream.destroy(new Error("timeout"));
-    sendError(res, 504, "agent_timeout", `the agent did not answer within ${timeoutMs / 1000} s`);
+    sendError(res, agentTimeout(timeoutMs));
   }, timeoutMs);
   upstream.on("response", (answer) => {
     clearTimeout(timer);
@@ -152,7 +160,7 @@ function proxyHttp(req: Request, res: Response, target: URL, bearer: string | nu
       return;
     }
     const code = (err as NodeJS.ErrnoException).code;
-    sendError(res, 502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+    sendError(res, agentUnreachable(code));
   });
   res.on("close", () => {
     clearTimeout(timer);
@@ -177,7 +185,7 @@ export function runtimeProxyRoutes(deps: RuntimeProxyDeps): Router {
     verifyUserContext({ secret: userContextSecret(config), required: true }),
     async (req: Request, res: Response) => {
       const split = splitProxyPath(req.originalUrl);
-      if (!split) throw new HttpError(404, "not_found", "no agent in the proxy path");
+      if (!split) throw noAgentInProxyPath();
       const agent = await loadAgentFor(db, split.agentId, actorOf(res, config.ADMIN_EMAILS));
       if (!agent.url) throw agentNotDeployed();
       proxyHttp(req, res, proxyTarget(agent.url, split.rest), tokens.open(agent), timeoutMs);
@@ -208,7 +216,7 @@ async function authorizeUpgrade(
 ): Promise<{ agent: Agent; bearer: string | null }> {
   const { config, db } = deps;
   const presented = bearerCredential(req.headers.authorization);
-  if (presented === null) throw new HttpError(401, "unauthorized", "Authorization: Bearer <token> required");
+  if (presented === null) throw bearerRequired();
   if (config.INTERNAL_API_KEY && safeEqual(presented, config.INTERNAL_API_KEY)) {
     const context = verifiedContext(req, userContextSecret(config));
     const actor = { userId: context.userId, isAdmin: isAdminContext(config.ADMIN_EMAILS, context) };
@@ -217,7 +225,7 @@ async function authorizeUpgrade(
   }
   const agent = await findAgent(db, agentId);
   if (!agent || !tokens.matches(agent, presented)) {
-    throw new HttpError(403, "forbidden", "the token is not this agent's gateway token");
+    throw notAgentGatewayToken();
   }
   return { agent, bearer: presented };
 }
@@ -235,9 +243,8 @@ function verifiedContext(req: IncomingMessage, secret: string | undefined): User
   };
   if (secret) {
     const signature = header("x-user-signature");
-    if (!signature) throw new HttpError(401, "SIGNATURE_REQUIRED", "x-user-signature header is required");
-    if (!safeEqual(signature, signUserContext(secret, context)))
-      throw new HttpError(401, "INVALID_SIGNATURE", "x-user-signature does not match the user context");
+    if (!signature) throw signatureRequired();
+    if (!safeEqual(signature, signUserContext(secret, context))) throw invalidSignature();
   }
   return context;
 }
@@ -258,10 +265,7 @@ function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target:
   upstream.on("error", (err) => {
     if (!connected) {
       const code = (err as NodeJS.ErrnoException).code;
-      refuse(
-        socket,
-        new HttpError(502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`),
-      );
+      refuse(socket, agentUnreachable(code));
       upstream.destroy();
       return;
     }

@@ -61,7 +61,7 @@ function backendProcess(name: string): Process {
     clock,
     timers: scope,
     probe: (agentUrl) => {
-      const agentId = agentUrl.split("/").at(-1) ?? "";
+      const agentId = fake.agentAt(agentUrl);
       probes.push({ by: name, agentId, at: clock.now().getTime() - T0.getTime() });
       return probeRuntime(agentUrl);
     },
@@ -103,7 +103,7 @@ describe("one watcher per agent across backend processes", () => {
         id,
         userId: "usr_o",
         name: id,
-        url: fake.urlOf(id),
+        url: await fake.urlOf(id),
         runtimeServiceId: `svc_${id}`,
         gatewayTokenEncrypted: sealGatewayToken(KEY, tokenOf(id)),
         status: "running",

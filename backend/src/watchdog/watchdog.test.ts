@@ -82,7 +82,7 @@ async function addAgent(id: string, over: Partial<typeof agents.$inferInsert> = 
     id,
     userId: "usr_wd",
     name: `Agent ${id}`,
-    url: fake.urlOf(id),
+    url: await fake.urlOf(id),
     runtimeServiceId: `svc_${id}`,
     gatewayTokenEncrypted: sealGatewayToken(KEY, tokenOf(id)),
     status: "running",

@@ -69,6 +69,8 @@ export interface FakeAgentRuntimeOptions {
   process?: boolean;
   /** Port to listen on (default: any free one). */
   port?: number;
+  /** Called with each request as it is recorded (before it is answered). */
+  onRequest?: (request: FakeRuntimeRequest) => void;
 }
 
 export interface FakeAgentRuntime {
@@ -96,6 +98,10 @@ export interface FakeAgentRuntime {
   /** Milliseconds to wait before answering anything (chat calls are recorded first). */
   delayMs: number;
   hung: boolean;
+  /** While true every connection is dropped without an answer (the wrapper itself is gone). */
+  down: boolean;
+  /** With `wrapper`: the `state` `/api/status` reports (e.g. "starting", "crashed"); null = from `running`. */
+  gatewayState: string | null;
   sessions: FakeRuntimeSession[];
   /** Jobs by name. */
   cron: Map<string, FakeRuntimeCronJob>;

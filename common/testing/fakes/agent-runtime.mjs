@@ -14,9 +14,11 @@
  * - POST /hang (or `hang()`): from now on no request gets an answer (a wedged gateway);
  * - with `process` (the child process): GET /whoami, GET /env (`?all=1`: the whole environment),
  *   GET /print?text= (stdout without a newline), POST /crash (exit code 3);
- * - with `wrapper` (an agent service as the platform sees it through its wrapper): GET /api/status,
- *   GET/PUT /api/config (Bearer `env.WRAPPER_ADMIN_PASSWORD`), /echo*, /held (see `hold`), and a
- *   `hello <url>` greeting on each WebSocket.
+ * - with `wrapper` (an agent service as the platform sees it through its wrapper): GET /api/status (its
+ *   `state` is `gatewayState` when set), GET/PUT /api/config and POST /api/gateway/stop (Bearer
+ *   `env.WRAPPER_ADMIN_PASSWORD`; stop sets `running` false and `gatewayState` "stopped"), /echo*, /held
+ *   (see `hold`), and a `hello <url>` greeting on each WebSocket;
+ * - `down`: every connection is dropped without an answer (the wrapper itself is gone).
  * Run as `node agent-runtime.mjs devices list|approve|reject …` it is the runtime's CLI instead (see
  * `runFakeRuntimeCli`).
  */
@@ -79,6 +81,8 @@ export async function startFakeAgentRuntime(options = {}) {
     apiGarbage: null,
     delayMs: 0,
     hung: false,
+    down: false,
+    gatewayState: null,
     sessions: [],
     cron: new Map(),
     memories: options.memories ?? 0,
@@ -256,16 +260,25 @@ export async function startFakeAgentRuntime(options = {}) {
       if (!runtime.healthy) sendJson(res, 503, { error: "unavailable" });
       else
         sendJson(res, 200, {
-          state: runtime.running ? "running" : "stopped",
+          state: runtime.gatewayState ?? (runtime.running ? "running" : "stopped"),
           running: runtime.running,
           configured: true,
         });
       return true;
     }
+    const password = runtime.env.WRAPPER_ADMIN_PASSWORD;
+    const admin = !password || req.headers.authorization === `Bearer ${password}`;
+    if (path === "/api/gateway/stop" && req.method === "POST") {
+      if (!admin) sendJson(res, 401, { ok: false, error: "unauthorized" });
+      else {
+        runtime.running = false;
+        runtime.gatewayState = "stopped";
+        sendJson(res, 200, { ok: true, message: "gateway stopped" });
+      }
+      return true;
+    }
     if (path === "/api/config") {
-      const password = runtime.env.WRAPPER_ADMIN_PASSWORD;
-      if (password && req.headers.authorization !== `Bearer ${password}`)
-        sendJson(res, 401, { ok: false, error: "unauthorized" });
+      if (!admin) sendJson(res, 401, { ok: false, error: "unauthorized" });
       else if (req.method === "GET") {
         if (!runtime.config) sendJson(res, 404, { ok: false, error: "no configuration file" });
         else sendJson(res, 200, { ok: true, config: runtime.config });
@@ -358,12 +371,13 @@ export async function startFakeAgentRuntime(options = {}) {
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      runtime.requests.push({
-        method: req.method ?? "GET",
-        path: req.url ?? "/",
-        headers: req.headers,
-        body,
-      });
+      const request = { method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, body };
+      runtime.requests.push(request);
+      options.onRequest?.(request);
+      if (runtime.down) {
+        req.socket.destroy();
+        return;
+      }
       // A hung gateway accepts connections and never answers.
       if (runtime.hung) return;
       Promise.resolve()
@@ -376,7 +390,7 @@ export async function startFakeAgentRuntime(options = {}) {
   });
   server.on("upgrade", (req, socket, head) => {
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
-    if ((path !== "/ws" && !path.startsWith("/ws/")) || runtime.hung) {
+    if ((path !== "/ws" && !path.startsWith("/ws/")) || runtime.hung || runtime.down) {
       socket.destroy();
       return;
     }

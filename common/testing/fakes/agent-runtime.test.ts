@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../src/net";
+import { startFakeAgentRuntime } from "./agent-runtime.mjs";
 
 const FAKE_RUNTIME = fileURLToPath(new URL("./agent-runtime.mjs", import.meta.url));
 const TOKEN = "fake-runtime-token";
@@ -195,5 +196,53 @@ describe("fake runtime failure knobs", () => {
     const { child } = await startRuntime({ FAKE_RUNTIME_CRASH_AFTER_MS: "100" });
     const [code] = await once(child, "exit");
     expect(code).toBe(3);
+  });
+});
+
+describe("fake runtime as an agent wrapper (the watchdog's knobs)", () => {
+  it("reports gatewayState, stops the gateway for the admin password only, drops connections while down", async () => {
+    const seen: string[] = [];
+    const runtime = await startFakeAgentRuntime({
+      wrapper: true,
+      env: { WRAPPER_ADMIN_PASSWORD: "admin-pw" },
+      onRequest: (request) => seen.push(`${request.method} ${request.path}`),
+    });
+    try {
+      const status = async () => (await fetch(`${runtime.url}/api/status`)).json();
+      expect(await status()).toEqual({ state: "running", running: true, configured: true });
+      runtime.running = false;
+      runtime.gatewayState = "crashed";
+      expect(await status()).toEqual({ state: "crashed", running: false, configured: true });
+      expect((await fetch(`${runtime.url}/healthz`)).status).toBe(503);
+
+      const stop = (password: string) =>
+        fetch(`${runtime.url}/api/gateway/stop`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${password}` },
+        });
+      const refused = await stop("wrong");
+      expect([refused.status, await refused.json()]).toEqual([401, { ok: false, error: "unauthorized" }]);
+      expect(runtime.gatewayState).toBe("crashed");
+      const stopped = await stop("admin-pw");
+      expect([stopped.status, await stopped.json()]).toEqual([200, { ok: true, message: "gateway stopped" }]);
+      expect(await status()).toEqual({ state: "stopped", running: false, configured: true });
+
+      runtime.down = true;
+      await expect(fetch(`${runtime.url}/api/status`)).rejects.toThrow();
+      runtime.down = false;
+      expect((await fetch(`${runtime.url}/api/status`)).status).toBe(200);
+      expect(seen).toEqual([
+        "GET /api/status",
+        "GET /api/status",
+        "GET /healthz",
+        "POST /api/gateway/stop",
+        "POST /api/gateway/stop",
+        "GET /api/status",
+        "GET /api/status",
+        "GET /api/status",
+      ]);
+    } finally {
+      await runtime.close();
+    }
   });
 });

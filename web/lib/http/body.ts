@@ -1,5 +1,5 @@
-import { HttpError } from "@svc/common";
 import type { z } from "zod";
+import { badContentType, invalidBody, invalidJson, invalidRequest, payloadTooLarge } from "./codes";
 
 /** Largest request body a route reads unless it says otherwise. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -11,9 +11,6 @@ export interface BodyLimit {
   maxBytes?: number;
 }
 
-const tooLarge = () => new HttpError(413, "payload_too_large", "request body is too large");
-const notJson = () => new HttpError(400, "bad_content_type", "Content-Type must be application/json");
-
 /**
  * The request body, at most `maxBytes`: a declared `Content-Length` over the limit is refused before
  * anything is read, and the stream is read with a running count, so a body without a length (chunked)
@@ -24,7 +21,7 @@ export async function readBody(
   { maxBytes = MAX_BODY_BYTES }: BodyLimit = {},
 ): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) throw tooLarge();
+  if (declared > maxBytes) throw payloadTooLarge();
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -35,7 +32,7 @@ export async function readBody(
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      throw payloadTooLarge();
     }
     chunks.push(value);
   }
@@ -58,18 +55,18 @@ export async function readJson<S extends z.ZodType>(
   { maxBytes, optional = false }: BodyLimit & { optional?: boolean } = {},
 ): Promise<z.infer<S>> {
   const isJson = /^application\/json\b/i.test(request.headers.get("content-type") ?? "");
-  if (!isJson && !optional) throw notJson();
+  if (!isJson && !optional) throw badContentType();
   const text = await readText(request, { maxBytes });
   if (optional && text.trim() === "") return parseWith(schema, {});
-  if (!isJson) throw notJson();
+  if (!isJson) throw badContentType();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new HttpError(400, "invalid_json", "request body is not valid JSON");
+    throw invalidJson();
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new HttpError(400, "invalid_body", "request body must be a JSON object");
+    throw invalidBody();
   }
   return parseWith(schema, value);
 }
@@ -81,9 +78,5 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   const issue = parsed.error.issues[0];
   const field = issue?.path.join(".");
   const message = issue?.message ?? "invalid request";
-  throw new HttpError(
-    400,
-    "invalid_request",
-    field && !message.includes(field) ? `${field}: ${message}` : message,
-  );
+  throw invalidRequest(field && !message.includes(field) ? `${field}: ${message}` : message);
 }

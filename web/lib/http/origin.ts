@@ -1,4 +1,5 @@
-import { HttpError, isPublicOrigin } from "@svc/common";
+import { isPublicOrigin } from "@svc/common";
+import { crossSiteRequest } from "./codes";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** `Sec-Fetch-Site` values of a request the platform's own pages (or the person, typing a URL) made. */
@@ -16,6 +17,6 @@ export function assertSameOrigin(request: Request, publicUrl: string): void {
   const foreignOrigin = origin !== null && !isPublicOrigin(origin, publicUrl);
   const foreignSite = site !== null && !OWN_FETCH_SITES.has(site.toLowerCase());
   if (foreignOrigin || foreignSite) {
-    throw new HttpError(403, "cross_site_request", "cross-site request refused");
+    throw crossSiteRequest();
   }
 }

@@ -1,13 +1,12 @@
 /**
- * Test fixtures of the watchdog tests: loopback fake agents (wrapper surface: `/healthz`, `/readyz`,
- * `/api/status`, `POST /api/gateway/stop`) whose state the test sets, and a hosting platform double that
- * records what the watchdog asked of it (with the injected clock's time) and changes the fake agents as a
- * platform would. Only test files import this module.
+ * Test fixtures of the watchdog tests: loopback fake agents (one instance of the one fake agent runtime,
+ * @svc/common/testing `startFakeAgentRuntime` with its wrapper routes, per agent) whose state the test
+ * sets, and a hosting platform double that records what the watchdog asked of it (with the injected
+ * clock's time) and changes the fake agents as a platform would. Only test files import this module.
  */
-import type { ServerResponse } from "node:http";
 import { Writable } from "node:stream";
 import type { Clock } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { type FakeAgentRuntime, startFakeAgentRuntime } from "@svc/common/testing";
 import { pino } from "pino";
 import type { HostedService } from "../../hosting/types";
 import type { WatchdogPlatform } from "../watcher";
@@ -28,83 +27,79 @@ export interface AgentRequest {
 }
 
 export interface FakeAgents {
-  /** Base URL of an agent (its wrapper). */
-  urlOf(agentId: string): string;
+  /** Base URL of an agent (its wrapper), started on first use. */
+  urlOf(agentId: string): Promise<string>;
+  /** The agent whose base URL `url` is ("" for none). */
+  agentAt(url: string): string;
   setMode(agentId: string, mode: AgentMode): void;
   mode(agentId: string): AgentMode;
+  /** Every agent's requests, in the order they arrived. */
   requests: AgentRequest[];
   /** Probe rounds (one per `/api/status` request) an agent received. */
   probes(agentId: string): AgentRequest[];
   close(): Promise<void>;
 }
 
-export async function startFakeAgents(clock: Clock, t0: Date, tokenOf: (agentId: string) => string) {
-  const modes = new Map<string, AgentMode>();
-  const requests: AgentRequest[] = [];
-  const server: FakeUpstream = await startFakeUpstream((req, res) => {
-    const [, agentId = "", ...rest] = (req.url ?? "/").split("?")[0].split("/");
-    const path = `/${rest.join("/")}`;
-    requests.push({
-      agentId,
-      method: req.method ?? "GET",
-      path,
-      authorization: req.headers.authorization,
-      at: clock.now().getTime() - t0.getTime(),
-    });
-    const mode = modes.get(agentId) ?? "running";
-    if (mode === "down") {
-      res.socket?.destroy();
-      return;
-    }
-    answer(
-      res,
-      req.method ?? "GET",
-      path,
-      mode,
-      req.headers.authorization === `Bearer ${tokenOf(agentId)}`,
-      () => modes.set(agentId, "stopped"),
-    );
-  });
-  const agents: FakeAgents = {
-    urlOf: (agentId) => `${server.url}/${agentId}`,
-    setMode: (agentId, mode) => modes.set(agentId, mode),
-    mode: (agentId) => modes.get(agentId) ?? "running",
-    requests,
-    probes: (agentId) => requests.filter((r) => r.agentId === agentId && r.path === "/api/status"),
-    close: () => server.close(),
-  };
-  return agents;
+/** Puts one fake in `mode` (the wrapper's admin password is the agent's gateway token). */
+function applyMode(runtime: FakeAgentRuntime, mode: AgentMode): void {
+  runtime.down = mode === "down";
+  runtime.running = mode === "running";
+  runtime.gatewayState = mode === "running" || mode === "down" ? null : mode;
 }
 
-function answer(
-  res: ServerResponse,
-  method: string,
-  path: string,
-  mode: AgentMode,
-  admin: boolean,
-  stopGateway: () => void,
-): void {
-  if (path === "/api/gateway/stop" && method === "POST") {
-    if (admin) stopGateway();
-    sendJson(
-      res,
-      admin ? 200 : 401,
-      admin ? { ok: true, message: "gateway stopped" } : { ok: false, error: "unauthorized" },
-    );
-  } else if (path === "/api/status") {
-    sendJson(res, 200, {
-      state: mode,
-      running: mode === "running",
-      configured: true,
-      uptime: mode === "running" ? 60 : 0,
+function modeOf(runtime: FakeAgentRuntime | undefined): AgentMode {
+  if (!runtime || runtime.down) return runtime ? "down" : "running";
+  if (runtime.running) return "running";
+  return (runtime.gatewayState as AgentMode | null) ?? "stopped";
+}
+
+export async function startFakeAgents(
+  clock: Clock,
+  t0: Date,
+  tokenOf: (agentId: string) => string,
+): Promise<FakeAgents> {
+  const runtimes = new Map<string, Promise<FakeAgentRuntime>>();
+  const started = new Map<string, FakeAgentRuntime>();
+  const requests: AgentRequest[] = [];
+  const start = async (agentId: string) => {
+    const runtime = await startFakeAgentRuntime({
+      wrapper: true,
+      env: { WRAPPER_ADMIN_PASSWORD: tokenOf(agentId) },
+      onRequest: (request) =>
+        requests.push({
+          agentId,
+          method: request.method,
+          path: request.path.split("?")[0],
+          authorization: request.headers.authorization,
+          at: clock.now().getTime() - t0.getTime(),
+        }),
     });
-  } else if (path === "/healthz" || path === "/readyz") {
-    // The wrapper proxies these to the runtime: answered only while the gateway runs.
-    if (mode === "running") sendJson(res, 200, path === "/healthz" ? { ok: true } : { ready: true });
-    else sendJson(res, 502, {});
-  } else {
-    sendJson(res, 404, { ok: false, error: "not found" });
-  }
+    started.set(agentId, runtime);
+    return runtime;
+  };
+  const runtimeOf = (agentId: string) => {
+    let runtime = runtimes.get(agentId);
+    if (!runtime) {
+      runtime = start(agentId);
+      runtimes.set(agentId, runtime);
+    }
+    return runtime;
+  };
+  return {
+    urlOf: async (agentId) => (await runtimeOf(agentId)).url,
+    agentAt: (url) => [...started].find(([, runtime]) => runtime.url === url.replace(/\/+$/, ""))?.[0] ?? "",
+    setMode: (agentId, mode) => {
+      const runtime = started.get(agentId);
+      if (!runtime) throw new Error(`no fake agent ${agentId}: call urlOf first`);
+      applyMode(runtime, mode);
+    },
+    mode: (agentId) => modeOf(started.get(agentId)),
+    requests,
+    probes: (agentId) => requests.filter((r) => r.agentId === agentId && r.path === "/api/status"),
+    close: async () => {
+      await Promise.all([...runtimes.values()].map(async (runtime) => (await runtime).close()));
+    },
+  };
 }
 
 export interface PlatformCall {
@@ -133,7 +128,7 @@ export function fakePlatform(clock: Clock, t0: Date, agents: FakeAgents) {
       const service: HostedService = {
         id: serviceId,
         name: ref.name,
-        url: agents.urlOf(agentOf(serviceId)),
+        url: await agents.urlOf(agentOf(serviceId)),
         image: null,
         status: "running",
         metadata: {},

@@ -1,0 +1,17 @@
+import { HttpError } from "@svc/common";
+
+/** The runtime area's failures (instances, lifecycle operations, the agent proxy), one constructor per code. */
+export const runtimeInstanceNotFound = (instanceId: string) =>
+  new HttpError(404, "not_found", `no runtime instance ${instanceId}`);
+export const actionFailed = (action: string, err: Error) =>
+  new HttpError(500, "action_failed", `${action} failed: ${err.message}`);
+export const noAgentInProxyPath = () => new HttpError(404, "not_found", "no agent in the proxy path");
+export const bearerRequired = () =>
+  new HttpError(401, "unauthorized", "Authorization: Bearer <token> required");
+export const notAgentGatewayToken = () =>
+  new HttpError(403, "forbidden", "the token is not this agent's gateway token");
+/** `code` is the socket error's code (ECONNREFUSED, …) when there is one. */
+export const agentUnreachable = (code: string | undefined) =>
+  new HttpError(502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+export const agentTimeout = (timeoutMs: number) =>
+  new HttpError(504, "agent_timeout", `the agent did not answer within ${timeoutMs / 1000} s`);
