@@ -6,7 +6,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, freePort, PERMISSION_TICKET_TTL_MS, verifyPermissionTicket } from "@svc/common";
-import { startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { permissionRequests } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -21,6 +20,7 @@ import { permissionSocketUpgrade } from "../../../backend/src/permissions/socket
 import { createPermissionRequest } from "../../../backend/src/permissions/store";
 import { loadWebConfig } from "../config";
 import { overrideWebContext } from "../context";
+import { type RelayedExchange, startRecordingRelay } from "../runtime/testing/backend";
 import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
 import { permissionSocketRelay } from "./socket-relay";
 
@@ -45,39 +45,9 @@ const server = createServer(createApp({ config: backendConfig, database, logger,
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const backendUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-interface Exchange {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  status: number;
-  answer: string;
-}
-const exchanges: Exchange[] = [];
-const relay = await startFakeUpstream(async (req, res, body) => {
-  const method = req.method ?? "GET";
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
-      headers.set(name, value);
-  }
-  const answer = await fetch(`${backendUrl}${req.url}`, {
-    method,
-    headers,
-    body: method === "GET" ? undefined : new Uint8Array(body),
-  });
-  const text = await answer.text();
-  exchanges.push({
-    method,
-    path: req.url ?? "/",
-    headers: req.headers,
-    body: body.toString("utf8"),
-    status: answer.status,
-    answer: text,
-  });
-  res.writeHead(answer.status, { "content-type": "application/json" });
-  res.end(text);
-});
+type Exchange = RelayedExchange;
+const relay = await startRecordingRelay(backendUrl);
+const { exchanges } = relay;
 
 const webEnv = { BACKEND_URL: relay.url, INTERNAL_API_KEY, HMAC_SECRET };
 const { clock } = useWebTestContext(webEnv);

@@ -42,6 +42,29 @@ export async function startTestBackend(env: Record<string, string>): Promise<Tes
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const directUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const relay = await startRecordingRelay(directUrl);
+
+  return {
+    url: relay.url,
+    directUrl,
+    exchanges: relay.exchanges,
+    async close() {
+      await relay.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await database.close();
+    },
+  };
+}
+
+export interface RecordingRelay {
+  url: string;
+  exchanges: RelayedExchange[];
+  close(): Promise<void>;
+}
+
+/** A loopback relay to `targetUrl` that records every exchange it carries (the web's request, the answer). */
+export async function startRecordingRelay(targetUrl: string): Promise<RecordingRelay> {
   const exchanges: RelayedExchange[] = [];
   const relay: FakeUpstream = await startFakeUpstream(async (req, res, body) => {
     const headers = new Headers();
@@ -49,7 +72,7 @@ export async function startTestBackend(env: Record<string, string>): Promise<Tes
       if (typeof value === "string" && !HOP_HEADERS.has(name)) headers.set(name, value);
     }
     const method = req.method ?? "GET";
-    const answer = await fetch(`${directUrl}${req.url}`, {
+    const answer = await fetch(`${targetUrl}${req.url}`, {
       method,
       headers,
       body: method === "GET" || method === "HEAD" ? undefined : new Uint8Array(body),
@@ -66,16 +89,5 @@ export async function startTestBackend(env: Record<string, string>): Promise<Tes
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "text/plain" });
     res.end(text);
   });
-
-  return {
-    url: relay.url,
-    directUrl,
-    exchanges,
-    async close() {
-      await relay.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await database.close();
-    },
-  };
+  return { url: relay.url, exchanges, close: () => relay.close() };
 }
