@@ -1,6 +1,6 @@
 /**
  * The dashboard's e2e stack: the REAL backend in-process on loopback (its HTTP routes; no job worker, so
- * enqueued jobs stay `queued` unless a test runs them), the built web app against it and this file's
+ * enqueued jobs stay `queued`; or, with `localAgents`, with a worker and real local agents), the built web app against it and this file's
  * database, and headless Chromium. Call `useDashboardStack()` at the top level of a test file; it starts
  * everything before the file's tests and stops it after them.
  *
@@ -17,11 +17,14 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { startTestBackend, type TestBackend } from "../../lib/runtime/testing/backend";
 import { signedInUser, useWebTestContext } from "../../lib/testing";
+import { type AgentBackend, startAgentBackend } from "./agent-backend";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./browser";
 
 export const E2E_INTERNAL_API_KEY = "dashboard-internal-key-0123456789abcdef";
 export const E2E_HMAC_SECRET = "dashboard-hmac-secret-0123456789abcdef";
 export const E2E_SESSION_SECRET = "dashboard-session-secret-0123456789abcdef";
+/** Shared by the web and the backend: seals and opens the agents' gateway tokens. */
+export const E2E_DATA_ENCRYPTION_KEY = "cd".repeat(32);
 
 export interface DashboardStackOptions {
   /** Variables of the backend (over the shared key and secret; RUNTIME_IMAGE defaults to a fixed tag). */
@@ -30,6 +33,11 @@ export interface DashboardStackOptions {
   webEnv?: Record<string, string>;
   /** No backend at all (pages that only need the web). */
   withoutBackend?: boolean;
+  /**
+   * Real agents: the backend with a job worker and the LOCAL hosting driver (./agent-backend.ts), so a
+   * deploy is provisioned and the agent answers. Without it, jobs stay queued and agents are rows only.
+   */
+  localAgents?: boolean;
 }
 
 export interface SignedIn {
@@ -42,7 +50,7 @@ export interface SignedIn {
 
 export interface DashboardStack {
   readonly web: WebServer;
-  /** Undefined with `withoutBackend`. */
+  /** The routes-only backend (undefined with `withoutBackend` or `localAgents`). */
   readonly backend: TestBackend | undefined;
   readonly browser: Browser;
   /** The web's DATA_DIR (mail files land in `<dataDir>/mail`). */
@@ -58,26 +66,30 @@ export function useDashboardStack(options: DashboardStackOptions = {}): Dashboar
   useWebTestContext({ SESSION_SECRET: E2E_SESSION_SECRET });
   let web: WebServer | undefined;
   let backend: TestBackend | undefined;
+  let agentBackend: AgentBackend | undefined;
   let browser: Browser | undefined;
   let dataDir: string | undefined;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "svc-dashboard-"));
-    if (!options.withoutBackend) {
-      backend = await startTestBackend({
-        INTERNAL_API_KEY: E2E_INTERNAL_API_KEY,
-        HMAC_SECRET: E2E_HMAC_SECRET,
-        RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
-        ...options.backendEnv,
-      });
-    }
+    const backendEnv = {
+      INTERNAL_API_KEY: E2E_INTERNAL_API_KEY,
+      HMAC_SECRET: E2E_HMAC_SECRET,
+      DATA_ENCRYPTION_KEY: E2E_DATA_ENCRYPTION_KEY,
+      RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
+      ...options.backendEnv,
+    };
+    if (options.localAgents) agentBackend = await startAgentBackend(backendEnv);
+    else if (!options.withoutBackend) backend = await startTestBackend(backendEnv);
+    const backendUrl = agentBackend?.url ?? backend?.url;
     web = await startWebServer({
       DATABASE_URL: process.env.DATABASE_URL as string,
       SESSION_SECRET: E2E_SESSION_SECRET,
       DATA_DIR: dataDir,
       INTERNAL_API_KEY: E2E_INTERNAL_API_KEY,
       HMAC_SECRET: E2E_HMAC_SECRET,
-      ...(backend ? { BACKEND_URL: backend.url } : {}),
+      DATA_ENCRYPTION_KEY: E2E_DATA_ENCRYPTION_KEY,
+      ...(backendUrl ? { BACKEND_URL: backendUrl } : {}),
       ...options.webEnv,
     });
     browser = await launchChromium();
@@ -87,6 +99,7 @@ export function useDashboardStack(options: DashboardStackOptions = {}): Dashboar
     await browser?.close();
     await web?.stop();
     await backend?.close();
+    await agentBackend?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -62,3 +62,38 @@ export function readOptionalJson<S extends z.ZodType>(request: Request, schema: 
  * checks it (1 to 500, default 100) and whose 400 passes through.
  */
 export const logsQuery = z.object({ lines: z.string().optional() });
+
+/*
+ * What the backend answers for the runtime reads the dashboard shows (the web relays them as they are);
+ * the Agent page's types come from these.
+ */
+
+/** `GET /api/runtime/health`: `no_agent`, or the shared probe's classification of the newest agent. */
+export const agentHealthAnswer = z.object({
+  status: z.string(),
+  statusReason: z.string().optional(),
+  agentId: z.string().optional(),
+  checkedAt: z.string().optional(),
+});
+export type AgentHealthAnswer = z.infer<typeof agentHealthAnswer>;
+
+/** `GET /api/runtime/stats`: the platform's figures (null when it does not report one; never made up). */
+export const instanceStatsAnswer = z.object({
+  cpuPercent: z.number().nullable(),
+  memoryBytes: z.number().nullable(),
+  memoryLimitBytes: z.number().nullable(),
+  telemetry: z.object({ restartCounts: z.boolean(), lastExit: z.boolean(), perMessage: z.boolean() }),
+});
+export type InstanceStatsAnswer = z.infer<typeof instanceStatsAnswer>;
+
+/** One line of `GET /api/runtime/logs?lines=`, oldest first. */
+export const runtimeLogLine = z.object({
+  ts: z.string(),
+  stream: z.enum(["stdout", "stderr"]),
+  line: z.string(),
+});
+export const runtimeLogsAnswer = z.object({ lines: z.array(runtimeLogLine) });
+export type RuntimeLogsAnswer = z.infer<typeof runtimeLogsAnswer>;
+
+/** `logs?lines=` accepts 1 to 500 (default 100). */
+export const LOG_LINES_MAX = 500;

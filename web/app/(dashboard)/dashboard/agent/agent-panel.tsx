@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
-import { type DeployJob, useAgentRuntime, useDeployJob } from "./use-agent-runtime";
+import { type AgentRuntime, type DeployJob, useDeployJob } from "./use-agent-runtime";
 
 const ACTIONS = [
   { op: "start", label: "Start" },
@@ -38,8 +38,8 @@ function jobText(job: DeployJob): string {
 }
 
 /** The user's agent: deploy it, see its live status and version, and start, stop, restart or repair it. */
-export function AgentPanel() {
-  const { health, healthError, refreshHealth, version, controlsEnabled } = useAgentRuntime();
+export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
+  const { health, healthError, refreshHealth, version, controlsEnabled } = runtime;
   const { job, setJob, error: jobError } = useDeployJob(() => void refreshHealth());
   const [busy, setBusy] = useState<Action | "deploy" | null>(null);
   const [error, setError] = useState("");

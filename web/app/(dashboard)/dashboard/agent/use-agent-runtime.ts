@@ -2,26 +2,16 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, messageOf, usePolling } from "@/components/data";
+import type { RuntimeVersionInfo } from "@/lib/runtime/runtime-version";
+import type { AgentHealthAnswer } from "@/lib/runtime/schema";
 
 /** How often the dashboard re-reads the agent's health while the page is visible. */
 export const HEALTH_POLL_MS = 10_000;
 /** How often it re-reads a deploy job until it ends. */
 export const JOB_POLL_MS = 2_000;
 
-/** What `GET /api/runtime/health` says: `no_agent`, or the shared probe's classification. */
-export interface AgentHealth {
-  status: string;
-  statusReason?: string;
-  agentId?: string;
-  checkedAt?: string;
-}
-
-export interface RuntimeVersion {
-  version: string;
-  image: string | null;
-  fallback: boolean;
-  deployedAt: string;
-}
+export type AgentHealth = AgentHealthAnswer;
+export type RuntimeVersion = RuntimeVersionInfo;
 
 export interface DeployJob {
   id: string;
@@ -58,6 +48,8 @@ export function useAgentRuntime() {
 
   return { health, healthError, refreshHealth, version, controlsEnabled };
 }
+
+export type AgentRuntime = ReturnType<typeof useAgentRuntime>;
 
 /** A deploy job followed until it is completed or failed. */
 export function useDeployJob(onDone: () => void) {

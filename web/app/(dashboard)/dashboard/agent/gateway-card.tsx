@@ -1,0 +1,94 @@
+"use client";
+
+import { type Json, messageOf, useResource } from "@/components/data";
+import { Alert, Button, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
+import type { GatewayStatus } from "@/lib/health/gateway-status";
+
+function when(at: string | null): string {
+  return at ? new Date(at).toLocaleString() : "—";
+}
+
+function every(ms: number | null, kind: string): string {
+  if (ms === null) return kind;
+  const minutes = ms / 60_000;
+  return minutes % 60 === 0 ? `every ${minutes / 60} h` : `every ${minutes} min`;
+}
+
+/** The agent's gateway as it reports itself (`GET /api/gateway/status`): health, sessions, cron jobs. */
+export function GatewayCard() {
+  const status = useResource<Json<GatewayStatus>>("/api/gateway/status");
+  const s = status.data;
+  return (
+    <Card
+      title="Gateway"
+      testId="agent-gateway"
+      description="The agent's own view: its conversations (sessions) and scheduled jobs."
+      actions={
+        <Button
+          variant="secondary"
+          size="sm"
+          onClick={() => status.reload()}
+          aria-label="Refresh gateway status"
+        >
+          Refresh
+        </Button>
+      }
+    >
+      {status.loading ? <p className="muted">Loading…</p> : null}
+      {s ? (
+        <>
+          <p data-testid="gateway-health">
+            <StatusBadge status={s.health} />
+            {s.healthDetail.error ? <span className="muted"> {s.healthDetail.error}</span> : null}
+          </p>
+          <h3 className="subheading">
+            Sessions{" "}
+            <span className="muted">
+              ({s.sessions.active} active of {s.sessions.total})
+            </span>
+          </h3>
+          <DataTable
+            caption="Sessions of the agent"
+            captionHidden
+            testId="gateway-sessions"
+            rows={s.sessions.list}
+            rowKey={(r) => r.sessionKey}
+            empty={<EmptyState title="No sessions">Conversations with the agent appear here.</EmptyState>}
+            columns={[
+              { header: "Session", cell: (r) => <code>{r.sessionKey}</code> },
+              { header: "Status", cell: (r) => <StatusBadge status={r.status} /> },
+              { header: "Messages", align: "end", cell: (r) => r.messageCount },
+              { header: "Last activity", hideOnNarrow: true, cell: (r) => when(r.lastActivity) },
+            ]}
+          />
+          <h3 className="subheading">
+            Cron jobs{" "}
+            <span className="muted">
+              ({s.cron.enabled} enabled of {s.cron.total})
+            </span>
+          </h3>
+          <DataTable
+            caption="Cron jobs of the agent"
+            captionHidden
+            testId="gateway-cron"
+            rows={s.cron.jobs}
+            rowKey={(r) => r.id}
+            empty={
+              <EmptyState title="No cron jobs">The heartbeat and scheduled tasks appear here.</EmptyState>
+            }
+            columns={[
+              { header: "Name", cell: (r) => <strong>{r.name}</strong> },
+              {
+                header: "Enabled",
+                cell: (r) => <StatusBadge status={r.enabled ? "enabled" : "disabled"} />,
+              },
+              { header: "Schedule", cell: (r) => every(r.schedule.everyMs, r.schedule.kind) },
+              { header: "Next run", hideOnNarrow: true, cell: (r) => when(r.nextRun) },
+            ]}
+          />
+        </>
+      ) : null}
+      <Alert message={status.error ? messageOf(status.error) : null} />
+    </Card>
+  );
+}

@@ -1,0 +1,67 @@
+"use client";
+
+import { useState } from "react";
+import { api, messageOf } from "@/components/data";
+import { Alert, Card, ConfirmButton, Notice } from "@/components/ui";
+import type { MaintenanceBody } from "@/lib/runtime/schema";
+
+type MaintenanceAction = NonNullable<MaintenanceBody["action"]>;
+
+const DONE: Record<MaintenanceAction, string> = {
+  restart: "Restarted: the agent runs its repair at startup.",
+  "factory-reset": "Factory reset done: the agent runs the known-good runtime version again.",
+};
+
+/** Restart and factory reset (`POST /api/runtime/maintenance`), each behind a confirmation. */
+export function MaintenanceCard({ onDone }: { onDone: () => unknown }) {
+  const [busy, setBusy] = useState<MaintenanceAction | null>(null);
+  const [notice, setNotice] = useState("");
+  const [error, setError] = useState("");
+
+  async function run(action: MaintenanceAction) {
+    setBusy(action);
+    setNotice("");
+    setError("");
+    try {
+      await api("/api/runtime/maintenance", { json: { action } });
+      setNotice(DONE[action]);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(null);
+      await onDone();
+    }
+  }
+
+  return (
+    <Card
+      title="Maintenance"
+      testId="agent-maintenance"
+      description="When the agent misbehaves: restart it, or reset it to the known-good runtime version."
+    >
+      <div className="actions">
+        <ConfirmButton
+          variant="primary"
+          question="Restart the agent? It is unavailable for a moment."
+          confirmLabel="Restart now"
+          onConfirm={() => run("restart")}
+          disabled={busy !== null}
+          busy={busy === "restart"}
+        >
+          Restart agent
+        </ConfirmButton>
+        <ConfirmButton
+          question="Factory reset? The runtime version and its settings are set back; the agent restarts."
+          confirmLabel="Reset the agent"
+          onConfirm={() => run("factory-reset")}
+          disabled={busy !== null}
+          busy={busy === "factory-reset"}
+        >
+          Factory reset…
+        </ConfirmButton>
+      </div>
+      <Notice tone="success">{notice}</Notice>
+      <Alert message={error} />
+    </Card>
+  );
+}
