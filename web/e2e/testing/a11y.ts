@@ -46,5 +46,5 @@ export async function expectAccessible(
   } finally {
     await page.setViewportSize(original);
   }
-  expect(problems, `accessibility problems on ${page.url()}`).toEqual([]);
+  expect(problems, `accessibility problems on ${page.url()}:\n${problems.join("\n")}\n`).toEqual([]);
 }
