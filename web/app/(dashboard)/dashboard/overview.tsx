@@ -84,12 +84,10 @@ function AgentCard() {
               </dd>
             </div>
             {health.data?.checkedAt ? (
-              <>
-                <div>
-                  <dt>Checked</dt>
-                  <dd>{new Date(health.data.checkedAt).toLocaleTimeString()}</dd>
-                </div>
-              </>
+              <div>
+                <dt>Checked</dt>
+                <dd>{new Date(health.data.checkedAt).toLocaleTimeString()}</dd>
+              </div>
             ) : null}
           </dl>
         </>
