@@ -104,4 +104,41 @@ describe("Approvals page", () => {
     expect(await statusOf(other)).toBe("approved");
     await context.close();
   }, 120_000);
+
+  it("when the socket drops the page says so, lists new requests by polling, and goes live again", async () => {
+    const { page, context, user } = await stack.signIn();
+    const agent = await seedAgent(user.id, { url: null });
+    // The page's sockets pass through the test, which can cut them and refuse new ones for a while.
+    let accept = true;
+    const open: import("playwright-core").WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/ws\/permissions/, (ws) => {
+      if (!accept) return ws.close({ code: 1011, reason: "refused by the test" });
+      ws.connectToServer();
+      open.push(ws);
+    });
+    await openLive(page);
+
+    accept = false;
+    for (const ws of open.splice(0)) await ws.close({ code: 1006, reason: "dropped by the test" });
+    await expect
+      .poll(() => page.getByTestId("approvals-live").textContent(), { timeout: 10_000 })
+      .toContain("Live updates are disconnected; reconnecting.");
+    expect(await page.getByTestId("approvals-live").getAttribute("aria-live")).toBe("polite");
+    await expectAccessible(page);
+
+    // No socket: the REST list, polled meanwhile, brings the new request.
+    const requestId = await classify(backend.url, agent.token, "npm install offline-thing");
+    await expect.poll(() => row(page, requestId).count(), { timeout: 15_000 }).toBe(1);
+    expect(open).toHaveLength(0);
+
+    // The socket is let through again: the page reconnects on its own and is live.
+    accept = true;
+    await expect
+      .poll(() => page.getByTestId("approvals-live").textContent(), { timeout: 30_000 })
+      .toContain("Live: new requests appear as they arrive.");
+    expect(open.length).toBeGreaterThan(0);
+    const next = await classify(backend.url, agent.token, "npm install online-again");
+    await expect.poll(() => row(page, next).count(), { timeout: 5_000 }).toBe(1);
+    await context.close();
+  }, 120_000);
 });
