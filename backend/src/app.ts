@@ -91,7 +91,7 @@ export function createApp({
   app.use(
     platformJobRoutes(
       { db: database.pool, clock: databaseClock },
-      { internalApiKey: config.INTERNAL_API_KEY },
+      { internalApiKey: config.INTERNAL_API_KEY, hmacSecret: config.HMAC_SECRET },
     ),
   );
   app.use(adminRoutes(database.db, config));

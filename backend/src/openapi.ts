@@ -18,7 +18,7 @@ import { adminListQuery } from "./admin/schema";
 import { logsQuery, maintenanceBody } from "./agents/schema";
 import { chatCompletionBody } from "./ai/schema";
 import { validateKeyBody } from "./apikeys/schema";
-import { chatJobSchema, provisionJobSchema } from "./jobs/schema";
+import { chatJobSchema, jobListQuery, provisionJobSchema } from "./jobs/schema";
 import {
   classifyBody,
   decisionBody,
@@ -102,6 +102,20 @@ export const backendOperations: readonly ApiOperation[] = [
       errors: { ...internalErrors, 400: "bad body" },
     }),
   ),
+  {
+    method: "get",
+    path: "/api/platform-jobs",
+    summary: "The signed user's own jobs, newest first, one page",
+    tags: ["jobs"],
+    auth: ["internalUser"],
+    query: jobListQuery,
+    success: {
+      status: 200,
+      description: "`{jobs, nextCursor}`; `nextCursor` is null on the last page",
+      schema: z.object({ jobs: z.array(job), nextCursor: z.string().nullable() }),
+    },
+    errors: { ...userErrors, 400: "bad limit, cursor, type or status" },
+  },
   {
     method: "get",
     path: "/api/platform-jobs/metrics",

@@ -1,3 +1,4 @@
+export * from "./dev-runtime";
 export * from "./fake-upstream";
 export * from "./fakes/agent-runtime.mjs";
 export * from "./fakes/ai-provider";

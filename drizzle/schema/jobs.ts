@@ -80,6 +80,9 @@ export const platformJobs = pgTable(
     // Per-user workload gate and job lookups by owner.
     // Partial: the workload gate and admin views look at a user's active jobs only.
     index("platform_jobs_user_id_active_idx").on(t.userId).where(sql`${t.status} in ('queued', 'running')`),
+    // A user's jobs, newest first, paged by (created_at, id) (GET /api/platform-jobs). Not (…, id): with
+    // PostgreSQL 18's skip scan the planner would take such an index for the queue's primary-key lookups.
+    index("platform_jobs_user_created_idx").on(t.userId, t.createdAt),
   ],
 );
 export type PlatformJob = typeof platformJobs.$inferSelect;

@@ -2,10 +2,14 @@ import { openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
-import type { JobProcessor } from "../jobs/types";
+import { type JobProcessor, PermanentJobError } from "../jobs/types";
 import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
 export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
+
+/** The error code the backend's `/api/ai/chat` answers without an AI provider, relayed by the agent runtime. */
+const AI_PROVIDER_UNCONFIGURED = "ai_provider_unconfigured";
+export const NO_AI_PROVIDER_MESSAGE = "no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY";
 
 export interface ChatProcessorDeps {
   db: Database;
@@ -26,22 +30,25 @@ interface ChatPayload {
  * `/v1/chat/completions` and returns `{reply, model, usage}`. The agent's URL and gateway token are read
  * from its `agents` row (scoped to the job's user and agent) when the job runs: the job's `gatewayUrl`
  * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
- * token. Redirects are refused, the answer is capped, 30 s timeout.
+ * token. Redirects are refused, the answer is capped, 30 s timeout. What retrying cannot change fails the job
+ * at once (PermanentJobError): a job without its user or agent, an agent that is gone or has no gateway
+ * token, and an agent whose AI provider is not configured on the platform.
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
   const timeoutMs = deps.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS;
   return async (job, { signal }) => {
     const payload = job.payload as unknown as ChatPayload;
-    if (!job.userId || !job.agentId) throw new Error("the chat job names no user or agent");
+    if (!job.userId || !job.agentId) throw new PermanentJobError("the chat job names no user or agent");
     const rows = await deps.db
       .select({ url: agents.url, token: agents.gatewayTokenEncrypted })
       .from(agents)
       .where(and(eq(agents.id, job.agentId), eq(agents.userId, job.userId)))
       .limit(1);
     const agent = rows[0];
-    if (!agent) throw new Error(`agent ${job.agentId} not found`);
+    if (!agent) throw new PermanentJobError(`agent ${job.agentId} not found`);
     if (!agent.url) throw new Error(`agent ${job.agentId} has no runtime URL`);
-    if (!agent.token || !deps.dataEncryptionKey) throw new Error("the agent has no gateway token");
+    if (!agent.token || !deps.dataEncryptionKey)
+      throw new PermanentJobError("the agent has no gateway token");
     const token = openGatewayToken(deps.dataEncryptionKey, agent.token);
 
     const messages = [
@@ -59,8 +66,11 @@ export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
       signal,
       subject: "the agent gateway",
     });
-    if (res.status < 200 || res.status >= 300)
+    if (res.status < 200 || res.status >= 300) {
+      if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED)
+        throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
       throw new Error(`the agent gateway answered HTTP ${res.status}: ${res.text.slice(0, 200)}`);
+    }
     let body: { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };
     try {
       body = JSON.parse(res.text);
@@ -72,4 +82,16 @@ export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
       throw new Error("the agent gateway's answer has no choices[0].message.content");
     return { reply, model: body.model ?? null, usage: body.usage ?? null };
   };
+}
+
+/** The code of an error answer: OpenAI-style `{error: {code}}` (the runtime) or `{error: "<code>"}` (ours). */
+function errorCodeOf(text: string): string | null {
+  try {
+    const { error } = JSON.parse(text) as { error?: unknown };
+    if (typeof error === "string") return error;
+    const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : null;
+    return typeof code === "string" ? code : null;
+  } catch {
+    return null;
+  }
 }

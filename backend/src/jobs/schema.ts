@@ -1,4 +1,6 @@
+import { platformJobStatuses, platformJobTypes } from "@svc/db/schema";
 import { z } from "zod";
+import type { UserJobPosition } from "./sql";
 
 const requiredString = (name: string) =>
   z
@@ -35,3 +37,49 @@ export const chatJobSchema = z.strictObject({
 export type ChatJobInput = z.infer<typeof chatJobSchema>;
 
 export const JOB_ID_PATTERN = /^job_\d{13}_[0-9a-z]{10}$/;
+
+export const DEFAULT_JOB_LIST_LIMIT = 20;
+export const MAX_JOB_LIST_LIMIT = 100;
+const limitMessage = `must be a whole number from 1 to ${MAX_JOB_LIST_LIMIT}`;
+
+/**
+ * `GET /api/platform-jobs?limit=&cursor=&type=&status=` (the signed user's jobs): `limit` 1 to 100 (default
+ * 20), `cursor` the previous page's `nextCursor`, optional job type and status filters.
+ */
+export const jobListQuery = z.strictObject({
+  limit: z
+    .string({ error: limitMessage })
+    .regex(/^\d{1,3}$/, limitMessage)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_JOB_LIST_LIMIT, limitMessage)
+    .optional(),
+  cursor: z
+    .string({ error: "must be a single string" })
+    .transform((text, ctx) => {
+      const position = decodeJobCursor(text);
+      if (position === null) {
+        ctx.addIssue({ code: "custom", message: "is not a cursor of this list" });
+        return z.NEVER;
+      }
+      return position;
+    })
+    .optional(),
+  type: z.enum(platformJobTypes, { error: `must be one of ${platformJobTypes.join(", ")}` }).optional(),
+  status: z
+    .enum(platformJobStatuses, { error: `must be one of ${platformJobStatuses.join(", ")}` })
+    .optional(),
+});
+export type JobListQuery = z.infer<typeof jobListQuery>;
+
+/** An opaque `nextCursor`: base64url of `<created_at in µs>.<id>`. */
+export function encodeJobCursor(position: UserJobPosition): string {
+  return Buffer.from(`${position.createdAtMicros}.${position.id}`, "utf8").toString("base64url");
+}
+
+const JOB_CURSOR = /^(-?\d{1,17})\.(job_[0-9a-z_]{1,60})$/;
+
+export function decodeJobCursor(text: string): UserJobPosition | null {
+  if (text.length > 200 || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  const match = JOB_CURSOR.exec(Buffer.from(text, "base64url").toString("utf8"));
+  return match ? { createdAtMicros: BigInt(match[1]), id: match[2] } : null;
+}

@@ -1,10 +1,17 @@
 import type { PlatformJob, PlatformJobPayload } from "@svc/db/schema";
-import { enqueueFailed, fetchFailed, jobNotFound, metricsFailed } from "./errors";
-import type { ChatJobInput, ProvisionJobInput } from "./schema";
+import { enqueueFailed, fetchFailed, jobNotFound, listFailed, metricsFailed } from "./errors";
+import {
+  type ChatJobInput,
+  DEFAULT_JOB_LIST_LIMIT,
+  encodeJobCursor,
+  type JobListQuery,
+  type ProvisionJobInput,
+} from "./schema";
 import {
   enqueueJob,
   getJob,
   jobMetrics,
+  listUserJobs,
   type NewJob,
   type Queryable,
   type QueueClock,
@@ -66,6 +73,37 @@ export async function findJob(deps: JobDeps, jobId: string): Promise<PlatformJob
   }
   if (!job) throw jobNotFound(jobId);
   return job;
+}
+
+/**
+ * One page of a user's own jobs, newest first: `{jobs, nextCursor}` (`nextCursor` null on the last page).
+ * Scoped to `userId` here, whatever the query says.
+ */
+export async function listJobsOfUser(
+  deps: JobDeps,
+  userId: string,
+  query: JobListQuery,
+): Promise<{ jobs: PlatformJob[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_JOB_LIST_LIMIT;
+  let rows: Awaited<ReturnType<typeof listUserJobs>>;
+  try {
+    // One more than the page: whether a next page exists, without a count.
+    rows = await listUserJobs(deps.db, {
+      userId,
+      jobType: query.type,
+      status: query.status,
+      after: query.cursor,
+      limit: limit + 1,
+    });
+  } catch (err) {
+    throw listFailed(err);
+  }
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    jobs: page.map((row) => row.job),
+    nextCursor: rows.length > limit && last ? encodeJobCursor(last.position) : null,
+  };
 }
 
 export async function queueMetrics(deps: JobDeps): Promise<QueueMetrics> {

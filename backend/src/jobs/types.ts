@@ -26,7 +26,19 @@ export interface ProcessorContext {
 }
 
 /**
- * Runs one job; its return value is stored as the job's `result`; a throw is a failed attempt. The job is
+ * A failure that retrying cannot change (a missing configuration, a record that is gone): the worker fails
+ * the job at once instead of scheduling the next attempt. Any other error is retried with the backoff.
+ */
+export class PermanentJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PermanentJobError";
+  }
+}
+
+/**
+ * Runs one job; its return value is stored as the job's `result`; a throw is a failed attempt
+ * (a PermanentJobError: the last one). The job is
  * the claimed row: `attempts` already counts this attempt, so `attempts >= maxAttempts` is the last one.
  */
 export type JobProcessor = (job: PlatformJob, ctx: ProcessorContext) => Promise<Record<string, unknown>>;

@@ -31,7 +31,7 @@ import {
   releaseJobs,
   requeueStaleJobs,
 } from "./sql";
-import type { ProcessorRegistry } from "./types";
+import { PermanentJobError, type ProcessorRegistry } from "./types";
 
 export interface JobWorkerOptions {
   /** The worker's own pool and its LISTEN connection (a pooled client cannot hold LISTEN) connect here. */
@@ -223,14 +223,18 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const { job } = claim;
     const signal = entry.abort.signal;
     const fence = { id: job.id, lockToken: claim.lockToken };
-    let outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
+    let outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: string; final: boolean };
     const started = process.hrtime.bigint();
     try {
       const processor = processors[job.jobType];
       if (!processor) throw new Error(`no processor for job type ${job.jobType}`);
       outcome = { ok: true, result: await processor(job, { signal, logger }) };
     } catch (err) {
-      outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      outcome = {
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+        final: err instanceof PermanentJobError,
+      };
     }
     entry.finished = true;
     timers.clearTimeout(entry.heartbeat);
@@ -245,7 +249,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         if (await completeAndContinue(fence, outcome.result)) observeJobRun(job, "completed", seconds);
         else logger.warn({ jobId: job.id }, "job lost its claim before completing");
       } else {
-        const after = await failJob(pool, clock, fence, outcome.error);
+        const after = await failJob(pool, clock, fence, outcome.error, { final: outcome.final });
         if (after) observeJobRun(job, after.status === "failed" ? "failed" : "retried", seconds);
         logger.info(
           { jobId: job.id, jobType: job.jobType, status: after?.status, error: outcome.error },

@@ -22,6 +22,17 @@ export const dashboardAreas: readonly DashboardArea[] = [
     label: "Agent",
     description: "Deploy your agent, control it, read its logs and heartbeat",
   },
+  { href: "/dashboard/chat", label: "Chat", description: "Talk to your agent; each message runs as a job" },
+  {
+    href: "/dashboard/approvals",
+    label: "Approvals",
+    description: "Approve or reject your agents' risky tool calls, live",
+  },
+  {
+    href: "/dashboard/jobs",
+    label: "Jobs",
+    description: "Deploys, chat messages and repairs, with their outcome",
+  },
   {
     href: "/dashboard/settings",
     label: "Settings",

@@ -16,6 +16,7 @@ import { createApiKeyBody } from "../apikeys/schema";
 import { chatMessageBody } from "../chat/schema";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
+import { jobsOperations } from "../jobs/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
@@ -46,6 +47,7 @@ const runtimeErrors = {
 } as const;
 
 export const webOperations: readonly ApiOperation[] = [
+  ...jobsOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {

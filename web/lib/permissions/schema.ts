@@ -59,3 +59,42 @@ export type PendingPageQuery = z.infer<typeof pendingPageQuery>;
  * backend checks both (`token`: a ticket from `/api/permissions/ws-ticket`, else the session cookie).
  */
 export const permissionSocketQuery = z.object({ userId: z.string(), token: z.string().optional() });
+
+/** A permission request as `GET /api/permissions` lists it (the backend's record, spec "Permission request"). */
+export const permissionRequest = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  userId: z.string(),
+  toolName: z.string(),
+  toolInput: z.record(z.string(), z.unknown()),
+  tier: z.enum(["safe", "dangerous", "destructive"]),
+  reason: z.string(),
+  /** Unix ms. */
+  timestamp: z.number(),
+  status: z.enum(["pending", "approved", "rejected"]),
+});
+export type PermissionRequest = z.infer<typeof permissionRequest>;
+export type PermissionDecision = DecisionBody["decision"];
+
+/** The frames the permission WebSocket sends (spec "Events" → "Permission WebSocket"). */
+export const permissionSocketFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("connected"), userId: z.string(), timestamp: z.number() }),
+  z.object({
+    type: z.literal("permission_request"),
+    id: z.string(),
+    command: z.string(),
+    tier: z.string(),
+    reason: z.string(),
+    agentId: z.string(),
+  }),
+  z.object({
+    type: z.literal("decision_ack"),
+    requestId: z.string(),
+    decision: z.string(),
+    timestamp: z.number(),
+  }),
+  z.object({ type: z.literal("heartbeat"), timestamp: z.number() }),
+  z.object({ type: z.literal("pong"), timestamp: z.number() }),
+  z.object({ type: z.literal("error"), message: z.string(), requestId: z.string().optional() }),
+]);
+export type PermissionSocketFrame = z.infer<typeof permissionSocketFrame>;

@@ -6,6 +6,7 @@ export { enqueueJob, type NewJob } from "./enqueueJob";
 export { failJob } from "./failJob";
 export { getJob } from "./getJob";
 export { jobMetrics, type QueueMetrics } from "./jobMetrics";
+export { listUserJobs, type UserJobFilter, type UserJobPosition } from "./listUserJobs";
 export { refreshJobLock } from "./refreshJobLock";
 export { releaseJobs } from "./releaseJobs";
 export { requeueStaleJobs } from "./requeueStaleJobs";

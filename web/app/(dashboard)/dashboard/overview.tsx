@@ -1,17 +1,180 @@
 "use client";
 
 import Link from "next/link";
-import { messageOf, useResource } from "@/components/data";
-import { Alert, Card, Notice, PageHeader, StatusBadge } from "@/components/ui";
+import { messageOf, usePolling, useResource } from "@/components/data";
+import {
+  Alert,
+  Card,
+  type Column,
+  DataTable,
+  EmptyState,
+  Notice,
+  PageHeader,
+  StatusBadge,
+} from "@/components/ui";
 import type { AccountSummary, TrialStatus } from "@/lib/accounts/service";
+import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
 import { useSessionUser } from "../session-user";
+import type { AgentHealth } from "./agent/use-agent-runtime";
+import { LiveConnection } from "./approvals/live-status";
+import { usePendingPermissions } from "./approvals/use-pending-permissions";
+import { JOB_TYPE_LABELS, outcomeOf, progressOf, statusWord } from "./jobs/job-format";
+import styles from "./overview.module.css";
 
-/** The overview: who is signed in, the trial, the email check, and where to go next. */
+/** How often the overview re-reads the agent's health and the recent jobs while visible. */
+const OVERVIEW_POLL_MS = 10_000;
+const RECENT_JOBS = 5;
+
+const recentColumns: Column<PlatformJob>[] = [
+  {
+    header: "Job",
+    cell: (job) => (
+      <Link href={`/dashboard/jobs/${encodeURIComponent(job.id)}`}>{JOB_TYPE_LABELS[job.jobType]}</Link>
+    ),
+  },
+  { header: "Status", cell: (job) => <StatusBadge status={statusWord(job)} /> },
+  { header: "Progress", cell: (job) => progressOf(job), hideOnNarrow: true },
+  {
+    header: "Result or error",
+    cell: (job) => <span className={styles.clamp}>{outcomeOf(job)}</span>,
+    hideOnNarrow: true,
+  },
+];
+
+function AgentCard() {
+  const health = useResource<AgentHealth>("/api/runtime/health");
+  usePolling(health.reload, OVERVIEW_POLL_MS);
+  const status = health.data?.status;
+  if (status === "no_agent") {
+    return (
+      <Card title="Your agent" testId="overview-agent" className={styles.wide}>
+        <EmptyState
+          title="You have no agent yet"
+          action={
+            <Link className="btn btn-primary" href="/dashboard/agent" data-testid="overview-deploy">
+              Deploy your agent
+            </Link>
+          }
+        >
+          Deploy it first: it takes a minute, and then you can chat with it here.
+        </EmptyState>
+      </Card>
+    );
+  }
+  return (
+    <Card
+      title="Your agent"
+      testId="overview-agent"
+      footer={<Link href="/dashboard/agent">Manage your agent →</Link>}
+    >
+      {health.error ? <Alert message={messageOf(health.error)} /> : null}
+      {status ? (
+        <>
+          <p data-testid="overview-agent-status">
+            <StatusBadge status={status} />{" "}
+            {health.data?.statusReason && status !== "running" ? (
+              <span className="muted">{health.data.statusReason}</span>
+            ) : null}
+          </p>
+          <dl className="facts">
+            <div>
+              <dt>Agent</dt>
+              <dd>
+                <code>{health.data?.agentId}</code>
+              </dd>
+            </div>
+            {health.data?.checkedAt ? (
+              <div>
+                <dt>Checked</dt>
+                <dd>{new Date(health.data.checkedAt).toLocaleTimeString()}</dd>
+              </div>
+            ) : null}
+          </dl>
+        </>
+      ) : health.error ? null : (
+        <p className="muted">Checking your agent…</p>
+      )}
+    </Card>
+  );
+}
+
+function ApprovalsCard() {
+  const { rows, more, status } = usePendingPermissions();
+  const count = rows?.length;
+  return (
+    <Card
+      title="Pending approvals"
+      testId="overview-approvals"
+      footer={<Link href="/dashboard/approvals">Open Approvals →</Link>}
+    >
+      <p className={styles.big} aria-live="polite" data-testid="overview-approvals-count">
+        {count === undefined ? "…" : `${count}${more ? "+" : ""}`}
+        <span className={styles.bigLabel}>
+          {count === 1 ? " request waits for you" : " requests wait for you"}
+        </span>
+      </p>
+      <LiveConnection status={status} />
+    </Card>
+  );
+}
+
+function RecentJobs() {
+  const jobs = useResource<JobPage>(`/api/jobs?limit=${RECENT_JOBS}`);
+  usePolling(jobs.reload, OVERVIEW_POLL_MS);
+  return (
+    <Card
+      title="Recent jobs"
+      className={styles.wide}
+      testId="overview-jobs"
+      footer={<Link href="/dashboard/jobs">All jobs →</Link>}
+    >
+      {jobs.error ? <Alert message={messageOf(jobs.error)} /> : null}
+      {jobs.data ? (
+        <DataTable
+          caption="Your most recent jobs"
+          captionHidden
+          columns={recentColumns}
+          rows={jobs.data.jobs}
+          rowKey={(job) => job.id}
+          empty={<EmptyState title="No jobs yet">Deploys and chat messages show up here.</EmptyState>}
+        />
+      ) : jobs.error ? null : (
+        <p className="muted">Loading…</p>
+      )}
+    </Card>
+  );
+}
+
+function TrialCard() {
+  const trial = useResource<TrialStatus>("/api/trial");
+  return (
+    <Card title="Free trial" footer={<Link href="/dashboard/settings">Account and referrals →</Link>}>
+      {trial.error ? <Alert message={messageOf(trial.error)} /> : null}
+      {trial.data ? (
+        <p data-testid="trial">
+          {trial.data.active ? (
+            <>
+              <StatusBadge status="active" />{" "}
+              {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends ${new Date(trial.data.endsAt).toLocaleDateString()})`}
+            </>
+          ) : (
+            "Your free trial has ended."
+          )}
+        </p>
+      ) : trial.error ? null : (
+        <p className="muted">Loading…</p>
+      )}
+    </Card>
+  );
+}
+
+/**
+ * The overview: the agent and its health (or the deploy, when there is none yet), the trial, the pending
+ * approvals (live), and the user's most recent jobs.
+ */
 export function Overview({ justVerified }: { justVerified: boolean }) {
   const user = useSessionUser();
   const account = useResource<AccountSummary>("/api/account");
-  const trial = useResource<TrialStatus>("/api/trial");
-  const error = account.error ?? trial.error;
 
   return (
     <>
@@ -20,32 +183,12 @@ export function Overview({ justVerified }: { justVerified: boolean }) {
       {account.data && !account.data.emailVerified ? (
         <Notice tone="warning">Confirm your email address with the link we sent you.</Notice>
       ) : null}
-      <Alert message={error ? messageOf(error) : null} />
-      <div className="grid">
-        <Card title="Free trial">
-          {trial.data ? (
-            <p data-testid="trial">
-              {trial.data.active ? (
-                <>
-                  <StatusBadge status="active" />{" "}
-                  {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends ${new Date(trial.data.endsAt).toLocaleDateString()})`}
-                </>
-              ) : (
-                "Your free trial has ended."
-              )}
-            </p>
-          ) : (
-            <p className="muted" aria-live="polite">
-              Loading…
-            </p>
-          )}
-        </Card>
-        <Card title="Your agent" footer={<Link href="/dashboard/agent">Open the Agent page →</Link>}>
-          <p>Deploy your agent, start or stop it, and read its logs.</p>
-        </Card>
-        <Card title="Account" footer={<Link href="/dashboard/settings">Open Settings →</Link>}>
-          <p>Your email, referral code, passkeys and API keys.</p>
-        </Card>
+      <Alert message={account.error ? messageOf(account.error) : null} />
+      <div className={`grid ${styles.cards}`}>
+        <AgentCard />
+        <TrialCard />
+        <ApprovalsCard />
+        <RecentJobs />
       </div>
     </>
   );

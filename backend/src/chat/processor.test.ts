@@ -1,0 +1,197 @@
+/**
+ * Chat jobs whose failure retrying cannot change fail at once, through the real worker: an agent without a
+ * gateway token, and a platform without an AI provider — the latter with every part real: the backend's
+ * `/api/ai/chat` (no AI_PROVIDER_KEY) behind the development runtime, which the job addresses. A failure that
+ * may pass (the provider failing with a 5xx) still waits for its retry.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLogger, newId, sealGatewayToken } from "@svc/common";
+import {
+  type DevRuntime,
+  type FakeAiProvider,
+  startDevRuntime,
+  startFakeAiProvider,
+} from "@svc/common/testing";
+import { connectDatabase } from "@svc/db";
+import { agents } from "@svc/db/schema";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../app";
+import { type BackendConfig, loadBackendConfig } from "../config";
+import { platformProcessors } from "../jobs/registry";
+import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
+import { PermanentJobError } from "../jobs/types";
+import { createJobWorker, type JobWorker } from "../jobs/worker";
+import { createUser, DATA_KEY, INTERNAL_API_KEY } from "../runtime/testing/fixtures";
+import { NO_AI_PROVIDER_MESSAGE } from "./processor";
+
+const url = process.env.DATABASE_URL as string;
+const database = connectDatabase(url);
+const logger = createLogger("chat-processor-test", "silent");
+const TOKEN = "c3".repeat(32);
+
+let provider: FakeAiProvider;
+const backends: Array<{ close(): Promise<void>; url: string }> = [];
+const runtimes: DevRuntime[] = [];
+let worker: JobWorker | undefined;
+
+beforeAll(async () => {
+  provider = await startFakeAiProvider();
+});
+afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
+});
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.stop()));
+  await Promise.all(backends.map((b) => b.close()));
+  await provider.close();
+  await database.close();
+});
+
+/** The real backend app on loopback with `env`. */
+async function startBackend(env: Record<string, string>) {
+  const config: BackendConfig = loadBackendConfig({
+    DATABASE_URL: url,
+    INTERNAL_API_KEY,
+    DATA_ENCRYPTION_KEY: DATA_KEY,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const server = createServer(createApp({ config, database, logger }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const backend = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  backends.push(backend);
+  return backend;
+}
+
+/** A user with an agent answered by a development runtime in front of `backendUrl`'s AI chat. */
+async function agentBehind(backendUrl: string, token: string | null = TOKEN) {
+  const owner = await createUser(database.db, { plan: "pro" });
+  const agentToken = token ?? "unused";
+  const runtime = await startDevRuntime({ token: agentToken, aiChatUrl: `${backendUrl}/api/ai/chat` });
+  runtimes.push(runtime);
+  const agentId = newId("agt");
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId: owner.id,
+    name: "Chatty",
+    url: runtime.url,
+    gatewayTokenEncrypted: token === null ? null : sealGatewayToken(DATA_KEY, token),
+    status: "running",
+  });
+  return { owner, agentId, runtime };
+}
+
+function startWorker() {
+  worker = createJobWorker({
+    connectionString: url,
+    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }),
+    logger,
+    concurrency: 2,
+    pollIntervalMs: 100,
+    staleAfterMs: 600_000,
+    shutdownGraceMs: 5_000,
+  });
+  return worker.start();
+}
+
+async function chatJob(userId: string, agentId: string, message: string) {
+  return enqueueJob(database.pool, databaseClock, {
+    jobType: "gateway_chat_completion",
+    userId,
+    agentId,
+    payload: { userId, agentId, gatewayUrl: "http://127.0.0.1:9", message, systemPrompt: null },
+  });
+}
+
+async function settled(jobId: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const job = await getJob(database.pool, jobId);
+    if (job && job.attempts >= 1 && job.status !== "running" && job.error !== null) return job;
+    if (job?.status === "completed") return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not settle: ${JSON.stringify(job)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("chat jobs that retrying cannot fix", () => {
+  it("no AI provider configured: failed after the first attempt, with the error in words", async () => {
+    const backend = await startBackend({}); // no AI_PROVIDER_KEY
+    const { owner, agentId, runtime } = await agentBehind(backend.url);
+    await startWorker();
+    const job = await chatJob(owner.id, agentId, "hello?");
+    const after = await settled(job.id);
+    expect(after).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      maxAttempts: 3,
+      error: NO_AI_PROVIDER_MESSAGE,
+      result: null,
+    });
+    expect(after.error).toBe("no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY");
+    expect(after.completedAt).not.toBeNull();
+    // The runtime really asked the backend, which refused for want of a provider.
+    expect(runtime.output()).toContain('"path":"/v1/chat/completions"');
+  }, 60_000);
+
+  it("the same chain with a provider answers; a provider failing with a 5xx is retried later", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId } = await agentBehind(backend.url);
+    await startWorker();
+    provider.setReply("hi from the provider");
+    const ok = await settled((await chatJob(owner.id, agentId, "hello")).id);
+    expect(ok).toMatchObject({ status: "completed", attempts: 1, result: { reply: "hi from the provider" } });
+
+    provider.setFailure({ status: 500 });
+    try {
+      const retried = await settled((await chatJob(owner.id, agentId, "again")).id);
+      expect(retried.status).toBe("queued");
+      expect(retried.attempts).toBe(1);
+      expect(retried.completedAt).toBeNull();
+      expect(retried.error).toContain("the agent gateway answered HTTP 502");
+      expect(retried.runAt.getTime()).toBeGreaterThan(retried.updatedAt.getTime());
+    } finally {
+      provider.setFailure(null);
+    }
+  }, 60_000);
+
+  it("the agent has no gateway token: failed after the first attempt; the agent is not called", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId, runtime } = await agentBehind(backend.url, null);
+    await startWorker();
+    const after = await settled((await chatJob(owner.id, agentId, "hi")).id);
+    expect(after).toMatchObject({ status: "failed", attempts: 1, error: "the agent has no gateway token" });
+    expect(runtime.output()).not.toContain("/v1/chat/completions");
+  }, 60_000);
+
+  it("a processor's PermanentJobError fails any job at once; a plain error leaves the retries", async () => {
+    const owner = await createUser(database.db);
+    worker = createJobWorker({
+      connectionString: url,
+      processors: {
+        gateway_chat_completion: async (job) => {
+          if (job.payload.message === "permanent") throw new PermanentJobError("cannot ever work");
+          throw new Error("may work later");
+        },
+      },
+      logger,
+      concurrency: 2,
+      pollIntervalMs: 100,
+      staleAfterMs: 600_000,
+      shutdownGraceMs: 5_000,
+    });
+    await worker.start();
+    const permanent = await settled((await chatJob(owner.id, "agt_x", "permanent")).id);
+    expect(permanent).toMatchObject({ status: "failed", attempts: 1, error: "cannot ever work" });
+    const transient = await settled((await chatJob(owner.id, "agt_x", "transient")).id);
+    expect(transient).toMatchObject({ status: "queued", attempts: 1, error: "may work later" });
+  });
+});

@@ -1,0 +1,1 @@
+CREATE INDEX "platform_jobs_user_created_idx" ON "platform_jobs" USING btree ("user_id","created_at");

@@ -1,0 +1,63 @@
+import type { PlatformJob } from "@/lib/jobs/schema";
+
+/** The job type a person reads. */
+export const JOB_TYPE_LABELS: Record<PlatformJob["jobType"], string> = {
+  provision_managed_runtime: "Deploy agent",
+  gateway_chat_completion: "Chat message",
+  runtime_sync: "Runtime sync",
+  retry_repair: "Repair",
+};
+
+export const JOB_STATUSES: readonly PlatformJob["status"][] = ["queued", "running", "completed", "failed"];
+
+/** A failed attempt waits for its retry: the job is queued again with the attempt's error kept. */
+export function isRetrying(job: PlatformJob): boolean {
+  return job.status === "queued" && job.attempts > 0 && job.error !== null;
+}
+
+/** The status word for a badge: `retrying` for a job waiting for its next attempt. */
+export function statusWord(job: PlatformJob): string {
+  return isRetrying(job) ? "retrying" : job.status;
+}
+
+export function timeOf(iso: string): string {
+  return new Date(iso).toLocaleTimeString();
+}
+
+export function dateTimeOf(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
+}
+
+/** What the job was about, in a few words: a chat job's message, else its agent. */
+export function subjectOf(job: PlatformJob): string {
+  const message = job.payload.message;
+  if (typeof message === "string") return message.length > 80 ? `${message.slice(0, 79)}…` : message;
+  return job.agentId ? `agent ${job.agentId}` : "";
+}
+
+/** One line saying where the job is: queued, running (attempt n of m), retry at …, completed, failed. */
+export function progressOf(job: PlatformJob): string {
+  switch (job.status) {
+    case "queued":
+      return isRetrying(job)
+        ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${timeOf(job.runAt)}`
+        : "Queued, waiting for a worker";
+    case "running":
+      return `Running (attempt ${job.attempts} of ${job.maxAttempts})`;
+    case "completed":
+      return `Completed${job.completedAt ? ` at ${timeOf(job.completedAt)}` : ""}`;
+    case "failed":
+      return `Failed after ${job.attempts} ${job.attempts === 1 ? "attempt" : "attempts"}`;
+  }
+}
+
+/** A short line about the result or the error, for tables. */
+export function outcomeOf(job: PlatformJob): string {
+  if (job.error && job.status !== "completed") return job.error;
+  if (job.result) {
+    const reply = job.result.reply;
+    if (typeof reply === "string") return reply;
+    return JSON.stringify(job.result);
+  }
+  return "";
+}

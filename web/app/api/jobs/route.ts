@@ -1,0 +1,16 @@
+export const dynamic = "force-dynamic";
+
+import { webContext } from "@/lib/context";
+import { parseWith } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { jobListQuery } from "@/lib/jobs/schema";
+import { listUserJobs } from "@/lib/jobs/service";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+/** GET /api/jobs?limit=&cursor=&type=&status= (session): `{jobs, nextCursor}`, the user's own, newest first. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const query = parseWith(jobListQuery, Object.fromEntries(new URL(request.url).searchParams));
+  return Response.json(await listUserJobs(ctx, user, query), { headers: { "cache-control": "no-store" } });
+});

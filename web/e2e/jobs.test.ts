@@ -1,0 +1,122 @@
+/**
+ * The Jobs pages in real Chromium against the built web and the real backend: the user's platform jobs
+ * (only theirs) with type, lane, status, attempts, error and result, filtered, a page at a time, and one
+ * job's own page.
+ */
+import { connectDatabase } from "@svc/db";
+import { afterAll, describe, expect, it } from "vitest";
+import { enqueueJob } from "../../backend/src/jobs/sql";
+import { expectAccessible } from "./testing/a11y";
+import { useDashboardStack } from "./testing/dashboard";
+
+const stack = useDashboardStack();
+const db = connectDatabase(process.env.DATABASE_URL as string, { max: 2 });
+afterAll(() => db.close());
+
+type JobType = "gateway_chat_completion" | "provision_managed_runtime";
+async function job(userId: string, jobType: JobType, day: number, message = "hi") {
+  const clock = { now: () => new Date(Date.UTC(2026, 5, day, 12)) };
+  return enqueueJob(db.pool, clock, { jobType, userId, agentId: "agt_jobs", payload: { userId, message } });
+}
+async function finish(
+  id: string,
+  fields: { status: string; attempts: number; error?: string; result?: object },
+) {
+  await db.pool.query(
+    "update platform_jobs set status = $2, attempts = $3, error = $4, result = $5, completed_at = now() where id = $1",
+    [
+      id,
+      fields.status,
+      fields.attempts,
+      fields.error ?? null,
+      fields.result ? JSON.stringify(fields.result) : null,
+    ],
+  );
+}
+
+describe("Jobs pages", () => {
+  it("lists the user's jobs newest first with their outcome; filters; pages; a job's page", async () => {
+    const { page, context, user } = await stack.signIn();
+    const other = await stack.signIn();
+    await job(other.user.id, "gateway_chat_completion", 28, "not yours");
+    for (let day = 1; day <= 22; day++) await job(user.id, "gateway_chat_completion", day, `message ${day}`);
+    const deploy = await job(user.id, "provision_managed_runtime", 25);
+    const failed = await job(user.id, "gateway_chat_completion", 26, "doomed");
+    const done = await job(user.id, "gateway_chat_completion", 27, "hello");
+    await finish(failed.id, {
+      status: "failed",
+      attempts: 1,
+      error: "no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY",
+    });
+    await finish(done.id, { status: "completed", attempts: 1, result: { reply: "hi there", model: "m" } });
+    await finish(deploy.id, { status: "completed", attempts: 2, result: { agentId: "agt_jobs" } });
+
+    await page.goto("/dashboard/jobs");
+    const table = page.getByTestId("jobs-table");
+    await expect.poll(() => table.locator("tbody tr").count(), { timeout: 15_000 }).toBe(20);
+    const first = table.locator("tbody tr").first();
+    const firstText = await first.textContent();
+    expect(firstText).toContain("Chat message");
+    expect(firstText).toContain("completed");
+    expect(firstText).toContain("hi there");
+    expect(firstText).toContain("runtime_exec");
+    expect(firstText).toContain("1 / 3");
+    const second = await table.locator("tbody tr").nth(1).textContent();
+    expect(second).toContain("failed");
+    expect(second).toContain("no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY");
+    expect(await table.locator("tbody tr").nth(2).textContent()).toContain("Deploy agent");
+    expect(await table.textContent()).not.toContain("not yours");
+    await expectAccessible(page);
+    await page.screenshot({ path: "/tmp/pages-shots/jobs-1280.png", fullPage: true });
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.screenshot({ path: "/tmp/pages-shots/jobs-360.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The older page follows the cursor.
+    await page.getByRole("button", { name: "Older jobs" }).click();
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(25);
+    expect(await page.getByRole("button", { name: "Older jobs" }).count()).toBe(0);
+    expect(await table.locator("tbody tr").last().textContent()).toContain("Queued, waiting for a worker");
+
+    // Filters.
+    await page.getByLabel("Status").selectOption("failed");
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(1);
+    await page.getByLabel("Status").selectOption("");
+    await page.getByLabel("Type").selectOption("provision_managed_runtime");
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(1);
+    expect(await table.locator("tbody tr").first().textContent()).toContain("2 / 5");
+
+    // A job's page.
+    await page.getByLabel("Type").selectOption("");
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(20);
+    await table.locator("tbody tr").nth(1).getByRole("link").click();
+    await page.waitForURL(`**/dashboard/jobs/${failed.id}`);
+    await expect
+      .poll(() => page.getByTestId("job-error").textContent(), { timeout: 15_000 })
+      .toContain("no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY");
+    const status = await page.getByTestId("job-status").textContent();
+    expect(status).toContain("Failed after 1 attempt");
+    expect(status).toContain(failed.id);
+    expect(status).toContain("runtime_exec");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Chat message");
+    await expectAccessible(page);
+    await page.screenshot({ path: "/tmp/pages-shots/job-1280.png", fullPage: true });
+
+    // Another user's job is not found.
+    const foreign = await job(other.user.id, "gateway_chat_completion", 29);
+    await page.goto(`/dashboard/jobs/${foreign.id}`);
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 15_000 })
+      .toBe("Job not found");
+    await context.close();
+    await other.context.close();
+  }, 120_000);
+
+  it("a user without jobs sees the empty state", async () => {
+    const { page, context } = await stack.signIn();
+    await page.goto("/dashboard/jobs");
+    await expect.poll(() => page.getByText("No jobs yet").isVisible(), { timeout: 15_000 }).toBe(true);
+    await expectAccessible(page);
+    await context.close();
+  }, 60_000);
+});
