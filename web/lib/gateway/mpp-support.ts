@@ -3,7 +3,7 @@
  * route handler), and hand-signed EIP-3009 credentials whose fields can be broken one at a time.
  */
 import { Challenge, Credential } from "mppx";
-import { Mppx as MppxClient, evm as evmClient } from "mppx/client";
+import { evm as evmClient, Mppx as MppxClient } from "mppx/client";
 import { Types } from "mppx/evm";
 import type { LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -17,7 +17,9 @@ export function newAccount(): LocalAccount {
 /** The real mppx client paying with `account`; its fetch calls `handler` (a route handler) directly. */
 export function mppxClient(account: LocalAccount, handler: (request: Request) => Promise<Response>) {
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
-    handler(new Request(input instanceof Request ? input : new URL(String(input)), init))) as typeof globalThis.fetch;
+    handler(
+      new Request(input instanceof Request ? input : new URL(String(input)), init),
+    )) as typeof globalThis.fetch;
   return MppxClient.create({
     polyfill: false,
     fetch,
@@ -39,7 +41,12 @@ export interface AuthorizationOverrides {
   challenge?: Challenge.Challenge;
 }
 
-type ChargeRequest = { amount: string; currency: `0x${string}`; recipient: `0x${string}`; methodDetails: { chainId: number } };
+type ChargeRequest = {
+  amount: string;
+  currency: `0x${string}`;
+  recipient: `0x${string}`;
+  methodDetails: { chainId: number };
+};
 
 /** A credential for the 402's challenge signed by `account`, with any field overridden. */
 export async function signCredential(

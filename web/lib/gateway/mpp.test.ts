@@ -6,7 +6,7 @@ import { evm, Mppx } from "mppx/server";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
-import { newAccount, signCredential, mppxClient, TEST_TOKEN } from "./mpp-support";
+import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
 import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
@@ -92,7 +92,12 @@ describe("MPP: the 402", () => {
     const ctx = { ...webContext(), config: { ...config, MPP_RECIPIENT: undefined } };
     const answer = await handleGatewayCall(
       ctx,
-      makeRequest({ method: "POST", path: "/api/v1/gateway", json: body, headers: { "x-payment-method": "mpp" } }),
+      makeRequest({
+        method: "POST",
+        path: "/api/v1/gateway",
+        json: body,
+        headers: { "x-payment-method": "mpp" },
+      }),
     ).catch((err: unknown) => err);
     expect(answer).toMatchObject({ status: 503, message: expect.stringContaining("MPP_RECIPIENT") });
   });
@@ -113,7 +118,12 @@ describe("MPP: paying", () => {
     expect(await res.json()).toEqual({ plugin: "agent", echo: body });
     expect(facilitator.settlements.length).toBe(settledBefore + 1);
     const settlement = facilitator.settlements.at(-1);
-    expect(settlement).toMatchObject({ from: account.address, to: RECIPIENT, value: "50000", network: "eip155:84532" });
+    expect(settlement).toMatchObject({
+      from: account.address,
+      to: RECIPIENT,
+      value: "50000",
+      network: "eip155:84532",
+    });
     expect(res.headers.get("payment-receipt")).toBe(settlement?.transaction);
     expect(res.headers.get("x-plugin-id")).toBe("agent");
     expect(plugin.calls.length).toBe(callsBefore + 1);
@@ -173,11 +183,13 @@ describe("MPP: a hand-signed credential with one broken field → 402, no settle
     ["nonce", async (res) => signCredential(res, newAccount(), { nonce: `0x${"ab".repeat(32)}` })],
     [
       "expiry (validBefore passed)",
-      async (res) => signCredential(res, newAccount(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
+      async (res) =>
+        signCredential(res, newAccount(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
     ],
     [
       "not yet valid (validAfter ahead)",
-      async (res) => signCredential(res, newAccount(), { validAfter: String(Math.floor(Date.now() / 1000) + 600) }),
+      async (res) =>
+        signCredential(res, newAccount(), { validAfter: String(Math.floor(Date.now() / 1000) + 600) }),
     ],
     [
       "an edited request",
@@ -211,7 +223,10 @@ describe("MPP: a hand-signed credential with one broken field → 402, no settle
           expires: new Date(Date.now() - 1000).toISOString(),
         });
         const header = `Payment amount=0.05, currency=USD, recipient=${RECIPIENT}, ${Challenge.serialize(expired).slice(8)}`;
-        return signCredential(new Response(null, { status: 402, headers: { "www-authenticate": header } }), newAccount());
+        return signCredential(
+          new Response(null, { status: 402, headers: { "www-authenticate": header } }),
+          newAccount(),
+        );
       },
     ],
     [

@@ -8,7 +8,11 @@ const base = { DATABASE_URL: "postgres://x@127.0.0.1/x", SESSION_SECRET: "012345
 describe("plugin registry", () => {
   it("defaults agent and generate-text to the backend's AI route with the internal key; tts and stt have none", () => {
     const registry = pluginRegistry(
-      loadWebConfig({ ...base, BACKEND_URL: "http://127.0.0.1:4000/", INTERNAL_API_KEY: "internal-key-0123456789" }),
+      loadWebConfig({
+        ...base,
+        BACKEND_URL: "http://127.0.0.1:4000/",
+        INTERNAL_API_KEY: "internal-key-0123456789",
+      }),
     );
     expect([...registry.keys()]).toEqual(["agent", "generate-text", "tts", "stt"]);
     for (const id of ["agent", "generate-text"]) {
@@ -19,7 +23,9 @@ describe("plugin registry", () => {
     }
     expect(registry.get("tts")?.upstream).toBeNull();
     expect(registry.get("stt")?.upstream).toBeNull();
-    expect([...registry.values()].map((p) => [p.id, p.auth, p.streaming, microsToUsd(p.priceMicros)])).toEqual([
+    expect(
+      [...registry.values()].map((p) => [p.id, p.auth, p.streaming, microsToUsd(p.priceMicros)]),
+    ).toEqual([
       ["agent", false, true, "0.05"],
       ["generate-text", false, true, "0.01"],
       ["tts", false, false, "0.03"],
