@@ -201,7 +201,7 @@ describe("MPP: a hand-signed credential with one broken field → 402, no settle
     ],
     [
       "an expired challenge",
-      async (res) => {
+      async () => {
         const server = Mppx.create({
           secretKey: MPP_SECRET,
           realm: "localhost:3000",

@@ -160,7 +160,8 @@ describe("POST /api/v1/gateway billed to a session", () => {
   });
 
   it("402 session_required when a header is missing", async () => {
-    for (const headers of [{ "x-session-id": "" }, { "x-wallet-address": "" }]) {
+    const cases: Record<string, string>[] = [{ "x-session-id": "" }, { "x-wallet-address": "" }];
+    for (const headers of cases) {
       const res = await sessionCall(
         { sessionId: "ps_x", walletAddress: newAccount().address },
         { messages: [] },
