@@ -1,7 +1,7 @@
 /**
  * A loopback fake of the card payments provider's REST API (Stripe), only what the gateway calls:
  * `POST /v1/checkout/sessions` (form-encoded, `Authorization: Bearer <secret key>`) answering a checkout
- * session object with its hosted `url`. `signWebhook` signs an event body the way the provider does
+ * session object with its hosted `url` (a GET of which answers a stand-in checkout page). `signStripeWebhook` signs an event body the way the provider does
  * (`Stripe-Signature: t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">`), for webhook tests.
  */
 import { createHmac, randomBytes } from "node:crypto";
@@ -28,6 +28,13 @@ export async function startFakeStripe(secretKey = "sk_test_fake_0123456789"): Pr
   let base = "";
   const upstream = await startFakeUpstream((req, res, raw) => {
     const path = (req.url ?? "/").split("?")[0];
+    // The hosted checkout page a browser is sent to (a stand-in: it names the session).
+    const hosted = sessions.find((s) => req.method === "GET" && path === `/c/pay/${s.id}`);
+    if (hosted) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html lang="en"><title>Checkout</title><h1>Checkout ${hosted.id}</h1></html>`);
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${secretKey}`) {
       return sendJson(res, 401, {
         error: { type: "invalid_request_error", message: "Invalid API Key provided" },
