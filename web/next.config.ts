@@ -5,7 +5,8 @@ const config: NextConfig = {
   transpilePackages: ["@svc/common", "@svc/db"],
   // Native-ish server packages stay outside the bundle.
   // swagger-ui-dist finds its static files (served at /docs) by its own path: it must stay a package.
-  serverExternalPackages: ["pg", "pino", "prom-client", "swagger-ui-dist"],
+  // mppx has optional dynamic imports (MCP) that a bundler cannot resolve: Node loads it at run time.
+  serverExternalPackages: ["pg", "pino", "prom-client", "swagger-ui-dist", "mppx", "stripe"],
   poweredByHeader: false,
 };
 

@@ -16,7 +16,7 @@ import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/schema";
 import { logsQuery, maintenanceBody } from "./agents/schema";
-import { chatCompletionBody } from "./ai/schema";
+import { chatCompletionBody, gatewayCompletionBody } from "./ai/schema";
 import { validateKeyBody } from "./apikeys/schema";
 import { chatJobSchema, jobListQuery, provisionJobSchema } from "./jobs/schema";
 import {
@@ -146,6 +146,27 @@ export const backendOperations: readonly ApiOperation[] = [
       errors: { ...userErrors, 400: "bad limit or offset", 403: "not the internal key, or not an admin" },
     }),
   ),
+  {
+    method: "post",
+    path: "/api/ai/gateway",
+    summary: "Chat completion for the web's v1 gateway AI plugins (paid per call there; no per-user budget)",
+    tags: ["ai"],
+    auth: ["internalKey"],
+    body: gatewayCompletionBody,
+    success: {
+      status: 200,
+      description: "the provider's completion (JSON), or server-sent events with `stream: true`",
+      schema: jsonObject,
+    },
+    errors: {
+      400: "bad body",
+      401: "no internal key",
+      403: "wrong internal key, or a model AI_MODELS does not allow",
+      502: "the provider failed",
+      503: "no AI provider configured",
+      504: "the provider did not answer in time",
+    },
+  },
   {
     method: "post",
     path: "/api/ai/chat",

@@ -5,6 +5,8 @@ export * from "./fakes/ai-provider";
 export * from "./fakes/docker";
 export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
+export * from "./fakes/mpp-facilitator";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
+export * from "./fakes/stripe";
 export * from "./metrics";

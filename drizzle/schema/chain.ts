@@ -70,21 +70,34 @@ export const paymentSessionVouchers = pgTable(
     nonce: integer("nonce").notNull(),
     amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
     pluginId: text("plugin_id").notNull(),
+    /** The caller's `Idempotency-Key`: a replay answers with this voucher's stored answer, debiting nothing. */
+    idempotencyKey: text("idempotency_key"),
+    /** Set when the upstream failed and the debit went back to the session. */
+    refundedAt: timestamptz("refunded_at"),
+    /** The first answer, kept for replays of its Idempotency-Key (body base64, capped). */
+    responseStatus: integer("response_status"),
+    responseContentType: text("response_content_type"),
+    responseBody: text("response_body"),
     createdAt: createdAt(),
   },
   (t) => [
     unique("payment_session_vouchers_session_nonce").on(t.sessionId, t.nonce),
+    unique("payment_session_vouchers_idempotency_key").on(t.sessionId, t.idempotencyKey),
     check("payment_session_vouchers_amount_non_negative", sql`${t.amountUsd} >= 0`),
   ],
 );
 export type PaymentSessionVoucher = typeof paymentSessionVouchers.$inferSelect;
 export type NewPaymentSessionVoucher = typeof paymentSessionVouchers.$inferInsert;
 
-// MPP credentials already accepted by the gateway, so a payment credential cannot be replayed.
+// MPP credentials already accepted by the gateway, so a payment credential cannot be replayed: one row per
+// EIP-3009 authorization `(payer, nonce)`, inserted before it is settled (mppx does not stop replays itself).
 export const mppUsedNonces = pgTable(
   "mpp_used_nonces",
   {
-    nonce: text("nonce").primaryKey(),
+    /** The authorization's signer (`from`), lower-case. */
+    payer: text("payer").notNull(),
+    /** The EIP-3009 nonce (the challenge hash). */
+    nonce: text("nonce").notNull(),
     /** Transaction hash of the payment, unique so one payment pays one call. */
     txHash: text("tx_hash").unique(),
     pluginId: text("plugin_id"),
@@ -92,7 +105,10 @@ export const mppUsedNonces = pgTable(
     /** The challenge's expiry; rows past it can be purged. */
     expiresAt: timestamptz("expires_at"),
   },
-  (t) => [index("mpp_used_nonces_expires_at_idx").on(t.expiresAt)],
+  (t) => [
+    primaryKey({ name: "mpp_used_nonces_pk", columns: [t.payer, t.nonce] }),
+    index("mpp_used_nonces_expires_at_idx").on(t.expiresAt),
+  ],
 );
 export type MppUsedNonce = typeof mppUsedNonces.$inferSelect;
 export type NewMppUsedNonce = typeof mppUsedNonces.$inferInsert;

@@ -6,6 +6,7 @@ export * from "./board";
 export * from "./buddies";
 export * from "./chain";
 export * from "./files";
+export * from "./gateway";
 export * from "./jobs";
 export * from "./partners";
 export * from "./permissions";

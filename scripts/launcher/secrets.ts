@@ -10,6 +10,7 @@ export const LOCAL_SECRETS = [
   "WALLET_ENCRYPTION_KEY",
   "DATA_ENCRYPTION_KEY",
   "EMBEDDED_PG_PASSWORD",
+  "MPP_SECRET",
 ] as const;
 export type LocalSecrets = Record<(typeof LOCAL_SECRETS)[number], string>;
 

@@ -17,7 +17,7 @@ import {
 } from "./budget";
 import { type AiProviderClient, createAiProviderClient } from "./client";
 import { gatewayTokenChatAuth } from "./gateway-auth";
-import { chatCompletionBody } from "./schema";
+import { chatCompletionBody, gatewayCompletionBody } from "./schema";
 import {
   type ChatAnswer,
   forwardChatCompletion,
@@ -77,6 +77,19 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
       await pipeEventStream(res, metered, clientGone);
     }
   };
+  // The v1 gateway's AI plugins: the web took payment for the call, so no per-user budget; `model` defaults
+  // to AI_DEFAULT_MODEL and must be one AI_MODELS allows.
+  const paidChat: RequestHandler = async (req, res) => {
+    const body = parseBody(gatewayCompletionBody, req.body);
+    const request = { ...body, model: body.model ?? config.AI_DEFAULT_MODEL };
+    requireAllowedModel(aiPlanBudget(config, "gateway"), request.model);
+    requireConfiguredProvider(client);
+    const clientGone = abortWhenClientLeaves(res);
+    const answer = await forwardChatCompletion(client, request, clientGone);
+    if (answer.kind === "json") res.status(answer.status).json(answer.body);
+    else await pipeEventStream(res, answer, clientGone);
+  };
+  router.post("/api/ai/gateway", requireInternalKey(config.INTERNAL_API_KEY), paidChat);
   router.post("/api/ai/chat", gatewayTokenChatAuth(db, config), chat);
   router.post(
     "/api/ai/chat",

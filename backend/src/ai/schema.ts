@@ -33,3 +33,8 @@ export const chatCompletionBody = z.looseObject({
 });
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionBody>;
+
+/** `POST /api/ai/gateway` body (the v1 gateway's AI plugins): a chat completion whose `model` may be left out. */
+export const gatewayCompletionBody = chatCompletionBody.extend({
+  model: z.string({ error: "must be a string" }).min(1, "must not be empty").optional(),
+});

@@ -39,4 +39,9 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Account, referral, passkeys and API keys",
     footer: true,
   },
+  {
+    href: "/dashboard/billing",
+    label: "Billing",
+    description: "Card credit, gateway plugin prices, and paying per call with MPP or a session",
+  },
 ];

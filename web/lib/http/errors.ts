@@ -54,6 +54,8 @@ export interface RouteOptions {
    * (webhooks, the identity provider's security events), which authenticate the sender themselves.
    */
   allowCrossSite?: boolean;
+  /** The error body's shape (default `web`); the v1 gateway's routes answer in the `gateway` shape. */
+  errorShape?: ErrorShape;
 }
 
 /**
@@ -70,7 +72,7 @@ export function route<R extends unknown[]>(
       if (!options.allowCrossSite) assertSameOrigin(request, webContext().config.PUBLIC_URL);
       return await handler(request, ...rest);
     } catch (err) {
-      return toErrorResponse(err, options.fallbackMessage);
+      return toErrorResponse(err, options.fallbackMessage, options.errorShape);
     }
   });
 }

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { createApiKeyBody } from "../apikeys/schema";
 import { chatMessageBody } from "../chat/schema";
+import { gatewayOperations } from "../gateway/openapi";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
 import { jobsOperations } from "../jobs/openapi";
@@ -506,4 +507,5 @@ export const webOperations: readonly ApiOperation[] = [
     },
     errors: { 400: "not a JSON object", 401: "bad or missing secret", 503: "HOSTING_WEBHOOK_SECRET unset" },
   },
+  ...gatewayOperations,
 ];

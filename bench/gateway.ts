@@ -1,0 +1,316 @@
+/**
+ * Gateway speed, each figure beside its anchor from the same run:
+ * 1. Session-billed calls: `POST /api/v1/gateway` with `X-Payment-Method: session` — the web's route handler
+ *    (`route(handleGatewayCall)`, exactly what `app/api/v1/gateway/route.ts` exports) behind a small
+ *    node:http → fetch Request adapter in a worker thread, on an embedded PostgreSQL in /dev/shm — to a
+ *    loopback plugin upstream (node:http, small JSON answer, its own worker thread); autocannon from the main
+ *    thread. Anchor: the same upstream called directly. Rounds alternate direct and gateway; the median round
+ *    counts. Afterwards the balance must be exact: start − (2xx answers × price), and one voucher per 2xx.
+ *    Goal: gateway ≥ 0.5x direct.
+ * 2. MPP verification: `verifyMppCredential` (mppx: credential parse, challenge HMAC, expiry, route binding,
+ *    EIP-3009 terms and signature recovery) over N hand-signed credentials, beside viem's bare
+ *    `recoverTypedDataAddress` on the same credentials; rounds alternate. Goal: ≥ 0.8x the bare recovery.
+ *    Run twice: with an upstream that answers at once (pure overhead) and one answering after
+ *    BENCH_UPSTREAM_DELAY_MS (20 ms, still far quicker than an AI plugin).
+ * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds (5), BENCH_ROUNDS (3), BENCH_CREDENTIALS (300),
+ * BENCH_UPSTREAM_DELAY_MS (20), BENCH_ONLY (`mpp` or `session`).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import autocannon from "autocannon";
+import { startBenchWorker } from "./lib/workers";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CREDENTIALS = Number(process.env.BENCH_CREDENTIALS ?? 300);
+/** The second session-billing run's upstream latency (a plugin does work; an AI answer takes far longer). */
+const UPSTREAM_DELAY_MS = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 20);
+const PRICE_USD = "0.05";
+const SESSION_ID = "ps_bench00000000000000000000000";
+const WALLET = "0x00000000000000000000000000000000000000b1";
+const START_BALANCE_MICROS = 1_000_000_000_000n; // 1,000,000 USD
+const MPP = {
+  MPP_RECIPIENT: "0x1111111111111111111111111111111111111111",
+  MPP_CHAIN_ID: "84532",
+  MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  MPP_TOKEN_NAME: "USD Coin",
+  MPP_TOKEN_VERSION: "2",
+  MPP_SECRET: "bench-mpp-secret-0123456789abcdef0123456789",
+  MPP_FACILITATOR_URL: "http://127.0.0.1:9",
+};
+
+type Role =
+  | { role: "upstream"; delayMs: number }
+  | { role: "gateway"; databaseUrl: string; upstreamPort: number };
+
+function listen(server: http.Server): void {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => parentPort?.postMessage((server.address() as AddressInfo).port));
+}
+
+/**
+ * The plugin upstream: a small JSON answer after `delayMs`, keep-alive. It counts the calls the gateway made
+ * (path `/plugin`) and answers the count to a `count` message.
+ */
+function upstreamServer(delayMs: number): http.Server {
+  const body = JSON.stringify({ id: "cmpl-1", choices: [{ message: { role: "assistant", content: "ok" } }] });
+  let pluginCalls = 0;
+  parentPort?.on("message", (message) => {
+    if (message === "count") parentPort?.postMessage({ pluginCalls });
+  });
+  return http.createServer((req, res) => {
+    if (req.url === "/plugin") pluginCalls++;
+    req.resume();
+    req.on("end", () => {
+      const answer = () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
+    });
+  });
+}
+
+/** The web's gateway route handler behind node:http (what Next does for it, minus Next's own routing). */
+async function gatewayServer(databaseUrl: string, upstreamPort: number): Promise<http.Server> {
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl,
+    SESSION_SECRET: "bench-session-secret-0123456789",
+    LOG_LEVEL: "silent",
+    GATEWAY_PLUGIN_AGENT_URL: `http://127.0.0.1:${upstreamPort}/plugin`,
+    GATEWAY_PLUGIN_AGENT_PRICE_USD: PRICE_USD,
+  });
+  const [{ route }, { webContext }, { handleGatewayCall }] = await Promise.all([
+    import("../web/lib/http/errors"),
+    import("../web/lib/context"),
+    import("../web/lib/gateway/service"),
+  ]);
+  const handler = route((request: Request) => handleGatewayCall(webContext(), request), {
+    errorShape: "gateway",
+  });
+  return http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string") headers.set(name, value);
+    }
+    const response = await handler(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body) for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  });
+}
+
+async function worker(): Promise<void> {
+  const data = workerData as Role;
+  if (data.role === "upstream") listen(upstreamServer(data.delayMs));
+  else listen(await gatewayServer(data.databaseUrl, data.upstreamPort));
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function sessionBilling(delayMs: number): Promise<void> {
+  const [{ startBenchPostgres }, { migrateDatabase }, pg] = await Promise.all([
+    import("./lib/postgres"),
+    import("../drizzle/migrate"),
+    import("pg"),
+  ]);
+  const { cluster, stop } = await startBenchPostgres("gateway");
+  const workers: { terminate(): Promise<number> }[] = [];
+  try {
+    const databaseUrl = cluster.url();
+    await migrateDatabase(databaseUrl);
+    const db = new pg.default.Client({ connectionString: databaseUrl });
+    await db.connect();
+    await db.query(
+      "insert into payment_sessions (id, wallet_address, balance_usd, expires_at) values ($1, $2, $3::numeric / 1000000, now() + interval '1 day')",
+      [SESSION_ID, WALLET, START_BALANCE_MICROS.toString()],
+    );
+    const upstream = await startBenchWorker(import.meta.url, { role: "upstream", delayMs });
+    workers.push(upstream.worker);
+    const gateway = await startBenchWorker(import.meta.url, {
+      role: "gateway",
+      databaseUrl,
+      upstreamPort: upstream.port,
+    });
+    workers.push(gateway.worker);
+
+    const body = JSON.stringify({ messages: [{ role: "user", content: "hi" }] });
+    const cannon = async (port: number, path: string, headers: Record<string, string>, duration: number) => {
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}${path}`,
+        method: "POST",
+        connections: CONNECTIONS,
+        duration,
+        headers: { "content-type": "application/json", ...headers },
+        body,
+      });
+      if (result.non2xx > 0 || result.errors > 0) {
+        throw new Error(
+          `${path}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statusCodeStats)}`,
+        );
+      }
+      return {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        ok: result["2xx"],
+      };
+    };
+    const billed = {
+      "x-payment-method": "session",
+      "x-session-id": SESSION_ID,
+      "x-wallet-address": WALLET,
+    };
+    let answered = 0;
+    // Warm both paths (JIT, pools) before measuring.
+    await cannon(upstream.port, "/direct", {}, 1);
+    answered += (await cannon(gateway.port, "/api/v1/gateway", billed, 1)).ok;
+    const direct: Awaited<ReturnType<typeof cannon>>[] = [];
+    const through: Awaited<ReturnType<typeof cannon>>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push(await cannon(upstream.port, "/direct", {}, DURATION));
+      const g = await cannon(gateway.port, "/api/v1/gateway", billed, DURATION);
+      answered += g.ok;
+      through.push(g);
+    }
+    const balance = await db.query<{ micros: string; vouchers: string }>(
+      `select (s.balance_usd * 1000000)::bigint::text as micros,
+        (select count(*) from payment_session_vouchers v where v.session_id = s.id)::text as vouchers
+       from payment_sessions s where s.id = $1`,
+      [SESSION_ID],
+    );
+    await db.end();
+    // Every call the gateway passed on was paid: the upstream's count is the number served (autocannon
+    // drops the answers still in flight when a run ends, so its 2xx count can be a few lower).
+    const served = await new Promise<number>((resolve) => {
+      upstream.worker.once("message", (m: { pluginCalls: number }) => resolve(m.pluginCalls));
+      upstream.worker.postMessage("count");
+    });
+    const expected = START_BALANCE_MICROS - BigInt(served) * 50_000n;
+    const actual = BigInt(balance.rows[0].micros);
+    const exact = actual === expected && Number(balance.rows[0].vouchers) === served && served >= answered;
+    const d = median(direct.map((r) => r.rps));
+    const g = median(through.map((r) => r.rps));
+    const line = (name: string, rows: typeof direct) =>
+      `${name}: ${rows.map((r) => r.rps.toFixed(0)).join(" / ")} req/s (median ${median(rows.map((r) => r.rps)).toFixed(0)}), ` +
+      `p50 ${median(rows.map((r) => r.p50))} ms, p99 ${median(rows.map((r) => r.p99))} ms`;
+    console.log(
+      `session billing, upstream answering after ${delayMs} ms: ${CONNECTIONS} connections x ${DURATION} s x ${ROUNDS} rounds, loopback`,
+    );
+    console.log(line("gateway (session-billed)", through));
+    console.log(line("anchor: upstream direct  ", direct));
+    console.log(
+      `ratio gateway/direct ${(g / d).toFixed(2)}x (goal >= 0.5x: ${g / d >= 0.5 ? "met" : "MISSED"})`,
+    );
+    console.log(
+      `balances: ${served} calls passed on (${answered} answers counted by autocannon), balance ${actual} µUSD, ` +
+        `expected ${expected}, vouchers ${balance.rows[0].vouchers}: ${exact ? "exact" : "WRONG"}`,
+    );
+  } finally {
+    for (const w of workers) await w.terminate();
+    await stop();
+  }
+}
+
+async function mppVerification(): Promise<void> {
+  const [
+    { loadWebConfig },
+    mpp,
+    support,
+    { recoverTypedDataAddress, getAddress },
+    { Credential },
+    { Types },
+  ] = await Promise.all([
+    import("../web/lib/config/index"),
+    import("../web/lib/gateway/billing/mpp"),
+    import("../web/lib/gateway/mpp-support"),
+    import("viem"),
+    import("mppx"),
+    import("mppx/evm"),
+  ]);
+  const config = loadWebConfig({
+    DATABASE_URL: "postgres://bench@127.0.0.1/bench",
+    SESSION_SECRET: "bench-session-secret-0123456789",
+    ...MPP,
+  });
+  const charge = { micros: 50_000n, description: "gateway plugin agent", scope: "gateway:agent" };
+  const credentials: string[] = [];
+  for (let i = 0; i < CREDENTIALS; i++) {
+    const { wwwAuthenticate } = await mpp.mppChallenge(config, charge);
+    const offer = new Response(null, { status: 402, headers: { "www-authenticate": wwwAuthenticate } });
+    credentials.push(await support.signCredential(offer, support.newAccount()));
+  }
+  type Payload = Record<
+    "from" | "to" | "value" | "validAfter" | "validBefore" | "nonce" | "signature",
+    string
+  >;
+  const parsed = credentials.map((c) => Credential.deserialize<Payload>(c));
+  const domain = {
+    name: MPP.MPP_TOKEN_NAME,
+    version: MPP.MPP_TOKEN_VERSION,
+    chainId: Number(MPP.MPP_CHAIN_ID),
+    verifyingContract: MPP.MPP_TOKEN_ADDRESS as `0x${string}`,
+  };
+  const ours = async () => {
+    const start = performance.now();
+    for (const credential of credentials) await mpp.verifyMppCredential(config, credential, charge);
+    return credentials.length / ((performance.now() - start) / 1000);
+  };
+  const bare = async () => {
+    const start = performance.now();
+    for (const { payload } of parsed) {
+      const signer = await recoverTypedDataAddress({
+        domain,
+        types: Types.authorizationTypes,
+        primaryType: "TransferWithAuthorization",
+        message: {
+          from: getAddress(payload.from),
+          to: getAddress(payload.to),
+          value: BigInt(payload.value),
+          validAfter: BigInt(payload.validAfter),
+          validBefore: BigInt(payload.validBefore),
+          nonce: payload.nonce as `0x${string}`,
+        },
+        signature: payload.signature as `0x${string}`,
+      });
+      if (getAddress(signer) !== getAddress(payload.from))
+        throw new Error("bench credential does not verify");
+    }
+    return parsed.length / ((performance.now() - start) / 1000);
+  };
+  await ours();
+  await bare();
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let round = 0; round < ROUNDS + 2; round++) {
+    a.push(await ours());
+    b.push(await bare());
+  }
+  const ratio = median(a) / median(b);
+  console.log(`MPP verification: ${CREDENTIALS} credentials x ${ROUNDS + 2} rounds, in process`);
+  console.log(
+    `verifyMppCredential: ${a.map((n) => n.toFixed(0)).join(" / ")} per s (median ${median(a).toFixed(0)})`,
+  );
+  console.log(
+    `anchor: viem recoverTypedDataAddress: ${b.map((n) => n.toFixed(0)).join(" / ")} per s (median ${median(b).toFixed(0)})`,
+  );
+  console.log(`ratio ${ratio.toFixed(2)}x (goal >= 0.8x: ${ratio >= 0.8 ? "met" : "MISSED"})`);
+}
+
+if (!isMainThread) {
+  await worker();
+} else {
+  const only = process.env.BENCH_ONLY;
+  if (only !== "session") await mppVerification();
+  if (only !== "mpp") {
+    await sessionBilling(0);
+    await sessionBilling(UPSTREAM_DELAY_MS);
+  }
+}

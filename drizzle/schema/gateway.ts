@@ -1,0 +1,31 @@
+import { sql } from "drizzle-orm";
+import { check, numeric, pgTable, text } from "drizzle-orm/pg-core";
+import { users } from "./accounts";
+import { createdAt, updatedAt } from "./columns";
+
+// Prepaid card credit of the v1 gateway (card networks cannot charge a cent per call): bought through the card
+// provider's checkout, debited per card-paid call. Never negative.
+export const cardCredits = pgTable(
+  "card_credits",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    balanceUsd: numeric("balance_usd", { precision: 18, scale: 6 }).notNull().default("0"),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("card_credits_balance_non_negative", sql`${t.balanceUsd} >= 0`)],
+);
+export type CardCredit = typeof cardCredits.$inferSelect;
+
+// Card-provider webhook events already credited, so a replayed event credits once.
+export const cardCreditEvents = pgTable("card_credit_events", {
+  eventId: text("event_id").primaryKey(),
+  userId: text("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
+  checkoutSessionId: text("checkout_session_id"),
+  createdAt: createdAt(),
+});
+export type CardCreditEvent = typeof cardCreditEvents.$inferSelect;

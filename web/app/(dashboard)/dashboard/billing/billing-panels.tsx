@@ -1,0 +1,81 @@
+"use client";
+
+import { messageOf, useResource } from "@/components/data";
+import { Alert, Card, DataTable, EmptyState, Notice, StatusBadge } from "@/components/ui";
+import type { BillingOverview } from "@/lib/gateway/schema";
+
+/** The buy-credit route: a card checkout for one credit pack (the 402 answers link to it too). */
+const CHECKOUT_URL = "/api/v1/payments/card/create?plugin=agent";
+
+/** The user's card credit with its "Buy credit" button, and the plugins' prices per call. */
+export function BillingPanels() {
+  const billing = useResource<BillingOverview>("/api/gateway/billing");
+  const b = billing.data;
+  return (
+    <>
+      <Card
+        title="Card credit"
+        testId="card-credit"
+        description="Gateway calls paid by card take their price from this prepaid credit."
+      >
+        {b ? (
+          <>
+            <dl className="facts">
+              <div>
+                <dt>Credit</dt>
+                <dd data-testid="credit-balance">{b.credit} USD</dd>
+              </div>
+            </dl>
+            {b.cardConfigured ? (
+              <p>
+                <a className="button" href={CHECKOUT_URL} data-testid="buy-credit">
+                  Buy credit ({b.creditPack} USD)
+                </a>
+              </p>
+            ) : (
+              <Notice tone="warning" testId="card-not-configured">
+                Card payments are not configured on this server: set <code>STRIPE_SECRET_KEY</code> (and{" "}
+                <code>STRIPE_WEBHOOK_SECRET</code> for the provider's webhook) to sell credit.
+              </Notice>
+            )}
+            <p className="hint">Credit appears once the card provider confirms the payment.</p>
+          </>
+        ) : billing.loading ? (
+          <p className="muted">Loading…</p>
+        ) : null}
+      </Card>
+      <Card title="Plugin prices" testId="plugin-prices" description="What one call of each plugin costs.">
+        {b ? (
+          <DataTable
+            caption="Plugin prices per call"
+            captionHidden
+            testId="plugin-price-list"
+            rows={b.plugins}
+            rowKey={(p) => p.id}
+            empty={<EmptyState title="No plugins">This server registers no gateway plugins.</EmptyState>}
+            columns={[
+              { header: "Plugin", cell: (p) => <code>{p.id}</code> },
+              { header: "Name", hideOnNarrow: true, cell: (p) => p.name },
+              { header: "Price per call", cell: (p) => `${p.price} USD` },
+              { header: "Streams", hideOnNarrow: true, cell: (p) => (p.streaming ? "yes" : "no") },
+              {
+                header: "Status",
+                cell: (p) =>
+                  p.available ? (
+                    <StatusBadge status="ok" tone="ok">
+                      available
+                    </StatusBadge>
+                  ) : (
+                    <StatusBadge status="unconfigured" tone="neutral">
+                      no upstream
+                    </StatusBadge>
+                  ),
+              },
+            ]}
+          />
+        ) : null}
+      </Card>
+      <Alert message={billing.error ? messageOf(billing.error) : null} />
+    </>
+  );
+}

@@ -1,0 +1,13 @@
+import { webContext } from "@/lib/context";
+import { billingOverviewOf } from "@/lib/gateway/service";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/gateway/billing (session): `{credit, cardConfigured, creditPack, mppConfigured, plugins[]}`. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(await billingOverviewOf(ctx, user.id), { headers: { "cache-control": "no-store" } });
+});

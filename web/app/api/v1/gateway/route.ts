@@ -1,0 +1,14 @@
+import { webContext } from "@/lib/context";
+import { handleGatewayCall } from "@/lib/gateway/service";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/v1/gateway: routes the call to a plugin once it is paid by card credit (session cookie), an MPP
+ * credential (`Authorization: Payment`) or a pre-funded payment session (`X-Session-Id` + `X-Wallet-Address`).
+ * Errors in the gateway shape `{error: code, message, ...}`; 402 `payment_required` carries the offers.
+ */
+export const POST = route((request: Request) => handleGatewayCall(webContext(), request), {
+  errorShape: "gateway",
+});

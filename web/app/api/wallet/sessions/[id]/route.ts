@@ -1,0 +1,19 @@
+import { webContext } from "@/lib/context";
+import { readPaymentSession } from "@/lib/gateway/billing/session";
+import { walletAddressHeader } from "@/lib/gateway/schema";
+import { parseWith } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/wallet/sessions/:id with `X-Wallet-Address`: the session; 404 for an unknown id or another wallet. */
+export const GET = route(
+  async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
+    const { id } = await params;
+    const headers = { "X-Wallet-Address": request.headers.get("x-wallet-address") ?? undefined };
+    const wallet = parseWith(walletAddressHeader, headers)["X-Wallet-Address"];
+    const session = await readPaymentSession(webContext().db, id, wallet);
+    return Response.json(session, { headers: { "cache-control": "no-store" } });
+  },
+  { errorShape: "gateway" },
+);

@@ -1,0 +1,13 @@
+import { webContext } from "@/lib/context";
+import { handleOpenSession } from "@/lib/gateway/service";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/wallet/sessions `{deposit}` with `Authorization: Payment <credential>` paying the deposit: 201
+ * `{sessionId, walletAddress, balance, expiresAt}`; without a valid credential 402 with an MPP challenge.
+ */
+export const POST = route((request: Request) => handleOpenSession(webContext(), request), {
+  errorShape: "gateway",
+});

@@ -1,0 +1,20 @@
+import { webContext } from "@/lib/context";
+import { receiveStripeWebhook } from "@/lib/gateway/billing/card";
+import { readBody } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/webhooks/stripe (public; `Stripe-Signature` over the raw body): a paid checkout credits its user
+ * once per event id. 400 for a bad signature (nothing credited), 503 without STRIPE_WEBHOOK_SECRET. The
+ * provider posts from its servers: cross-site requests are accepted, the signature authenticates them.
+ */
+export const POST = route(
+  async (request: Request) => {
+    const ctx = webContext();
+    const raw = await readBody(request, { maxBytes: 256 * 1024 });
+    return Response.json(await receiveStripeWebhook(ctx, raw, request.headers.get("stripe-signature")));
+  },
+  { allowCrossSite: true },
+);

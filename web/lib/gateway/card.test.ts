@@ -1,0 +1,144 @@
+import { checkoutCompletedEvent, signStripeWebhook, startFakeStripe } from "@svc/common/testing";
+import { cardCreditEvents } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { GET as CHECKOUT } from "@/app/api/v1/payments/card/create/route";
+import { POST as WEBHOOK } from "@/app/api/webhooks/stripe/route";
+import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { cardCreditOf, receiveStripeWebhook } from "./billing/card";
+
+const stripe = await startFakeStripe();
+const WEBHOOK_SECRET = "whsec_test_0123456789abcdef";
+const { clock, config } = useWebTestContext({
+  STRIPE_SECRET_KEY: stripe.secretKey,
+  STRIPE_API_BASE: stripe.url,
+  STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  GATEWAY_PLUGIN_TTS_URL: "http://127.0.0.1:9/tts",
+});
+afterAll(() => stripe.close());
+
+const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
+
+function postEvent(payload: string, signature: string | undefined) {
+  return call(WEBHOOK, {
+    method: "POST",
+    path: "/api/webhooks/stripe",
+    body: payload,
+    headers: { "content-type": "application/json", ...(signature ? { "stripe-signature": signature } : {}) },
+  });
+}
+
+describe("GET /api/v1/payments/card/create", () => {
+  it("creates a checkout session for one credit pack at the provider and redirects to it (303)", async () => {
+    const { user, jar } = await signedInUser();
+    const res = await call(CHECKOUT, { path: "/api/v1/payments/card/create?plugin=tts", jar });
+    expect(res.status).toBe(303);
+    const created = stripe.sessions.at(-1);
+    expect(res.headers.get("location")).toBe(created?.url);
+    expect(created?.form).toMatchObject({
+      mode: "payment",
+      client_reference_id: user.id,
+      customer_email: user.email,
+      "line_items[0][quantity]": "1",
+      "line_items[0][price_data][currency]": "usd",
+      "line_items[0][price_data][unit_amount]": "500",
+      "metadata[userId]": user.id,
+      "metadata[plugin]": "tts",
+      success_url: "http://localhost:3000/dashboard/billing?checkout=success",
+    });
+  });
+
+  it("401 without a session; 400 unknown_plugin for an unknown plugin", async () => {
+    const anonymous = await call(CHECKOUT, { path: "/api/v1/payments/card/create?plugin=agent" });
+    expect(anonymous.status).toBe(401);
+    const { jar } = await signedInUser();
+    const unknown = await call(CHECKOUT, { path: "/api/v1/payments/card/create?plugin=nope", jar });
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).code).toBe("unknown_plugin");
+  });
+
+  it("503 naming STRIPE_SECRET_KEY when card payments are not configured", async () => {
+    const { createCardCheckout } = await import("./billing/card");
+    const { user } = await signedInUser();
+    const ctx = { ...webContext(), config: { ...config, STRIPE_SECRET_KEY: undefined } };
+    await expect(createCardCheckout(ctx, user, "agent")).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining("STRIPE_SECRET_KEY"),
+    });
+  });
+});
+
+describe("POST /api/webhooks/stripe", () => {
+  it("credits the user the amount paid, once per event id: a replayed event credits nothing more", async () => {
+    const { user } = await signedInUser();
+    const event = checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500 });
+    const payload = JSON.stringify(event);
+    const first = await postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ received: true, credited: "5.00" });
+    const replay = await postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual({ received: true });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(5_000_000n);
+    const events = await webContext()
+      .db.select()
+      .from(cardCreditEvents)
+      .where(eq(cardCreditEvents.userId, user.id));
+    expect(events).toHaveLength(1);
+  });
+
+  it("credits once when the same event arrives 5 times at once", async () => {
+    const { user } = await signedInUser();
+    const payload = JSON.stringify(checkoutCompletedEvent({ userId: user.id, amountTotalCents: 1000 }));
+    const header = signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds());
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postEvent(payload, header)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(10_000_000n);
+  });
+
+  it("400 for a tampered body, a wrong secret, an old timestamp or no signature: nothing credited", async () => {
+    const { user } = await signedInUser();
+    const payload = JSON.stringify(checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500 }));
+    const tampered = payload.replace('"amount_total":500', '"amount_total":50000');
+    const cases = [
+      [tampered, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds())],
+      [payload, signStripeWebhook(payload, "whsec_someone_else_0123", nowSeconds())],
+      [payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds() - 301)],
+      [payload, undefined],
+    ] as const;
+    for (const [body, signature] of cases) {
+      const res = await postEvent(body, signature);
+      expect(res.status).toBe(400);
+      const answer = await res.json();
+      expect(answer.code).toBe("invalid_signature");
+      expect(answer.error).toMatch(/signature/i);
+    }
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(0n);
+  });
+
+  it("acknowledges other events and unpaid sessions without crediting", async () => {
+    const { user } = await signedInUser();
+    const unpaid = JSON.stringify(
+      checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500, paid: false }),
+    );
+    const res = await postEvent(unpaid, signStripeWebhook(unpaid, WEBHOOK_SECRET, nowSeconds()));
+    expect(await res.json()).toEqual({ received: true });
+    const other = JSON.stringify({
+      id: "evt_other",
+      object: "event",
+      type: "customer.created",
+      data: { object: {} },
+    });
+    const res2 = await postEvent(other, signStripeWebhook(other, WEBHOOK_SECRET, nowSeconds()));
+    expect(await res2.json()).toEqual({ received: true });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(0n);
+  });
+
+  it("503 naming STRIPE_WEBHOOK_SECRET when it is unset", async () => {
+    const ctx = { ...webContext(), config: { ...config, STRIPE_WEBHOOK_SECRET: undefined } };
+    await expect(receiveStripeWebhook(ctx, Buffer.from("{}"), "t=1,v1=x")).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining("STRIPE_WEBHOOK_SECRET"),
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { csv, httpUrl, positiveInt } from "@svc/common";
+import { z } from "zod";
+
+/** A USD amount as a decimal string (`0.05`, at most 6 decimals), kept a string so it never becomes a float. */
+const usd = (defaultValue: string) =>
+  z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,6})?$/, "must be a USD amount such as 0.05 (at most 6 decimals)")
+    .default(defaultValue);
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+
+/** The v1 gateway's variables (plugins, card credit, MPP, pre-funded sessions). */
+export const gatewayEnv = {
+  /** Upstream of each plugin; `agent` and `generate-text` default to the platform's AI provider via the backend. */
+  GATEWAY_PLUGIN_AGENT_URL: httpUrl().optional(),
+  GATEWAY_PLUGIN_GENERATE_TEXT_URL: httpUrl().optional(),
+  GATEWAY_PLUGIN_TTS_URL: httpUrl().optional(),
+  GATEWAY_PLUGIN_STT_URL: httpUrl().optional(),
+  /** Plugin ids registered with `auth` true (none by default): they also need a session, MPP credential or payment session. */
+  GATEWAY_AUTH_PLUGINS: csv(),
+  /** Price per call of each plugin in USD. */
+  GATEWAY_PLUGIN_AGENT_PRICE_USD: usd("0.05"),
+  GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: usd("0.01"),
+  GATEWAY_PLUGIN_TTS_PRICE_USD: usd("0.03"),
+  GATEWAY_PLUGIN_STT_PRICE_USD: usd("0.02"),
+  /** Card payments provider (Stripe): secret key, webhook signing secret, and an API base for a local fake. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_API_BASE: httpUrl().optional(),
+  /** The credit pack one card checkout buys, in USD (the provider's minimum charge is 0.50). */
+  CARD_CREDIT_PACK_USD: usd("5").refine((v) => Number(v) >= 0.5, "must be at least 0.50"),
+  /** MPP: the wallet paid, the EVM chain and EIP-3009 token (default USDC on Base), the challenge key, the facilitator. */
+  MPP_RECIPIENT: address.optional(),
+  MPP_CHAIN_ID: positiveInt(8453),
+  MPP_TOKEN_ADDRESS: address.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+  MPP_TOKEN_NAME: z.string().min(1).default("USD Coin"),
+  MPP_TOKEN_VERSION: z.string().min(1).default("2"),
+  MPP_TOKEN_DECIMALS: positiveInt(6),
+  MPP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  MPP_FACILITATOR_URL: httpUrl().optional(),
+  /** Pre-funded payment sessions: the deposit range in USD and how long a session lives. */
+  SESSION_MIN_DEPOSIT_USD: usd("1.00"),
+  SESSION_MAX_DEPOSIT_USD: usd("100.00"),
+  SESSION_TTL_HOURS: positiveInt(24),
+};

@@ -1,0 +1,44 @@
+import { HttpError } from "@svc/common";
+
+/** The gateway's failures, one constructor per code; answered in the gateway shape `{error: code, message, ...}`. */
+export const unknownPlugin = (id: string) =>
+  new HttpError(400, "unknown_plugin", `unknown plugin "${id}" (no pricing)`);
+export const noPlugin = (id: string) =>
+  new HttpError(502, "no_plugin", `plugin "${id}" has no upstream configured`);
+export const badPaymentMethod = () =>
+  new HttpError(400, "invalid_request", "X-Payment-Method must be stripe, mpp or session");
+export const unauthorized = () =>
+  new HttpError(
+    401,
+    "Unauthorized",
+    "this plugin needs a session, a verified MPP credential or a payment session",
+  );
+export const paymentRequired = (message: string, extra: Record<string, unknown>) =>
+  new HttpError(402, "payment_required", message, extra);
+export const sessionRequired = () =>
+  new HttpError(402, "session_required", "session billing needs both X-Session-Id and X-Wallet-Address");
+export const sessionInvalid = () =>
+  new HttpError(
+    402,
+    "session_invalid",
+    "the payment session is unknown, expired or belongs to another wallet",
+  );
+export const insufficientBalance = (remaining: string, cost: string) =>
+  new HttpError(402, "insufficient_balance", "the payment session's balance does not cover this call", {
+    session: { remaining, cost },
+  });
+export const voucherFailed = () =>
+  new HttpError(402, "voucher_failed", "the voucher could not be recorded; nothing was debited");
+export const idempotencyInProgress = () =>
+  new HttpError(409, "idempotency_in_progress", "a call with this Idempotency-Key is still being answered");
+export const upstreamTimeout = (id: string, seconds: number) =>
+  new HttpError(504, "upstream_timeout", `plugin "${id}" did not answer within ${seconds} s`);
+export const upstreamUnreachable = (id: string, detail: string) =>
+  new HttpError(502, "upstream_unreachable", `plugin "${id}" could not be reached: ${detail}`);
+export const notConfigured = (variable: string, what: string) =>
+  new HttpError(503, "not_configured", `${what} is not configured: set ${variable}`);
+export const sessionNotFound = () => new HttpError(404, "not_found", "payment session not found");
+export const depositOutOfRange = (min: string, max: string) =>
+  new HttpError(400, "invalid_request", `deposit: must be between ${min} and ${max} USD`);
+export const badSignature = (reason: string) =>
+  new HttpError(400, "invalid_signature", `webhook signature check failed: ${reason}`);

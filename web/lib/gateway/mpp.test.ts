@@ -1,0 +1,260 @@
+import { startFakeFacilitator } from "@svc/common/testing";
+import { mppUsedNonces } from "@svc/db/schema";
+import { Challenge } from "mppx";
+import { Types } from "mppx/evm";
+import { evm, Mppx } from "mppx/server";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { POST } from "@/app/api/v1/gateway/route";
+import { call, makeRequest, useWebTestContext, webContext } from "../testing";
+import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
+import { handleGatewayCall } from "./service";
+import { startFakePlugin } from "./test-support";
+
+const facilitator = await startFakeFacilitator();
+const plugin = await startFakePlugin();
+const RECIPIENT = newAccount().address;
+const TOKEN = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const MPP_SECRET = "mpp-test-secret-0123456789abcdef0123456789";
+const { config } = useWebTestContext({
+  GATEWAY_PLUGIN_AGENT_URL: plugin.url,
+  GATEWAY_PLUGIN_TTS_URL: plugin.url,
+  MPP_RECIPIENT: RECIPIENT,
+  MPP_CHAIN_ID: "84532",
+  MPP_TOKEN_ADDRESS: TOKEN,
+  MPP_TOKEN_NAME: TEST_TOKEN.name,
+  MPP_TOKEN_VERSION: TEST_TOKEN.version,
+  MPP_SECRET,
+  MPP_FACILITATOR_URL: facilitator.url,
+});
+afterAll(async () => {
+  await facilitator.close();
+  await plugin.close();
+});
+afterEach(() => facilitator.failWith(null));
+
+const body = { messages: [{ role: "user", content: "hi" }] };
+
+function gateway(headers: Record<string, string> = {}) {
+  return call(POST, { method: "POST", path: "/api/v1/gateway", json: body, headers });
+}
+async function challenge402() {
+  const res = await gateway({ "x-payment-method": "mpp" });
+  expect(res.status).toBe(402);
+  return res;
+}
+
+describe("MPP: the 402", () => {
+  it("carries the spec's body and a WWW-Authenticate that mppx's challenge parser reads", async () => {
+    const res = await challenge402();
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const header = res.headers.get("www-authenticate") ?? "";
+    expect(header.startsWith(`Payment amount=0.05, currency=USD, recipient=${RECIPIENT}, id="`)).toBe(true);
+    for (const part of ['method="evm"', 'intent="charge"', "realm=", "request=", "expires="]) {
+      expect(header).toContain(part);
+    }
+    const parsed = Challenge.fromResponse(res.clone());
+    expect(parsed).toMatchObject({
+      method: "evm",
+      intent: "charge",
+      realm: "localhost:3000",
+      description: "gateway plugin agent",
+      request: {
+        amount: "50000",
+        currency: TOKEN,
+        recipient: RECIPIENT,
+        methodDetails: { chainId: 84532, decimals: 6, credentialTypes: ["authorization"] },
+      },
+    });
+    expect(await res.json()).toEqual({
+      error: "payment_required",
+      message: expect.any(String),
+      mpp: {
+        scheme: "Payment",
+        amount: "0.05",
+        currency: "USD",
+        recipient: RECIPIENT,
+        description: "gateway plugin agent",
+        nonce: Types.challengeHash(parsed),
+        expiresAt: Date.parse(parsed.expires as string),
+      },
+      stripe: { checkoutUrl: "/api/v1/payments/card/create?plugin=agent", amount: "0.05", currency: "usd" },
+    });
+  });
+
+  it("the card path's 402 offers MPP too", async () => {
+    const res = await gateway();
+    expect(res.status).toBe(402);
+    expect((await res.json()).mpp.amount).toBe("0.05");
+    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.05, /);
+  });
+
+  it("503 naming MPP_RECIPIENT when MPP has no recipient", async () => {
+    const ctx = { ...webContext(), config: { ...config, MPP_RECIPIENT: undefined } };
+    const answer = await handleGatewayCall(
+      ctx,
+      makeRequest({
+        method: "POST",
+        path: "/api/v1/gateway",
+        json: body,
+        headers: { "x-payment-method": "mpp" },
+      }),
+    ).catch((err: unknown) => err);
+    expect(answer).toMatchObject({ status: 503, message: expect.stringContaining("MPP_RECIPIENT") });
+  });
+});
+
+describe("MPP: paying", () => {
+  it("the real mppx client pays the 402 and gets the plugin's answer with the settlement's hash", async () => {
+    const account = newAccount();
+    const client = mppxClient(account, POST);
+    const settledBefore = facilitator.settlements.length;
+    const callsBefore = plugin.calls.length;
+    const res = await client.fetch("http://localhost:3000/api/v1/gateway", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-payment-method": "mpp" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ plugin: "agent", echo: body });
+    expect(facilitator.settlements.length).toBe(settledBefore + 1);
+    const settlement = facilitator.settlements.at(-1);
+    expect(settlement).toMatchObject({
+      from: account.address,
+      to: RECIPIENT,
+      value: "50000",
+      network: "eip155:84532",
+    });
+    expect(res.headers.get("payment-receipt")).toBe(settlement?.transaction);
+    expect(res.headers.get("x-plugin-id")).toBe("agent");
+    expect(plugin.calls.length).toBe(callsBefore + 1);
+  });
+
+  it("Authorization: Payment alone selects MPP", async () => {
+    const account = newAccount();
+    const credential = await signCredential(await challenge402(), account);
+    const res = await gateway({ authorization: credential });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("payment-receipt")).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("a credential pays once: 10 copies at once settle once and are served once", async () => {
+    const account = newAccount();
+    const credential = await signCredential(await challenge402(), account);
+    const settledBefore = facilitator.settlements.length;
+    const callsBefore = plugin.calls.length;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => gateway({ "x-payment-method": "mpp", authorization: credential })),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(9);
+    expect(facilitator.settlements.length).toBe(settledBefore + 1);
+    expect(plugin.calls.length).toBe(callsBefore + 1);
+    const refused = await answers.find((r) => r.status === 402)?.json();
+    expect(refused.message).toContain("already used");
+    // ... and later, too.
+    const again = await gateway({ "x-payment-method": "mpp", authorization: credential });
+    expect(again.status).toBe(402);
+    expect(facilitator.settlements.length).toBe(settledBefore + 1);
+  });
+
+  it("a settlement the facilitator refuses serves nothing and frees the credential's claim", async () => {
+    const account = newAccount();
+    const credential = await signCredential(await challenge402(), account);
+    const callsBefore = plugin.calls.length;
+    facilitator.failWith("insufficient_funds");
+    const res = await gateway({ authorization: credential });
+    expect(res.status).toBe(402);
+    expect((await res.json()).message).toContain("insufficient_funds");
+    expect(plugin.calls.length).toBe(callsBefore);
+    const claims = await webContext().db.select().from(mppUsedNonces);
+    expect(claims.some((c) => c.payer === account.address.toLowerCase() && c.txHash === null)).toBe(false);
+  });
+});
+
+describe("MPP: a hand-signed credential with one broken field → 402, no settlement, no plugin call", () => {
+  const other = newAccount();
+  const cases: [string, (res: Response) => Promise<string>][] = [
+    ["signer", async (res) => signCredential(res, newAccount(), { signer: other })],
+    ["amount", async (res) => signCredential(res, newAccount(), { value: "40000" })],
+    ["recipient", async (res) => signCredential(res, newAccount(), { to: other.address })],
+    ["token", async (res) => signCredential(res, newAccount(), { token: other.address })],
+    ["chain", async (res) => signCredential(res, newAccount(), { chainId: 8453 })],
+    ["nonce", async (res) => signCredential(res, newAccount(), { nonce: `0x${"ab".repeat(32)}` })],
+    [
+      "expiry (validBefore passed)",
+      async (res) =>
+        signCredential(res, newAccount(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
+    ],
+    [
+      "not yet valid (validAfter ahead)",
+      async (res) =>
+        signCredential(res, newAccount(), { validAfter: String(Math.floor(Date.now() / 1000) + 600) }),
+    ],
+    [
+      "an edited request",
+      async (res) => {
+        const issued = Challenge.fromResponse(res.clone());
+        const edited = { ...issued, request: { ...issued.request, amount: "1" } } as typeof issued;
+        return signCredential(res, newAccount(), { challenge: edited, value: "1" });
+      },
+    ],
+    [
+      "an expired challenge",
+      async () => {
+        const server = Mppx.create({
+          secretKey: MPP_SECRET,
+          realm: "localhost:3000",
+          methods: [
+            evm.charge({
+              currency: TOKEN,
+              recipient: RECIPIENT,
+              chainId: 84532,
+              decimals: 6,
+              authorization: TEST_TOKEN,
+              settle: async () => ({ reference: "0x" }),
+            }),
+          ],
+        });
+        const expired = await server.challenge.evm.charge({
+          amount: "0.05",
+          description: "gateway plugin agent",
+          scope: "gateway:agent",
+          expires: new Date(Date.now() - 1000).toISOString(),
+        });
+        const header = `Payment amount=0.05, currency=USD, recipient=${RECIPIENT}, ${Challenge.serialize(expired).slice(8)}`;
+        return signCredential(
+          new Response(null, { status: 402, headers: { "www-authenticate": header } }),
+          newAccount(),
+        );
+      },
+    ],
+    [
+      "another plugin's challenge (scope)",
+      async () => {
+        const tts = await call(POST, {
+          method: "POST",
+          path: "/api/v1/gateway",
+          json: { plugin: "tts" },
+          headers: { "x-payment-method": "mpp" },
+        });
+        return signCredential(tts, newAccount());
+      },
+    ],
+    ["garbage", async () => "Payment not-a-credential"],
+  ];
+
+  it.each(cases)("%s", async (_name, make) => {
+    const credential = await make(await challenge402());
+    const settledBefore = facilitator.settlements.length;
+    const callsBefore = plugin.calls.length;
+    const res = await gateway({ "x-payment-method": "mpp", authorization: credential });
+    expect(res.status).toBe(402);
+    const answer = await res.json();
+    expect(answer.error).toBe("payment_required");
+    expect(answer.mpp.nonce).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.05, currency=USD, /);
+    expect(facilitator.settlements.length).toBe(settledBefore);
+    expect(plugin.calls.length).toBe(callsBefore);
+  });
+});

@@ -1,0 +1,111 @@
+/** The v1 gateway's routes in the web's OpenAPI document (see ../openapi/operations.ts). */
+import { type ApiOperation, backendErrorBody, jsonObject } from "@svc/common/openapi/index";
+import { z } from "zod";
+import {
+  billingOverview,
+  checkoutQuery,
+  gatewayBody,
+  openSessionBody,
+  paymentRequiredBody,
+  paymentSessionView,
+} from "./schema";
+
+const paymentRequired = {
+  status: 402,
+  description:
+    "`payment_required` with the MPP offer (and `WWW-Authenticate: Payment amount=…, currency=…, recipient=…, id=…, " +
+    'realm=…, method="evm", intent="charge", request=…, expires=…`) and the card block',
+  schema: paymentRequiredBody,
+};
+
+export const gatewayOperations: readonly ApiOperation[] = [
+  {
+    method: "post",
+    path: "/api/v1/gateway",
+    summary: "Call a plugin (agent, generate-text, tts, stt), paid by card credit, MPP or a payment session",
+    description:
+      "Plugin: `X-Plugin-Id`, else body `plugin`, else `agent`. Payment: `X-Payment-Method` (`stripe` default, " +
+      "`mpp`, `session`); else `Authorization: Payment <credential>` means `mpp`; else card credit of the " +
+      "signed-in user. Sessions send `X-Session-Id` and `X-Wallet-Address` (and may send `Idempotency-Key`). " +
+      "The plugin's status, body and Content-Type come back (server-sent events with `Accept: text/event-stream`), " +
+      "with `x-plugin-id`, `Payment-Receipt` (MPP: transaction hash; session: voucher) and `X-Session-Remaining`.",
+    tags: ["gateway"],
+    auth: ["none", "session"],
+    body: gatewayBody,
+    success: { status: 200, description: "the plugin's answer", schema: jsonObject },
+    errorBody: backendErrorBody,
+    errors: {
+      400: "`unknown_plugin`, a bad X-Payment-Method, a non-JSON body",
+      401: "`Unauthorized`: a plugin registered with auth and no credential",
+      402: {
+        ...paymentRequired,
+        description: `${paymentRequired.description}; or \`session_required\`, \`session_invalid\`, \`insufficient_balance\` (with \`session.remaining\`, \`session.cost\`), \`voucher_failed\``,
+      },
+      409: "`idempotency_in_progress`: the first call with this Idempotency-Key is still running",
+      500: "`internal`",
+      502: "`no_plugin` (no upstream configured) or `upstream_unreachable`",
+      503: "MPP is not configured (names the variable)",
+      504: "`upstream_timeout`: no answer in 30 s",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/payments/card/create",
+    summary:
+      "Buy a card credit pack: a checkout session at the card provider, answered with a redirect to it",
+    tags: ["gateway"],
+    auth: ["session"],
+    query: checkoutQuery,
+    success: { status: 303, description: "redirect to the provider's checkout page" },
+    errors: { 400: "unknown plugin", 401: "not signed in", 503: "STRIPE_SECRET_KEY unset" },
+  },
+  {
+    method: "post",
+    path: "/api/webhooks/stripe",
+    summary: "The card provider's events: a paid checkout credits its user once per event id",
+    tags: ["webhooks"],
+    auth: ["webhookSecret"],
+    body: jsonObject,
+    success: {
+      status: 200,
+      description: "`{received: true, credited?}`",
+      schema: z.object({ received: z.literal(true), credited: z.string().optional() }),
+    },
+    errors: { 400: "bad or missing Stripe-Signature", 503: "STRIPE_WEBHOOK_SECRET unset" },
+  },
+  {
+    method: "post",
+    path: "/api/wallet/sessions",
+    summary: "Open a pre-funded payment session by paying its deposit with an MPP credential",
+    tags: ["gateway"],
+    auth: ["none"],
+    body: openSessionBody,
+    success: { status: 201, description: "the session", schema: paymentSessionView },
+    errorBody: backendErrorBody,
+    errors: {
+      400: "deposit missing or outside the configured range",
+      402: { ...paymentRequired, description: "no or a refused credential: the MPP offer for the deposit" },
+      503: "MPP is not configured (names the variable)",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/wallet/sessions/{id}",
+    summary: "A payment session, read by its wallet (`X-Wallet-Address`)",
+    tags: ["gateway"],
+    auth: ["none"],
+    success: { status: 200, description: "the session", schema: paymentSessionView },
+    errorBody: backendErrorBody,
+    errors: { 400: "X-Wallet-Address missing or not an address", 404: "unknown id or another wallet" },
+  },
+  {
+    method: "get",
+    path: "/api/gateway/billing",
+    summary:
+      "The signed-in user's card credit, whether card and MPP payments are configured, and plugin prices",
+    tags: ["gateway"],
+    auth: ["session"],
+    success: { status: 200, description: "the billing overview", schema: billingOverview },
+    errors: { 401: "not signed in" },
+  },
+];

@@ -1,0 +1,109 @@
+/**
+ * Calls a plugin's upstream (one outbound client; the upstream's address comes from configuration) and turns
+ * its answer into ours: status, body and Content-Type as the upstream gave them, server-sent events passed on
+ * chunk by chunk as they arrive when the caller asked for a stream and the plugin streams. 30 s to answer
+ * (spec "Limits"); a stream may run longer as long as no gap between two chunks exceeds it.
+ */
+import { createOutboundClient, OutboundError, type OutboundResponse } from "@svc/common";
+import { upstreamTimeout, upstreamUnreachable } from "./errors";
+import type { Plugin, PluginUpstream } from "./plugins";
+
+export const UPSTREAM_TIMEOUT_MS = 30_000;
+/** Largest non-streamed answer passed on. */
+export const MAX_PLUGIN_ANSWER_BYTES = 10 * 1024 * 1024;
+
+const client = createOutboundClient({ name: "the plugin", timeoutMs: UPSTREAM_TIMEOUT_MS });
+
+export interface PluginCall {
+  plugin: Plugin & { upstream: PluginUpstream };
+  /** The request body without `plugin`. */
+  body: Record<string, unknown>;
+  /** The caller sent `Accept: text/event-stream`. */
+  wantsStream: boolean;
+  requestId?: string;
+}
+
+export interface PluginAnswer {
+  status: number;
+  contentType: string | null;
+  /** The upstream failed (5xx): the caller's payment is given back where it can be. */
+  failed: boolean;
+  /** The body as it arrives; `onEnd` gets every byte once the stream ended (for Idempotency-Key replays). */
+  body(onEnd?: (bytes: Buffer) => void): ReadableStream<Uint8Array> | Buffer;
+}
+
+/** Calls the plugin; throws 504 `upstream_timeout` / 502 `upstream_unreachable` when there is no answer. */
+export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
+  const { plugin } = call;
+  const streaming = call.wantsStream && plugin.streaming;
+  let res: OutboundResponse;
+  try {
+    res = await client.open({
+      method: "POST",
+      url: plugin.upstream.url,
+      headers: {
+        ...plugin.upstream.headers,
+        accept: streaming ? "text/event-stream" : "application/json",
+        "x-plugin-id": plugin.id,
+      },
+      json: streaming ? { ...call.body, stream: true } : call.body,
+      requestId: call.requestId,
+      name: `plugin "${plugin.id}"`,
+      maxResponseBytes: MAX_PLUGIN_ANSWER_BYTES,
+    });
+  } catch (err) {
+    throw upstreamFailure(plugin.id, err);
+  }
+  const contentType = headerOf(res.headers["content-type"]);
+  const failed = res.status >= 500;
+  const isEventStream = /^text\/event-stream\b/i.test(contentType ?? "");
+  if (streaming && isEventStream && !failed) {
+    return {
+      status: res.status,
+      contentType,
+      failed,
+      body: (onEnd) => eventStream(res, onEnd),
+    };
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await res.readBody();
+  } catch (err) {
+    throw upstreamFailure(plugin.id, err);
+  }
+  return { status: res.status, contentType, failed, body: () => bytes };
+}
+
+function eventStream(res: OutboundResponse, onEnd?: (bytes: Buffer) => void): ReadableStream<Uint8Array> {
+  const iterator = res.stream({ idleTimeout: true })[Symbol.asyncIterator]();
+  const seen: Buffer[] = [];
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await iterator.next();
+        if (done) {
+          controller.close();
+          onEnd?.(Buffer.concat(seen));
+          return;
+        }
+        if (onEnd) seen.push(value);
+        controller.enqueue(new Uint8Array(value));
+      } catch (err) {
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+function upstreamFailure(id: string, err: unknown): unknown {
+  if (!(err instanceof OutboundError)) return err;
+  if (err.reason === "timeout") return upstreamTimeout(id, UPSTREAM_TIMEOUT_MS / 1000);
+  return upstreamUnreachable(id, err.detail);
+}
+
+function headerOf(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}

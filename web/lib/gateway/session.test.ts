@@ -1,0 +1,282 @@
+import { startFakeFacilitator } from "@svc/common/testing";
+import { paymentSessionVouchers } from "@svc/db/schema";
+import { eq, sql } from "drizzle-orm";
+import type { LocalAccount } from "viem";
+import { afterAll, describe, expect, it } from "vitest";
+import { POST } from "@/app/api/v1/gateway/route";
+import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
+import { POST as OPEN } from "@/app/api/wallet/sessions/route";
+import { call, makeRequest, useWebTestContext, webContext } from "../testing";
+import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
+import { startFakePlugin } from "./test-support";
+
+const facilitator = await startFakeFacilitator();
+const plugin = await startFakePlugin();
+const { clock } = useWebTestContext({
+  GATEWAY_PLUGIN_AGENT_URL: plugin.url,
+  GATEWAY_PLUGIN_STT_URL: plugin.url,
+  GATEWAY_PLUGIN_STT_PRICE_USD: "0.10",
+  MPP_RECIPIENT: newAccount().address,
+  MPP_CHAIN_ID: "84532",
+  MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  MPP_TOKEN_NAME: TEST_TOKEN.name,
+  MPP_TOKEN_VERSION: TEST_TOKEN.version,
+  MPP_SECRET: "mpp-test-secret-0123456789abcdef0123456789",
+  MPP_FACILITATOR_URL: facilitator.url,
+});
+afterAll(async () => {
+  await facilitator.close();
+  await plugin.close();
+});
+
+interface Opened {
+  sessionId: string;
+  walletAddress: string;
+  balance: string;
+  expiresAt: string;
+}
+
+async function openSession(deposit: string, account: LocalAccount = newAccount()) {
+  const client = mppxClient(account, OPEN);
+  const res = await client.fetch("http://localhost:3000/api/wallet/sessions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ deposit }),
+  });
+  expect(res.status).toBe(201);
+  return { session: (await res.json()) as Opened, account };
+}
+
+function sessionCall(
+  session: { sessionId: string; walletAddress: string },
+  json: Record<string, unknown> = { messages: [] },
+  headers: Record<string, string> = {},
+) {
+  return call(POST, {
+    method: "POST",
+    path: "/api/v1/gateway",
+    json,
+    headers: {
+      "x-payment-method": "session",
+      "x-session-id": session.sessionId,
+      "x-wallet-address": session.walletAddress,
+      ...headers,
+    },
+  });
+}
+
+async function balanceOf(id: string) {
+  const result = await webContext().db.execute<{ b: string }>(
+    sql`select balance_usd::text as b from payment_sessions where id = ${id}`,
+  );
+  return result.rows[0]?.b;
+}
+
+function read(id: string, wallet?: string) {
+  return READ(
+    makeRequest({
+      path: `/api/wallet/sessions/${id}`,
+      headers: wallet ? { "x-wallet-address": wallet } : {},
+    }),
+    { params: Promise.resolve({ id }) },
+  );
+}
+
+describe("POST /api/wallet/sessions", () => {
+  it("opens a session paid by an MPP credential: its signer is the wallet; 201 with the session", async () => {
+    const settled = facilitator.settlements.length;
+    const { session, account } = await openSession("1.00");
+    expect(session).toEqual({
+      sessionId: expect.stringMatching(/^ps_[0-9a-z]{26}$/),
+      walletAddress: account.address.toLowerCase(),
+      balance: "1.00",
+      expiresAt: new Date(clock.now().getTime() + 24 * 3_600_000).toISOString(),
+    });
+    expect(facilitator.settlements.length).toBe(settled + 1);
+    expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "1000000" });
+  });
+
+  it("402 with an MPP offer for the deposit when no credential comes; 400 for a deposit out of range", async () => {
+    const res = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: { deposit: "2.50" } });
+    expect(res.status).toBe(402);
+    const body = await res.json();
+    expect(body).toMatchObject({ error: "payment_required", mpp: { amount: "2.50", currency: "USD" } });
+    expect(body.stripe).toBeUndefined();
+    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=2\.50, currency=USD, recipient=0x/);
+    for (const deposit of ["0.99", "100.01"]) {
+      const out = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: { deposit } });
+      expect(out.status).toBe(400);
+      expect((await out.json()).message).toBe("deposit: must be between 1.00 and 100.00 USD");
+    }
+    const missing = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: {} });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).message).toMatch(/^deposit: /);
+  });
+
+  it("a deposit credential opens one session only", async () => {
+    const account = newAccount();
+    const offer = await call(OPEN, {
+      method: "POST",
+      path: "/api/wallet/sessions",
+      json: { deposit: "1.00" },
+    });
+    const credential = await signCredential(offer, account);
+    const open = () =>
+      call(OPEN, {
+        method: "POST",
+        path: "/api/wallet/sessions",
+        json: { deposit: "1.00" },
+        headers: { authorization: credential },
+      });
+    const answers = await Promise.all([open(), open(), open()]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 402, 402]);
+  });
+
+  it("GET reads it with its wallet; another wallet or an unknown id is 404; no wallet header is 400", async () => {
+    const { session } = await openSession("3.00");
+    const res = await read(session.sessionId, session.walletAddress.toUpperCase().replace("0X", "0x"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(session);
+    expect((await read(session.sessionId, newAccount().address)).status).toBe(404);
+    expect((await read("ps_unknown", session.walletAddress)).status).toBe(404);
+    const bad = await read(session.sessionId);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).message).toMatch(/^X-Wallet-Address: /);
+  });
+});
+
+describe("POST /api/v1/gateway billed to a session", () => {
+  it("debits the price, answers the voucher and the balance, numbering vouchers per session", async () => {
+    const { session } = await openSession("1.00");
+    const first = await sessionCall(session);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
+    expect(first.headers.get("x-session-remaining")).toBe("0.95");
+    expect(first.headers.get("x-plugin-id")).toBe("agent");
+    const second = await sessionCall(session);
+    expect(second.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+    expect(second.headers.get("x-session-remaining")).toBe("0.90");
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+
+  it("402 session_required when a header is missing", async () => {
+    const cases: Record<string, string>[] = [{ "x-session-id": "" }, { "x-wallet-address": "" }];
+    for (const headers of cases) {
+      const res = await sessionCall(
+        { sessionId: "ps_x", walletAddress: newAccount().address },
+        { messages: [] },
+        headers,
+      );
+      expect(res.status).toBe(402);
+      expect((await res.json()).error).toBe("session_required");
+    }
+  });
+
+  it("402 session_invalid for an unknown session, another wallet, or an expired one; nothing debited", async () => {
+    const { session } = await openSession("1.00");
+    const unknown = await sessionCall({ ...session, sessionId: "ps_nope" });
+    expect((await unknown.json()).error).toBe("session_invalid");
+    const other = await sessionCall({ ...session, walletAddress: newAccount().address });
+    expect(other.status).toBe(402);
+    expect((await other.json()).error).toBe("session_invalid");
+    clock.advance(24 * 3_600_000 + 1);
+    try {
+      const expired = await sessionCall(session);
+      expect((await expired.json()).error).toBe("session_invalid");
+    } finally {
+      clock.advance(-(24 * 3_600_000 + 1));
+    }
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
+  });
+
+  it("20 concurrent calls with balance for 19: exactly one insufficient_balance, and a zero balance", async () => {
+    const { session } = await openSession("1.90");
+    const callsBefore = plugin.calls.length;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => sessionCall(session, { plugin: "stt" })),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(19);
+    const refused = answers.filter((r) => r.status === 402);
+    expect(refused).toHaveLength(1);
+    expect(await refused[0].json()).toEqual({
+      error: "insufficient_balance",
+      message: expect.any(String),
+      session: { remaining: "0.00", cost: "0.10" },
+    });
+    expect(await balanceOf(session.sessionId)).toBe("0.000000");
+    expect(plugin.calls.length).toBe(callsBefore + 19);
+    const receipts = new Set(
+      answers.filter((r) => r.status === 200).map((r) => r.headers.get("payment-receipt")),
+    );
+    expect(receipts.size).toBe(19);
+  });
+
+  it("an Idempotency-Key replay answers the first answer and voucher, debiting and calling once", async () => {
+    const { session } = await openSession("1.00");
+    const callsBefore = plugin.calls.length;
+    const first = await sessionCall(
+      session,
+      { messages: [{ role: "user", content: "once" }] },
+      { "idempotency-key": "k-1" },
+    );
+    const firstBody = await first.json();
+    const replay = await sessionCall(
+      session,
+      { messages: [{ role: "user", content: "once" }] },
+      { "idempotency-key": "k-1" },
+    );
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual(firstBody);
+    expect(replay.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
+    expect(replay.headers.get("x-session-remaining")).toBe("0.95");
+    expect(plugin.calls.length).toBe(callsBefore + 1);
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
+    const otherKey = await sessionCall(session, { messages: [] }, { "idempotency-key": "k-2" });
+    expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+  });
+
+  it("a failing voucher insert debits nothing: 402 voucher_failed, no plugin call", async () => {
+    const { session } = await openSession("1.00");
+    // The next voucher's number is taken already, so recording it fails.
+    await webContext().db.insert(paymentSessionVouchers).values({
+      id: "pre-existing",
+      sessionId: session.sessionId,
+      nonce: 1,
+      amountUsd: "0",
+      pluginId: "agent",
+    });
+    const callsBefore = plugin.calls.length;
+    const res = await sessionCall(session);
+    expect(res.status).toBe(402);
+    expect(await res.json()).toEqual({
+      error: "voucher_failed",
+      message: "the voucher could not be recorded; nothing was debited",
+    });
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
+    expect(plugin.calls.length).toBe(callsBefore);
+  });
+
+  it("gives the debit back when the plugin fails, passing its status through", async () => {
+    const { session } = await openSession("1.00");
+    plugin.failWith(500);
+    try {
+      const res = await sessionCall(session, { messages: [] }, { "idempotency-key": "retry-me" });
+      expect(res.status).toBe(500);
+      expect(res.headers.get("x-session-remaining")).toBe("1.00");
+    } finally {
+      plugin.failWith(null);
+    }
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
+    const [voucher] = await webContext()
+      .db.select()
+      .from(paymentSessionVouchers)
+      .where(eq(paymentSessionVouchers.sessionId, session.sessionId));
+    expect(voucher.refundedAt).not.toBeNull();
+    // The key is free again: the retry is a new, paid call.
+    const retry = await sessionCall(session, { messages: [] }, { "idempotency-key": "retry-me" });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
+  });
+});
