@@ -1,11 +1,6 @@
-import { openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
-import { agents } from "@svc/db/schema";
-import { and, eq } from "drizzle-orm";
 import type { JobProcessor } from "../jobs/types";
-import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
-
-export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
+import { agentGateway, type ChatMessage, postChatCompletion } from "./gateway";
 
 export interface ChatProcessorDeps {
   db: Database;
@@ -29,35 +24,22 @@ interface ChatPayload {
  * token. Redirects are refused, the answer is capped, 30 s timeout.
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
-  const timeoutMs = deps.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS;
   return async (job, { signal }) => {
     const payload = job.payload as unknown as ChatPayload;
     if (!job.userId || !job.agentId) throw new Error("the chat job names no user or agent");
-    const rows = await deps.db
-      .select({ url: agents.url, token: agents.gatewayTokenEncrypted })
-      .from(agents)
-      .where(and(eq(agents.id, job.agentId), eq(agents.userId, job.userId)))
-      .limit(1);
-    const agent = rows[0];
-    if (!agent) throw new Error(`agent ${job.agentId} not found`);
-    if (!agent.url) throw new Error(`agent ${job.agentId} has no runtime URL`);
-    if (!agent.token || !deps.dataEncryptionKey) throw new Error("the agent has no gateway token");
-    const token = openGatewayToken(deps.dataEncryptionKey, agent.token);
-
-    const messages = [
-      ...(payload.systemPrompt ? [{ role: "system", content: payload.systemPrompt }] : []),
+    const gateway = await agentGateway(deps.db, deps.dataEncryptionKey, {
+      userId: job.userId,
+      agentId: job.agentId,
+    });
+    const messages: ChatMessage[] = [
+      ...(payload.systemPrompt ? [{ role: "system" as const, content: payload.systemPrompt }] : []),
       { role: "user", content: payload.message },
     ];
     // AgentCallError messages name "the agent gateway" and are the attempt's error as they are.
-    const res: AgentAnswer = await requestAgent(agent.url, {
-      method: "POST",
-      path: "/v1/chat/completions",
-      token,
-      body: { model: "openclaw", messages },
-      timeoutMs,
-      maxResponseBytes: deps.maxResponseBytes ?? AGENT_MAX_RESPONSE_BYTES,
+    const res = await postChatCompletion(gateway, messages, {
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: deps.maxResponseBytes,
       signal,
-      subject: "the agent gateway",
     });
     if (res.status < 200 || res.status >= 300)
       throw new Error(`the agent gateway answered HTTP ${res.status}: ${res.text.slice(0, 200)}`);

@@ -4,19 +4,16 @@
  * schedule changes, or it is enabled again. Every query is scoped to the user: another user's task or agent
  * answers 404.
  */
-import { type Clock, newId } from "@svc/common";
+import { newId } from "@svc/common";
 import { nextCronRun } from "@svc/common/cron";
-import type { Database } from "@svc/db";
 import { type ScheduledTask, scheduledTasks } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
+import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
 import { taskNotFound } from "./errors";
 import type { CreateTaskInput, ScheduledTaskView, TaskList, UpdateTaskInput } from "./schema";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock" | "config" | "logger">;
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
