@@ -411,20 +411,23 @@ describe("claims", () => {
 });
 
 describe("the loop", () => {
-  it("start ticks at once and every pollMs after; stop waits for the tick", async () => {
+  it("start ticks at once, then wakes when the earliest pending task falls due, at most pollMs apart", async () => {
     await addTask();
     const { ManualTimers } = await import("../watchdog/timers");
     const timers = new ManualTimers(clock);
     const s = scheduler({ timers, pollMs: 30_000 });
     s.start();
     await timers.advance(0);
-    await timers.settle();
     expect(runtime.completions).toHaveLength(1);
-    await addTask({ nextRun: new Date(clock.now().getTime() + 10_000) });
-    await timers.advance(29_000);
+    // Nothing due before 11:00: the next tick is a whole poll away.
+    expect(timers.pendingDueTimes()).toEqual([clock.now().getTime() + 30_000]);
+    await addTask({ nextRun: new Date(clock.now().getTime() + 40_000) });
+    await timers.advance(30_000); // this tick finds the new task due in 10 s and wakes for it
     expect(runtime.completions).toHaveLength(1);
-    await timers.advance(1_000);
-    await timers.settle();
+    expect(timers.pendingDueTimes()).toEqual([clock.now().getTime() + 10_000]);
+    await timers.advance(9_999);
+    expect(runtime.completions).toHaveLength(1);
+    await timers.advance(1);
     expect(runtime.completions).toHaveLength(2);
     await s.stop();
     expect(timers.pendingDueTimes()).toEqual([]);

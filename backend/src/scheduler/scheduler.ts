@@ -23,11 +23,18 @@ import {
   claimDueTasks,
   completeTask,
   failTask,
+  nextDueTime,
   type Queryable,
   recoverStaleTasks,
   STALE_AFTER_MS,
   type TaskClaim,
 } from "./sql";
+
+/**
+ * The shortest pause between ticks: a due task this tick could not claim (another scheduler's claim held
+ * it for that instant) is not retried in a busy loop.
+ */
+const MIN_PAUSE_MS = 200;
 
 export interface TaskSchedulerOptions {
   /** Runs the claim and outcome statements. */
@@ -36,7 +43,10 @@ export interface TaskSchedulerOptions {
   db: Database;
   dataEncryptionKey: string | undefined;
   logger: Logger;
-  /** Between the end of one tick and the start of the next (SCHEDULER_POLL_MS). */
+  /**
+   * The longest pause between the end of one tick and the start of the next (SCHEDULER_POLL_MS); the
+   * scheduler wakes earlier when the earliest pending task falls due sooner.
+   */
   pollMs: number;
   clock?: Clock;
   timers?: Timers;
@@ -162,15 +172,25 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     return running;
   }
 
+  /** Until the earliest pending task falls due, within [MIN_PAUSE_MS, pollMs]. */
+  async function pause(): Promise<number> {
+    const floor = Math.min(MIN_PAUSE_MS, options.pollMs);
+    const next = await nextDueTime(pool);
+    if (!next) return options.pollMs;
+    return Math.max(floor, Math.min(options.pollMs, next.getTime() - clock.now().getTime()));
+  }
+
   function schedule(delayMs: number): void {
     handle = timers.setTimeout(async () => {
       handle = undefined;
+      let delay = options.pollMs;
       try {
         await tick();
+        delay = await pause();
       } catch (err) {
         logger.warn({ err }, "scheduler tick failed; trying again at the next one");
       }
-      if (!stopping) schedule(options.pollMs);
+      if (!stopping) schedule(delay);
     }, delayMs);
   }
 

@@ -2,5 +2,6 @@
 export { CLAIM_BATCH_MAX, claimDueTasks } from "./claimDueTasks";
 export { completeTask } from "./completeTask";
 export { BACKOFF_MAX_SECONDS, BACKOFF_STEP_SECONDS, type FailedTask, failTask } from "./failTask";
+export { nextDueTime } from "./nextDueTime";
 export { recoverStaleTasks, STALE_AFTER_MS, STALE_WORKER_ERROR } from "./recoverStaleTasks";
 export type { Queryable, TaskClaim } from "./shared";
