@@ -102,7 +102,6 @@ try {
   if (config.SCHEDULER_ENABLED) {
     scheduler = createTaskScheduler({
       pool: database.pool,
-      db: database.db,
       dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
       logger,
       pollMs: config.SCHEDULER_POLL_MS,

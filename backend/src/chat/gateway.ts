@@ -34,9 +34,20 @@ export async function agentGateway(
     .from(agents)
     .where(and(eq(agents.id, owner.agentId), eq(agents.userId, owner.userId)))
     .limit(1);
-  const agent = rows[0];
-  if (!agent) throw new Error(`agent ${owner.agentId} not found`);
-  if (!agent.url) throw new Error(`agent ${owner.agentId} has no runtime URL`);
+  return openAgentGateway(dataEncryptionKey, owner.agentId, rows[0]);
+}
+
+/**
+ * The gateway of an agent row already read (`url` and the sealed `token` columns, undefined when there is
+ * no such agent); throws naming what is missing.
+ */
+export function openAgentGateway(
+  dataEncryptionKey: string | undefined,
+  agentId: string,
+  agent: { url: string | null; token: string | null } | undefined,
+): AgentGateway {
+  if (!agent) throw new Error(`agent ${agentId} not found`);
+  if (!agent.url) throw new Error(`agent ${agentId} has no runtime URL`);
   if (!agent.token || !dataEncryptionKey) throw new Error("the agent has no gateway token");
   return { url: agent.url, token: openGatewayToken(dataEncryptionKey, agent.token) };
 }

@@ -13,7 +13,7 @@ import { agents, type NewScheduledTask, type ScheduledTask, scheduledTasks, user
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTaskScheduler, type TaskSchedulerOptions } from "./scheduler";
-import { claimDueTasks, completeTask, STALE_WORKER_ERROR } from "./sql";
+import { claimDueTasks, completeTasks, STALE_WORKER_ERROR } from "./sql";
 
 const database = connectDatabase(process.env.DATABASE_URL as string, { max: 20 });
 const logger = createLogger("scheduler-test", "silent");
@@ -70,7 +70,6 @@ beforeEach(async () => {
 function scheduler(overrides: Partial<TaskSchedulerOptions> = {}) {
   return createTaskScheduler({
     pool: database.pool,
-    db: database.db,
     dataEncryptionKey: DATA_KEY,
     logger,
     pollMs: 30_000,
@@ -256,6 +255,17 @@ describe("a failed dispatch", () => {
     expect(runtime.requests).toHaveLength(0);
   });
 
+  it("a task naming another user's agent is never sent to it (the agent is looked up by the task's user)", async () => {
+    const t = await addTask({ userId: "usr_b", agentId: "agt_a" });
+    await scheduler().tick();
+    expect(await task(t.id)).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      lastError: "agent agt_a not found",
+    });
+    expect(runtime.requests).toHaveLength(0);
+  });
+
   it("backs off 30, 60, 90, 120 s and is failed at the 5th attempt, with no automatic retry", async () => {
     const t = await addTask();
     runtime.failWith(500);
@@ -346,9 +356,12 @@ describe("stale claims", () => {
     await scheduler().tick(); // recovers it and dispatches it again (a new claim)
     expect(runtime.completions).toHaveLength(1);
     const settled = await task(t.id);
-    expect(
-      await completeTask(database.pool, claim, { ranAt: claim.claimedAt, nextRun: null, now: clock.now() }),
-    ).toBe(false);
+    const written = await completeTasks(
+      database.pool,
+      [{ claim, ranAt: claim.claimedAt, nextRun: null }],
+      clock.now(),
+    );
+    expect(written.size).toBe(0);
     expect(await task(t.id)).toEqual(settled);
   });
 });
@@ -388,7 +401,7 @@ describe("claims", () => {
     });
     try {
       const one = scheduler();
-      const two = scheduler({ pool: second.pool, db: second.db });
+      const two = scheduler({ pool: second.pool });
       const [a, b] = await Promise.all([one.tick(), two.tick()]);
       expect(a.dispatched + b.dispatched).toBe(500);
       expect(a.dispatched).toBeGreaterThan(0);

@@ -1,27 +1,27 @@
 /**
  * The task scheduler (spec "Scheduled task" states, "Limits"). It runs in every backend process: each tick
- * (every `pollMs` after the previous one ended) first recovers stale claims, then claims due tasks — at
- * most 10 per statement, `FOR UPDATE SKIP LOCKED`, so any number of schedulers on one database dispatch
- * each occurrence exactly once — and dispatches them, keeping up to `concurrency` dispatches in flight and
- * claiming again as they finish, until a claim comes back short: a backlog drains at the dispatch speed,
- * not at 10 per tick.
+ * (at most `pollMs` after the previous one ended, sooner when the earliest pending task falls due sooner)
+ * first recovers stale claims, then claims due tasks — at most 10 per statement, `FOR UPDATE SKIP LOCKED`,
+ * so any number of schedulers on one database dispatch each occurrence exactly once — and dispatches them,
+ * keeping up to `concurrency` dispatches in flight and claiming again as they finish, until a claim comes
+ * back short: a backlog drains at the dispatch speed, not at 10 per tick.
  *
  * After a 2xx the next run is the schedule's first time after the scheduled one that was not already past
- * when the dispatch began: a slow dispatch never shifts the schedule, and occurrences missed while the
+ * when the task was claimed: a slow dispatch never shifts the schedule, and occurrences missed while the
  * platform was down (or the task waited in a backlog) run once, not once each. Every time comes from the
  * injectable clock.
  */
 import { type Clock, systemClock } from "@svc/common";
 import { nextCronRun } from "@svc/common/cron";
-import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
 import { type DispatchResult, dispatchTask } from "./dispatch";
 import { countDispatch, observeDispatchLag } from "./metrics";
 import {
   CLAIM_BATCH_MAX,
+  type Completion,
   claimDueTasks,
-  completeTask,
+  completeTasks,
   failTask,
   nextDueTime,
   type Queryable,
@@ -36,11 +36,12 @@ import {
  */
 const MIN_PAUSE_MS = 200;
 
+/** Completions written by one statement at most. */
+const COMPLETION_BATCH_MAX = 100;
+
 export interface TaskSchedulerOptions {
   /** Runs the claim and outcome statements. */
   pool: Queryable;
-  /** Reads the agent's URL and gateway token for each dispatch. */
-  db: Database;
   dataEncryptionKey: string | undefined;
   logger: Logger;
   /**
@@ -86,7 +87,6 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   const concurrency = Math.max(1, options.concurrency ?? CLAIM_BATCH_MAX);
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
   const dispatchDeps = {
-    db: options.db,
     dataEncryptionKey: options.dataEncryptionKey,
     timeoutMs: options.dispatchTimeoutMs,
   };
@@ -94,15 +94,46 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   let handle: TimerHandle | undefined;
   let stopping = false;
 
+  /**
+   * Successes are written in batches: one statement for every completion waiting (up to 100), the next
+   * batch as soon as it returns, so the database sees a few statements per tick instead of one per task.
+   */
+  const completions: Completion[] = [];
+  let flushing: Promise<void> | undefined;
+
+  function complete(completion: Completion): Promise<void> {
+    completions.push(completion);
+    flushing ??= flushCompletions().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  }
+
+  async function flushCompletions(): Promise<void> {
+    while (completions.length > 0) {
+      const batch = completions.splice(0, COMPLETION_BATCH_MAX);
+      try {
+        const written = await completeTasks(pool, batch, clock.now());
+        countDispatch("completed", written.size);
+        const lost = batch.filter((c) => !written.has(c.claim.id)).map((c) => c.claim.id);
+        if (lost.length > 0)
+          logger.warn({ taskIds: lost }, "scheduled tasks lost their claim before completing");
+      } catch (err) {
+        // They stay running; the stale rule puts them back after 10 minutes.
+        logger.error(
+          { err, taskIds: batch.map((c) => c.claim.id) },
+          "could not record scheduled tasks' completions",
+        );
+      }
+    }
+  }
+
   async function recordOutcome(task: TaskClaim, result: DispatchResult): Promise<void> {
-    const now = clock.now();
     if (result.ok) {
       const nextRun = followingRun(task.cronSchedule, task.scheduledAt, task.claimedAt);
-      if (await completeTask(pool, task, { ranAt: task.claimedAt, nextRun, now })) countDispatch("completed");
-      else logger.warn({ taskId: task.id }, "scheduled task lost its claim before completing");
-      return;
+      return complete({ claim: task, ranAt: task.claimedAt, nextRun });
     }
-    const after = await failTask(pool, task, result.error, now);
+    const after = await failTask(pool, task, result.error, clock.now());
     if (!after) {
       logger.warn({ taskId: task.id }, "scheduled task lost its claim before its failure was recorded");
       return;
@@ -114,43 +145,64 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     );
   }
 
-  async function run(task: TaskClaim): Promise<void> {
-    observeDispatchLag((task.claimedAt.getTime() - task.scheduledAt.getTime()) / 1000);
+  /** Dispatches; resolves when the agent answered (the slot is free); the outcome's write joins `writes`. */
+  async function run(task: TaskClaim, writes: Set<Promise<void>>): Promise<void> {
+    observeDispatchLag((clock.now().getTime() - task.scheduledAt.getTime()) / 1000);
     const result = await dispatchTask(dispatchDeps, task);
-    try {
-      await recordOutcome(task, result);
-    } catch (err) {
-      // The task stays running; the stale rule puts it back after 10 minutes.
-      logger.error({ err, taskId: task.id }, "could not record a scheduled task's outcome");
-    }
+    const recorded: Promise<void> = recordOutcome(task, result)
+      .catch((err: unknown) => {
+        // The task stays running; the stale rule puts it back after 10 minutes.
+        logger.error({ err, taskId: task.id }, "could not record a scheduled task's outcome");
+      })
+      .finally(() => writes.delete(recorded));
+    writes.add(recorded);
   }
 
+  /**
+   * Claims and dispatches until a claim comes back short. Up to two claims (20 tasks) are kept ready
+   * beyond the dispatches in flight (a claim may be slow on a busy database), and a slot is free again as
+   * soon as its agent answered (the outcome is written meanwhile): no statement stands between one dispatch
+   * and the next. The tick ends when every claimed task was dispatched and every outcome written.
+   */
   async function drain(report: TickReport): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    const writes = new Set<Promise<void>>();
+    const ready: TaskClaim[] = [];
+    const capacity = concurrency + 2 * CLAIM_BATCH_MAX;
     let exhausted = false;
-    for (;;) {
-      const free = concurrency - inFlight.size;
-      if (!exhausted && !stopping && free > 0) {
-        const want = Math.min(free, CLAIM_BATCH_MAX);
-        let claims: TaskClaim[] = [];
+    let claiming: Promise<void> | undefined;
+
+    const claimMore = () => {
+      const want = Math.min(CLAIM_BATCH_MAX, capacity - inFlight.size - ready.length);
+      if (claiming || exhausted || stopping || want <= 0) return;
+      claiming = (async () => {
         try {
-          claims = await claimDueTasks(pool, clock.now(), want);
+          const claims = await claimDueTasks(pool, clock.now(), want);
+          report.claims.push(claims.length);
+          report.dispatched += claims.length;
+          if (claims.length < want) exhausted = true;
+          ready.push(...claims);
         } catch (err) {
-          // The dispatches in flight still finish and record; the next tick claims again.
+          // What is in flight still finishes and records; the next tick claims again.
           logger.warn({ err }, "claiming due scheduled tasks failed");
+          exhausted = true;
         }
-        report.claims.push(claims.length);
-        report.dispatched += claims.length;
-        if (claims.length < want) exhausted = true;
-        for (const task of claims) {
-          const done: Promise<void> = run(task).finally(() => inFlight.delete(done));
-          inFlight.add(done);
-        }
-        if (claims.length === want && inFlight.size < concurrency) continue;
+      })().finally(() => {
+        claiming = undefined;
+      });
+    };
+
+    for (;;) {
+      while (inFlight.size < concurrency && ready.length > 0) {
+        const task = ready.shift() as TaskClaim;
+        const done: Promise<void> = run(task, writes).finally(() => inFlight.delete(done));
+        inFlight.add(done);
       }
-      if (inFlight.size === 0) return;
-      await Promise.race(inFlight);
+      claimMore();
+      if (!claiming && inFlight.size === 0 && ready.length === 0) break;
+      await Promise.race(claiming ? [...inFlight, claiming] : inFlight);
     }
+    while (writes.size > 0) await Promise.all([...writes]);
   }
 
   async function doTick(): Promise<TickReport> {
