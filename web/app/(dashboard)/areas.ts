@@ -28,4 +28,9 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Account, referral, passkeys and API keys",
     footer: true,
   },
+  {
+    href: "/dashboard/tasks",
+    label: "Scheduled tasks",
+    description: "Prompts sent to your agents on a cron schedule",
+  },
 ];
