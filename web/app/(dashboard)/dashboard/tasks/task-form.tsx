@@ -140,8 +140,14 @@ export function TaskForm({
         error={errors.description}
       />
       <div className="field">
-        <label>
-          <input type="checkbox" name="enabled" defaultChecked={task?.enabled ?? true} /> Enabled
+        <label style={{ display: "flex", alignItems: "center", gap: "0.5rem" }}>
+          <input
+            type="checkbox"
+            name="enabled"
+            defaultChecked={task?.enabled ?? true}
+            style={{ minHeight: 0, width: "1rem", height: "1rem", margin: 0 }}
+          />
+          Enabled (runs on its schedule)
         </label>
       </div>
       <Alert message={error} />

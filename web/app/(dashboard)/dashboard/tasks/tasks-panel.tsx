@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, messageOf, usePolling, useResource } from "@/components/data";
 import {
   Alert,
@@ -34,6 +34,10 @@ export function TasksPanel({ agents }: { agents: TaskAgentChoice[] }) {
   const [editing, setEditing] = useState<ScheduledTaskView | null>(null);
   const [status, setStatus] = useState("");
   const [error, setError] = useState("");
+  // Editing moves the keyboard focus to the form (it sits below the table).
+  useEffect(() => {
+    if (editing) document.getElementById("name")?.focus();
+  }, [editing]);
   const agentName = (id: string) => agents.find((a) => a.id === id)?.name ?? id;
 
   async function saved(task: ScheduledTaskView, verb: string) {
@@ -159,7 +163,10 @@ export function TasksPanel({ agents }: { agents: TaskAgentChoice[] }) {
                 header: "Actions",
                 align: "end",
                 cell: (t) => (
-                  <div className="actions">
+                  <div
+                    className="actions"
+                    style={{ margin: 0, flexWrap: "nowrap", justifyContent: "flex-end" }}
+                  >
                     <Button
                       size="sm"
                       variant="secondary"
