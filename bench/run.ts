@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   "wrapper-proxy": () => import("./wrapper-proxy"),
   classify: () => import("./classify"),
   gateway: () => import("./gateway"),
+  scheduler: () => import("./scheduler"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { csv, flag, httpUrl, parseServiceEnv, port, positiveInt, postgresUrl, serviceEnv } from "@svc/common";
 import { z } from "zod";
+import { schedulerEnv } from "./scheduler/config";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -148,6 +149,7 @@ export const envSchema = z.object({
   WATCHDOG_BOT_API_URL: httpUrl().default("https://api.telegram.org"),
   /** Chat webhook (Slack/Discord-style JSON POST) for the same notifications. */
   WATCHDOG_WEBHOOK_URL: httpUrl().optional(),
+  ...schedulerEnv,
 
   // ---- Permissions ----
   /**

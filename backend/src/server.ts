@@ -13,6 +13,7 @@ import { createJobWorker, type JobWorker } from "./jobs/worker";
 import { createPermissionBus } from "./permissions/bus";
 import { permissionSocketUpgrade } from "./permissions/socket";
 import { runtimeProxyUpgrade } from "./runtime/proxy";
+import { createTaskScheduler, type TaskScheduler } from "./scheduler/scheduler";
 import { createWatchdogManager, resetAfterOperatorAction, type WatchdogManager } from "./watchdog/index";
 
 const workerOnly = process.argv.includes("--worker");
@@ -96,6 +97,18 @@ try {
     });
     await watchdog.start(); // logs "watchdog started" with its owner id
   }
+  // Every backend process may run the task scheduler: claims with FOR UPDATE SKIP LOCKED are exclusive.
+  let scheduler: TaskScheduler | undefined;
+  if (config.SCHEDULER_ENABLED) {
+    scheduler = createTaskScheduler({
+      pool: database.pool,
+      dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
+      logger,
+      pollMs: config.SCHEDULER_POLL_MS,
+    });
+    scheduler.start();
+    logger.info({ pollMs: config.SCHEDULER_POLL_MS }, "task scheduler started");
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -109,6 +122,7 @@ try {
     upgradePermissions?.close();
     await permissionBus?.stop().catch((err: unknown) => logger.error({ err }, "permission bus stop failed"));
     await watchdog?.stop().catch((err: unknown) => logger.error({ err }, "watchdog stop failed"));
+    await scheduler?.stop().catch((err: unknown) => logger.error({ err }, "scheduler stop failed"));
     await worker?.stop().catch((err: unknown) => logger.error({ err }, "worker stop failed"));
     // Local agents stop with the API process (their desired state stays running: the next start restores
     // them). A worker-only process leaves the agents it provisioned running; the API process adopts them.

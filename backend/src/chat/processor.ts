@@ -1,11 +1,6 @@
-import { openGatewayToken } from "@svc/common";
 import type { Database } from "@svc/db";
-import { agents } from "@svc/db/schema";
-import { and, eq } from "drizzle-orm";
 import { type JobProcessor, PermanentJobError } from "../jobs/types";
-import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
-
-export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
+import { agentGateway, type ChatMessage, postChatCompletion } from "./gateway";
 
 /** The error code the backend's `/api/ai/chat` answers without an AI provider, relayed by the agent runtime. */
 const AI_PROVIDER_UNCONFIGURED = "ai_provider_unconfigured";
@@ -32,43 +27,28 @@ interface ChatPayload {
  * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
  * token. Redirects are refused, the answer is capped, 30 s timeout. What retrying cannot change fails the job
  * at once (PermanentJobError): a job without its user or agent, an agent that is gone or has no gateway
- * token, and an agent whose AI provider is not configured on the platform.
+ * token (see `openAgentGateway`), and an agent whose AI provider is not configured on the platform.
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
-  const timeoutMs = deps.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS;
   return async (job, { signal }) => {
     const payload = job.payload as unknown as ChatPayload;
     if (!job.userId || !job.agentId) throw new PermanentJobError("the chat job names no user or agent");
-    const rows = await deps.db
-      .select({ url: agents.url, token: agents.gatewayTokenEncrypted })
-      .from(agents)
-      .where(and(eq(agents.id, job.agentId), eq(agents.userId, job.userId)))
-      .limit(1);
-    const agent = rows[0];
-    if (!agent) throw new PermanentJobError(`agent ${job.agentId} not found`);
-    if (!agent.url) throw new Error(`agent ${job.agentId} has no runtime URL`);
-    if (!agent.token || !deps.dataEncryptionKey)
-      throw new PermanentJobError("the agent has no gateway token");
-    const token = openGatewayToken(deps.dataEncryptionKey, agent.token);
-
-    const messages = [
-      ...(payload.systemPrompt ? [{ role: "system", content: payload.systemPrompt }] : []),
+    const gateway = await agentGateway(deps.db, deps.dataEncryptionKey, {
+      userId: job.userId,
+      agentId: job.agentId,
+    });
+    const messages: ChatMessage[] = [
+      ...(payload.systemPrompt ? [{ role: "system" as const, content: payload.systemPrompt }] : []),
       { role: "user", content: payload.message },
     ];
     // AgentCallError messages name "the agent gateway" and are the attempt's error as they are.
-    const res: AgentAnswer = await requestAgent(agent.url, {
-      method: "POST",
-      path: "/v1/chat/completions",
-      token,
-      body: { model: "openclaw", messages },
-      timeoutMs,
-      maxResponseBytes: deps.maxResponseBytes ?? AGENT_MAX_RESPONSE_BYTES,
+    const res = await postChatCompletion(gateway, messages, {
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: deps.maxResponseBytes,
       signal,
-      subject: "the agent gateway",
     });
     if (res.status < 200 || res.status >= 300) {
-      if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED)
-        throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
+      if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED) throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
       throw new Error(`the agent gateway answered HTTP ${res.status}: ${res.text.slice(0, 200)}`);
     }
     let body: { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };

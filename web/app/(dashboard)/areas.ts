@@ -44,4 +44,9 @@ export const dashboardAreas: readonly DashboardArea[] = [
     label: "Billing",
     description: "Card credit, gateway plugin prices, and paying per call with MPP or a session",
   },
+  {
+    href: "/dashboard/tasks",
+    label: "Scheduled tasks",
+    description: "Prompts sent to your agents on a cron schedule",
+  },
 ];

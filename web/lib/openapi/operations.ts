@@ -21,6 +21,7 @@ import { jobsOperations } from "../jobs/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { tasksOperations } from "../tasks/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -508,4 +509,5 @@ export const webOperations: readonly ApiOperation[] = [
     errors: { 400: "not a JSON object", 401: "bad or missing secret", 503: "HOSTING_WEBHOOK_SECRET unset" },
   },
   ...gatewayOperations,
+  ...tasksOperations,
 ];

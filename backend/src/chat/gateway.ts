@@ -1,0 +1,82 @@
+/**
+ * The runtime path of chat, shared by the chat job and the task scheduler: the agent's URL and gateway
+ * token are read from its `agents` row (scoped to its user) when the call is made, never taken from a
+ * request, a job or a task, and the messages go to the runtime's OpenAI-compatible
+ * `POST /v1/chat/completions` through the one agent client (redirects refused, answer capped, deadline).
+ */
+import { openGatewayToken } from "@svc/common";
+import type { Database } from "@svc/db";
+import { agents } from "@svc/db/schema";
+import { and, eq } from "drizzle-orm";
+import { PermanentJobError } from "../jobs/types";
+import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
+
+/** Spec "Gateway upstream timeout" and the scheduler's dispatch timeout. */
+export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface AgentGateway {
+  url: string;
+  token: string;
+}
+
+/** The agent's stored URL and opened gateway token; throws (naming what is missing) when it has none. */
+export async function agentGateway(
+  db: Database,
+  dataEncryptionKey: string | undefined,
+  owner: { userId: string; agentId: string },
+): Promise<AgentGateway> {
+  const rows = await db
+    .select({ url: agents.url, token: agents.gatewayTokenEncrypted })
+    .from(agents)
+    .where(and(eq(agents.id, owner.agentId), eq(agents.userId, owner.userId)))
+    .limit(1);
+  return openAgentGateway(dataEncryptionKey, owner.agentId, rows[0]);
+}
+
+/**
+ * The gateway of an agent row already read (`url` and the sealed `token` columns, undefined when there is
+ * no such agent); throws naming what is missing — a PermanentJobError when retrying cannot help (the agent
+ * is gone or has no gateway token; a missing URL may appear once it is deployed).
+ */
+export function openAgentGateway(
+  dataEncryptionKey: string | undefined,
+  agentId: string,
+  agent: { url: string | null; token: string | null } | undefined,
+): AgentGateway {
+  if (!agent) throw new PermanentJobError(`agent ${agentId} not found`);
+  if (!agent.url) throw new Error(`agent ${agentId} has no runtime URL`);
+  if (!agent.token || !dataEncryptionKey) throw new PermanentJobError("the agent has no gateway token");
+  return { url: agent.url, token: openGatewayToken(dataEncryptionKey, agent.token) };
+}
+
+export interface ChatCallOptions {
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * `POST /v1/chat/completions` with the gateway token as Bearer. Any status is an answer; unreachable,
+ * timed out or redirected calls throw an AgentCallError naming "the agent gateway".
+ */
+export function postChatCompletion(
+  gateway: AgentGateway,
+  messages: ChatMessage[],
+  options: ChatCallOptions = {},
+): Promise<AgentAnswer> {
+  return requestAgent(gateway.url, {
+    method: "POST",
+    path: "/v1/chat/completions",
+    token: gateway.token,
+    body: { model: "openclaw", messages },
+    timeoutMs: options.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS,
+    maxResponseBytes: options.maxResponseBytes ?? AGENT_MAX_RESPONSE_BYTES,
+    signal: options.signal,
+    subject: "the agent gateway",
+  });
+}

@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { PageHeader } from "@/components/ui";
+import { webContext } from "@/lib/context";
+import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
+import { taskAgentChoices } from "@/lib/tasks/service";
+import { TasksPanel } from "./tasks-panel";
+
+export const metadata: Metadata = { title: "Scheduled tasks" };
+
+/** The layout has checked the session; the page lists the user's agents for the form and the filter. */
+export default async function TasksPage() {
+  const ctx = webContext();
+  const session = await findSessionUser(ctx, (await cookies()).get(SESSION_COOKIE)?.value);
+  const agents = session ? await taskAgentChoices(ctx, session.id) : [];
+  return (
+    <>
+      <PageHeader
+        title="Scheduled tasks"
+        description="Prompts sent to your agents on a cron schedule (times in UTC)."
+      />
+      <TasksPanel agents={agents} />
+    </>
+  );
+}

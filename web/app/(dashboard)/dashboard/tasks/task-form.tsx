@@ -1,0 +1,166 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { api, fieldOf, messageOf } from "@/components/data";
+import { Alert, Button, Field, SelectField } from "@/components/ui";
+import { cronHint, formatUtc } from "@/lib/tasks/cron-hint";
+import type { ScheduledTaskView, TaskAgentChoice } from "@/lib/tasks/schema";
+
+const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"];
+
+/** The schedule in words and its next runs, or why it is refused (as the API would say it). */
+function scheduleHint(schedule: string): string {
+  const hint = cronHint(schedule, new Date());
+  if (hint.problem) return hint.problem;
+  if (hint.next.length === 0)
+    return "5 fields (minute hour day month weekday) or 6 with seconds first, in UTC. Example: 30 9 * * 1-5";
+  const words = hint.words ? `Runs ${hint.words}. ` : "";
+  return `${words}Next: ${hint.next.map(formatUtc).join(", ")}.`;
+}
+
+/**
+ * Creates a task (no `task`) or edits one; the schedule's next runs are shown as it is typed. One form is on
+ * the page at a time (its field ids are the field names).
+ */
+export function TaskForm({
+  agents,
+  task,
+  onSaved,
+  onCancel,
+}: {
+  agents: TaskAgentChoice[];
+  task?: ScheduledTaskView;
+  onSaved: (task: ScheduledTaskView) => unknown;
+  onCancel?: () => void;
+}) {
+  const [schedule, setSchedule] = useState(task?.cronSchedule ?? "");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const text = (name: string) => String(data.get(name) ?? "");
+    const body = {
+      name: text("name"),
+      cronSchedule: text("cronSchedule"),
+      prompt: text("prompt"),
+      description: text("description").trim() === "" ? null : text("description"),
+      enabled: data.get("enabled") === "on",
+    };
+    setErrors({});
+    setError("");
+    setBusy(true);
+    try {
+      const saved = task
+        ? await api<ScheduledTaskView>("/api/scheduled-tasks", {
+            method: "PUT",
+            json: { taskId: task.id, ...body },
+          })
+        : await api<ScheduledTaskView>("/api/scheduled-tasks", {
+            json: { ...body, agentId: text("agentId") },
+          });
+      if (!task) {
+        form.reset();
+        setSchedule("");
+      }
+      await onSaved(saved);
+    } catch (err) {
+      const message = messageOf(err);
+      const field = fieldOf(message, FIELDS);
+      if (field) setErrors({ [field]: message });
+      else setError(message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} aria-label={task ? `Edit task ${task.name}` : "Create a scheduled task"}>
+      <Field
+        label="Name"
+        name="name"
+        required
+        maxLength={200}
+        defaultValue={task?.name}
+        error={errors.name}
+      />
+      {task ? null : (
+        <SelectField
+          label="Agent"
+          name="agentId"
+          required
+          error={errors.agentId}
+          defaultValue={agents[0]?.id}
+        >
+          {agents.map((agent) => (
+            <option key={agent.id} value={agent.id}>
+              {agent.name}
+            </option>
+          ))}
+        </SelectField>
+      )}
+      <Field
+        label="Schedule (cron, UTC)"
+        name="cronSchedule"
+        required
+        placeholder="30 9 * * 1-5"
+        value={schedule}
+        onChange={(event) => setSchedule(event.currentTarget.value)}
+        hint={scheduleHint(schedule)}
+        error={errors.cronSchedule}
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <div className="field">
+        <label htmlFor={"prompt"}>Prompt</label>
+        <textarea
+          id={"prompt"}
+          name="prompt"
+          required
+          rows={3}
+          maxLength={20_000}
+          defaultValue={task?.prompt}
+          aria-invalid={errors.prompt ? true : undefined}
+          aria-describedby={errors.prompt ? "prompt-error" : undefined}
+        />
+        {errors.prompt ? (
+          <p id={"prompt-error"} className="error" role="alert">
+            {errors.prompt}
+          </p>
+        ) : null}
+      </div>
+      <Field
+        label="Description (optional)"
+        name="description"
+        maxLength={2_000}
+        defaultValue={task?.description ?? ""}
+        error={errors.description}
+      />
+      <div className="field">
+        <label style={{ display: "flex", alignItems: "center", gap: "0.5rem" }}>
+          <input
+            type="checkbox"
+            name="enabled"
+            defaultChecked={task?.enabled ?? true}
+            style={{ minHeight: 0, width: "1rem", height: "1rem", margin: 0 }}
+          />
+          Enabled (runs on its schedule)
+        </label>
+      </div>
+      <Alert message={error} />
+      <div className="actions">
+        <Button type="submit" busy={busy} busyLabel="Saving…">
+          {task ? "Save changes" : "Create task"}
+        </Button>
+        {onCancel ? (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,40 @@
+import { webContext } from "@/lib/context";
+import { parseWith, readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+import { createTaskBody, deleteTaskBody, listTasksQuery, updateTaskBody } from "@/lib/tasks/schema";
+import { createTask, deleteTask, listTasks, updateTask } from "@/lib/tasks/service";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/scheduled-tasks[?agentId=] (session): `{tasks, count}`, newest first. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const query = parseWith(listTasksQuery, Object.fromEntries(new URL(request.url).searchParams));
+  return Response.json(await listTasks(ctx, user.id, query.agentId));
+});
+
+/** POST /api/scheduled-tasks (session): 201 with the task. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, createTaskBody);
+  return Response.json(await createTask(ctx, user.id, input), { status: 201 });
+});
+
+/** PUT /api/scheduled-tasks (session) `{taskId, ...changes}`: the updated task. */
+export const PUT = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, updateTaskBody);
+  return Response.json(await updateTask(ctx, user.id, input));
+});
+
+/** DELETE /api/scheduled-tasks (session) `{taskId}`: `{success: true, taskId}`. */
+export const DELETE = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const { taskId } = await readJson(request, deleteTaskBody);
+  return Response.json(await deleteTask(ctx, user.id, taskId));
+});

@@ -1,0 +1,63 @@
+import type { ApiOperation } from "@svc/common/openapi/index";
+import {
+  createTaskBody,
+  deletedTask,
+  deleteTaskBody,
+  listTasksQuery,
+  scheduledTask,
+  taskList,
+  updateTaskBody,
+} from "./schema";
+
+const session = { 401: "not signed in" } as const;
+const crossSite = { 403: "a state-changing request from another site" } as const;
+const tags = ["scheduled tasks"];
+
+/** `/api/scheduled-tasks` (spec "Scheduled tasks"). */
+export const tasksOperations: readonly ApiOperation[] = [
+  {
+    method: "get",
+    path: "/api/scheduled-tasks",
+    summary: "The user's scheduled tasks, newest first (optionally of one agent)",
+    tags,
+    auth: ["session"],
+    query: listTasksQuery,
+    success: { status: 200, description: "`{tasks, count}`", schema: taskList },
+    errors: { ...session, 400: "bad query", 404: "not the user's agent" },
+  },
+  {
+    method: "post",
+    path: "/api/scheduled-tasks",
+    summary: "Create a scheduled task on one of the user's agents",
+    tags,
+    auth: ["session"],
+    body: createTaskBody,
+    success: { status: 201, description: "the task", schema: scheduledTask },
+    errors: {
+      ...session,
+      ...crossSite,
+      400: "a missing field, or a cron schedule without 5 or 6 fields or that does not parse",
+      404: "not the user's agent",
+    },
+  },
+  {
+    method: "put",
+    path: "/api/scheduled-tasks",
+    summary: "Change a scheduled task (a failed one set enabled: true runs again)",
+    tags,
+    auth: ["session"],
+    body: updateTaskBody,
+    success: { status: 200, description: "the updated task", schema: scheduledTask },
+    errors: { ...session, ...crossSite, 400: "missing taskId or a bad field", 404: "not the user's task" },
+  },
+  {
+    method: "delete",
+    path: "/api/scheduled-tasks",
+    summary: "Delete a scheduled task",
+    tags,
+    auth: ["session"],
+    body: deleteTaskBody,
+    success: { status: 200, description: "`{success: true, taskId}`", schema: deletedTask },
+    errors: { ...session, ...crossSite, 400: "missing taskId", 404: "not the user's task" },
+  },
+];

@@ -1,0 +1,157 @@
+/**
+ * Scheduled tasks (spec "Scheduled task", "Scheduled tasks"): the owner's CRUD. The backend's scheduler
+ * (`backend/src/scheduler/`) dispatches them; this side keeps `nextRun` right when a task is created, its
+ * schedule changes, or it is enabled again. Every query is scoped to the user: another user's task or agent
+ * answers 404.
+ */
+import { newId } from "@svc/common";
+import { nextCronRun } from "@svc/common/cron";
+import { agents, type ScheduledTask, scheduledTasks } from "@svc/db/schema";
+import { and, desc, eq } from "drizzle-orm";
+import type { WebContext } from "../context";
+import { requireUserAgent } from "../health/agent-gateway";
+import { taskNotFound } from "./errors";
+import type {
+  CreateTaskInput,
+  ScheduledTaskView,
+  TaskAgentChoice,
+  TaskList,
+  UpdateTaskInput,
+} from "./schema";
+
+type Deps = Pick<WebContext, "db" | "clock" | "config" | "logger">;
+
+function iso(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}
+
+/** The row as the API shows it (never the owner or the scheduler's claim). */
+export function toTaskView(row: ScheduledTask): ScheduledTaskView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    cronSchedule: row.cronSchedule,
+    prompt: row.prompt,
+    enabled: row.enabled,
+    lastRun: iso(row.lastRun),
+    nextRun: iso(row.nextRun),
+    status: row.status,
+    attempts: row.attempts,
+    maxAttempts: row.maxAttempts,
+    lastError: row.lastError,
+    agentId: row.agentId,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The user's agents a task can be given to (the dashboard's choices), newest first. */
+export async function taskAgentChoices(deps: Deps, userId: string): Promise<TaskAgentChoice[]> {
+  return deps.db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(eq(agents.userId, userId))
+    .orderBy(desc(agents.createdAt), desc(agents.id));
+}
+
+/** The user's tasks, newest first, optionally of one of their agents (404 for an agent not theirs). */
+export async function listTasks(deps: Deps, userId: string, agentId?: string): Promise<TaskList> {
+  if (agentId !== undefined) await requireUserAgent(deps, userId, agentId);
+  const rows = await deps.db
+    .select()
+    .from(scheduledTasks)
+    .where(
+      and(
+        eq(scheduledTasks.userId, userId),
+        agentId === undefined ? undefined : eq(scheduledTasks.agentId, agentId),
+      ),
+    )
+    .orderBy(desc(scheduledTasks.createdAt), desc(scheduledTasks.id));
+  return { tasks: rows.map(toTaskView), count: rows.length };
+}
+
+/** Creates a task on one of the user's agents: `pending`, `nextRun` the schedule's next time after now. */
+export async function createTask(
+  deps: Deps,
+  userId: string,
+  input: CreateTaskInput,
+): Promise<ScheduledTaskView> {
+  await requireUserAgent(deps, userId, input.agentId);
+  const now = deps.clock.now();
+  const [row] = await deps.db
+    .insert(scheduledTasks)
+    .values({
+      id: newId("task"),
+      userId,
+      agentId: input.agentId,
+      name: input.name,
+      description: input.description ?? null,
+      cronSchedule: input.cronSchedule,
+      prompt: input.prompt,
+      enabled: input.enabled ?? true,
+      status: "pending",
+      nextRun: nextCronRun(input.cronSchedule, now),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return toTaskView(row);
+}
+
+/**
+ * Changes a task of the user. `nextRun` is computed again from now when the schedule changes or a disabled
+ * task is enabled; a `failed` task set `enabled: true` goes back to `pending` with `attempts` 0. The row is
+ * locked meanwhile, so a scheduler's outcome and this change are applied one after the other.
+ */
+export async function updateTask(
+  deps: Deps,
+  userId: string,
+  input: UpdateTaskInput,
+): Promise<ScheduledTaskView> {
+  return deps.db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(scheduledTasks)
+      .where(and(eq(scheduledTasks.id, input.taskId), eq(scheduledTasks.userId, userId)))
+      .for("update");
+    if (!current) throw taskNotFound();
+    const now = deps.clock.now();
+    const cron = input.cronSchedule ?? current.cronSchedule;
+    const enabled = input.enabled ?? current.enabled;
+    const scheduleChanged = input.cronSchedule !== undefined && input.cronSchedule !== current.cronSchedule;
+    const enabledAgain = enabled && !current.enabled;
+    const retryFailed = input.enabled === true && current.status === "failed";
+    const restart = (enabledAgain && current.status !== "running") || retryFailed;
+    const changes: Partial<ScheduledTask> = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+      cronSchedule: cron,
+      enabled,
+      updatedAt: now,
+    };
+    if (scheduleChanged || enabledAgain || retryFailed) changes.nextRun = nextCronRun(cron, now);
+    if (restart) Object.assign(changes, { status: "pending", attempts: 0 });
+    const [row] = await tx
+      .update(scheduledTasks)
+      .set(changes)
+      .where(eq(scheduledTasks.id, current.id))
+      .returning();
+    return toTaskView(row);
+  });
+}
+
+/** Deletes a task of the user (404 when it is not theirs). */
+export async function deleteTask(
+  deps: Deps,
+  userId: string,
+  taskId: string,
+): Promise<{ success: true; taskId: string }> {
+  const rows = await deps.db
+    .delete(scheduledTasks)
+    .where(and(eq(scheduledTasks.id, taskId), eq(scheduledTasks.userId, userId)))
+    .returning({ id: scheduledTasks.id });
+  if (!rows[0]) throw taskNotFound();
+  return { success: true, taskId: rows[0].id };
+}
