@@ -6,4 +6,5 @@ export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
+export * from "./fakes/s3";
 export * from "./metrics";

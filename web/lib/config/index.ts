@@ -10,6 +10,7 @@ import {
   serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
+import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -74,9 +75,14 @@ export const envSchema = z.object({
   /** Key-value store (common REST protocol) keeping webhook records 7 days; unset → not stored. */
   KV_REST_API_URL: httpUrl().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
+  ...filesEnv,
 });
 
-export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
+export type WebConfig = z.infer<typeof envSchema> & {
+  cookieSecure: boolean;
+  rpId: string;
+  origin: string;
+} & FilesPlanConfig;
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
@@ -85,6 +91,7 @@ export function loadWebConfig(env: Record<string, string | undefined> = process.
   const publicUrl = new URL(parsed.PUBLIC_URL);
   return {
     ...parsed,
+    ...loadFilesPlanConfig(env, parsed),
     ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
     cookieSecure: publicUrl.protocol === "https:",
     rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { createApiKeyBody } from "../apikeys/schema";
 import { chatMessageBody } from "../chat/schema";
+import { filesOperations } from "../files/openapi";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
@@ -46,6 +47,7 @@ const runtimeErrors = {
 } as const;
 
 export const webOperations: readonly ApiOperation[] = [
+  ...filesOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
