@@ -23,6 +23,11 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Deploy your agent, control it, read its logs and heartbeat",
   },
   {
+    href: "/dashboard/files",
+    label: "Files",
+    description: "Upload, download and delete the files of your agents",
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",

@@ -1,7 +1,6 @@
 import { HttpError } from "@svc/common";
 
-const MIB = 1024 * 1024;
-const mib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MB`;
+import { formatBytes } from "./sizes";
 
 /** The files area's failures, one constructor per code (spec "Errors", Files). */
 export const fileNotFound = () => new HttpError(404, "not_found", "file not found");
@@ -20,11 +19,13 @@ export const fieldTwice = (name: string) =>
 export const pathOutsideStorage = () =>
   new HttpError(403, "path_outside_storage", "the file's path lies outside the upload directory");
 export const fileTooLarge = (maxBytes: number) =>
-  new HttpError(413, "file_too_large", `file exceeds the ${mib(maxBytes)} upload limit`, { maxBytes });
+  new HttpError(413, "file_too_large", `file exceeds the ${formatBytes(maxBytes)} upload limit`, {
+    maxBytes,
+  });
 export const storageLimitExceeded = (quotaBytes: number, usedBytes: number) =>
   new HttpError(
     413,
     "storage_limit_exceeded",
-    `storage limit exceeded: ${mib(usedBytes)} of your ${mib(quotaBytes)} are used`,
+    `storage limit exceeded: ${formatBytes(usedBytes)} of your ${formatBytes(quotaBytes)} are used`,
     { quotaBytes, usedBytes },
   );

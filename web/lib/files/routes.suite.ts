@@ -360,7 +360,7 @@ export function describeFileRoutes(
         const res = await POST(uploadRequest(jar, sending.body));
         expect(res.status).toBe(413);
         expect(await res.json()).toEqual({
-          error: "file exceeds the 0.8 MB upload limit",
+          error: "file exceeds the 800 KB upload limit",
           code: "file_too_large",
           maxBytes: MAX_BYTES,
         });
@@ -384,7 +384,7 @@ export function describeFileRoutes(
         const res = await upload(jar, agent.id, bytes(600 * KIB), "second.bin");
         expect(res.status).toBe(413);
         expect(await res.json()).toEqual({
-          error: "storage limit exceeded: 0.6 MB of your 1 MB are used",
+          error: "storage limit exceeded: 600 KB of your 1 MB are used",
           code: "storage_limit_exceeded",
           quotaBytes: MIB,
           usedBytes: 600 * KIB,
