@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import http from "node:http";
 import { agents, files } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -106,6 +107,63 @@ describe("Files page", () => {
     expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
     await expectAccessible(page);
     await context.close();
+  });
+
+  it("through the real server, an upload over the limit is answered 413 while the client is still sending", async () => {
+    const { user, token, context } = await stack.signIn();
+    const agent = await addAgent(user.id, "Helper");
+    await context.close();
+    const url = new URL(stack.web.url);
+    const boundary = "----svc-e2e-boundary";
+    const total = 64 * 1024 * 1024;
+    let sent = 0;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: Number(url.port),
+        path: "/api/files",
+        method: "POST",
+        headers: {
+          cookie: `svc-session=${token}`,
+          origin: stack.web.url,
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+        },
+      });
+      let answered = false;
+      req.on("response", (res) => {
+        answered = true;
+        let body = "";
+        res.on("data", (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on("end", () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on("error", (err) => {
+        if (!answered) reject(err);
+      });
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="agentId"\r\n\r\n${agent.id}\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\n\r\n`,
+      );
+      const chunk = randomBytes(256 * 1024);
+      const pump = () => {
+        // The client keeps sending (no Content-Length: chunked) until the answer arrives.
+        while (!answered && sent < total) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        if (!answered) req.end(`\r\n--${boundary}--\r\n`);
+      };
+      pump();
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: "file_too_large", maxBytes: MAX_BYTES });
+    // Answered long before the 64 MB were sent: the body streams to the route, it is not read whole first.
+    expect(sent).toBeLessThan(total / 2);
+    expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
   });
 
   it("a user without an agent is sent to deploy one first", async () => {
