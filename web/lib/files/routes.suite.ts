@@ -600,7 +600,7 @@ export function describeFileRoutes(
       });
     });
 
-    it("metrics count uploaded and downloaded bytes", async () => {
+    it("metrics count uploaded and downloaded bytes, and refused uploads by reason", async () => {
       const { jar, agent } = await userWithAgent();
       const { metricsRegistry } = await import("@svc/common/metrics/index");
       const value = async (name: string) =>
@@ -611,6 +611,18 @@ export function describeFileRoutes(
       await (await download(jar, file.id)).arrayBuffer();
       expect((await value("files_uploaded_bytes_total")) - up).toBe(1234);
       await expect.poll(async () => (await value("files_downloaded_bytes_total")) - down).toBe(1234);
+      const refused = async (reason: string) =>
+        ((await metricsRegistry().getSingleMetric("files_uploads_refused_total")?.get())?.values.find(
+          (v) => v.labels.reason === reason,
+        )?.value as number | undefined) ?? 0;
+      const tooLarge = await refused("file_too_large");
+      const overQuota = await refused("storage_limit_exceeded");
+      expect((await upload(jar, agent.id, bytes(MAX_BYTES + 1))).status).toBe(413);
+      await uploaded(jar, agent.id, bytes(MAX_BYTES));
+      // The quota (1 MiB) has less than 1234 + MAX_BYTES + 300 KiB left: refused at the reservation or cut off.
+      expect((await upload(jar, agent.id, bytes(300 * KIB))).status).toBe(413);
+      expect((await refused("file_too_large")) - tooLarge).toBe(1);
+      expect((await refused("storage_limit_exceeded")) - overQuota).toBe(1);
     });
   });
 }

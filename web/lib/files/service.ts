@@ -7,7 +7,13 @@ import { requireUserAgent } from "../health/agent-gateway";
 import { agentIdRequired, fileNotFound, fileRequired, fileTooLarge, storageLimitExceeded } from "./errors";
 import { downloadedBytesCounter, refusedUploadsCounter, uploadedBytesCounter } from "./metrics";
 import { receiveMultipart, UploadCutOff } from "./multipart";
-import { fileQuotaOf, releaseReservation, reserveUploadQuota, settleReservation } from "./quota";
+import {
+  fileQuotaOf,
+  type Reservation,
+  releaseReservation,
+  reserveUploadQuota,
+  settleReservation,
+} from "./quota";
 import { DEFAULT_MIME_TYPE, sanitizeFilename, sanitizeMimeType } from "./sanitize";
 import type { FileList, FileQuota, FileView, UploadedFile } from "./schema";
 import { type FileStorage, fileStorage } from "./storage";
@@ -64,9 +70,10 @@ export async function uploadFile(
   upload: UploadRequest,
 ): Promise<UploadedFile> {
   const id = newId("file");
-  const reservation = await reserveUploadQuota(deps, userId, id, upload.contentLength);
+  let reservation: Reservation | undefined;
   let storing = false;
   try {
+    reservation = await reserveUploadQuota(deps, userId, id, upload.contentLength);
     const { fields, file } = await receiveMultipart({
       contentType: upload.contentType,
       body: upload.body,
@@ -119,7 +126,7 @@ export async function uploadFile(
         .remove(id)
         .catch((e: unknown) => deps.logger.error({ err: e, id }, "file cleanup failed"));
     const refusal =
-      err instanceof UploadCutOff
+      err instanceof UploadCutOff && reservation
         ? reservation.limitedByQuota
           ? storageLimitExceeded(reservation.quotaBytes, reservation.usedBytes)
           : fileTooLarge(deps.config.FILE_MAX_BYTES)
