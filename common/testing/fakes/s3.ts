@@ -1,10 +1,14 @@
 /**
  * A real S3-compatible server on loopback for tests and benches: s3rver (S3's REST protocol, SigV4,
- * multipart uploads) storing in a temporary directory, with one bucket. `storedFiles` lists every file the
+ * multipart uploads) storing in a temporary directory, with one bucket. s3rver 3.7 lacks
+ * AbortMultipartUpload (`DELETE /<bucket>/<key>?uploadId=`, answered 405), which clients send when an
+ * upload fails; this server answers it as S3 does (204, the upload's parts dropped). `storedFiles` lists every file the
  * server keeps for the bucket (objects, their metadata, parts of unfinished multipart uploads), so a test
  * can prove that nothing was left behind.
  */
 import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -22,8 +26,10 @@ export interface FakeS3 {
 }
 
 interface S3rverInstance {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
+  configureBuckets(): Promise<unknown>;
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  store: { getResourcePath(bucket: string, key: string | undefined, resource: string): string };
+  logger?: { exceptions?: { unhandle(): void }; close?(): void };
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
@@ -40,15 +46,29 @@ export async function startFakeS3(bucket = "svc-files"): Promise<FakeS3> {
   // s3rver ships no types (S3rverClass describes what is used); loaded only when a test starts one.
   const moduleName = "s3rver";
   const { default: S3rver } = (await import(moduleName)) as { default: S3rverClass };
-  const server = new S3rver({
-    address: "127.0.0.1",
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket }],
-    // s3rver's default credentials: it checks SigV4 signatures made with them.
+  // s3rver's default credentials (S3RVER / S3RVER): it checks SigV4 signatures made with them.
+  const s3rver = new S3rver({ silent: true, directory, configureBuckets: [{ name: bucket }] });
+  await s3rver.configureBuckets();
+  const handle = s3rver.callback();
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const uploadId = url.searchParams.get("uploadId");
+    if (req.method !== "DELETE" || uploadId === null) return handle(req, res);
+    // AbortMultipartUpload: signed like every request; the upload id is s3rver's directory name.
+    const bucketName = url.pathname.split("/")[1] ?? "";
+    if (!/^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? "") || !/^[\w-]+$/.test(uploadId)) {
+      res.writeHead(403).end();
+      return;
+    }
+    const parts = join(s3rver.store.getResourcePath(bucketName, undefined, "uploads"), uploadId);
+    req.resume();
+    void rm(parts, { recursive: true, force: true }).then(
+      () => res.writeHead(204).end(),
+      () => res.writeHead(500).end(),
+    );
   });
-  const { port } = await server.run();
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
   const accessKeyId = "S3RVER";
   const secretAccessKey = "S3RVER";
@@ -70,7 +90,11 @@ export async function startFakeS3(bucket = "svc-files"): Promise<FakeS3> {
     },
     storedFiles: () => filesUnder(join(directory, bucket)),
     async close() {
-      await server.close();
+      const closed = new Promise((resolve) => http.close(resolve));
+      http.closeAllConnections();
+      await closed;
+      s3rver.logger?.exceptions?.unhandle();
+      s3rver.logger?.close?.();
       await rm(directory, { recursive: true, force: true });
     },
   };
