@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   classify: () => import("./classify"),
   gateway: () => import("./gateway"),
   scheduler: () => import("./scheduler"),
+  files: () => import("./files"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

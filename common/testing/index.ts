@@ -9,4 +9,5 @@ export * from "./fakes/mpp-facilitator";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
 export * from "./fakes/stripe";
+export * from "./fakes/s3";
 export * from "./metrics";

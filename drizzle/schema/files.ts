@@ -1,10 +1,12 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns";
+import { users } from "./accounts";
+import { createdAt, timestamptz } from "./columns";
 import { ownerColumns } from "./owner";
 
-// Files uploaded to agents (spec "File", "Files"). `storagePath` is relative to the upload directory;
-// only the uploader may list, download or delete a file.
+// Files uploaded to agents (spec "File", "Files"). `storagePath` is the object's key in the storage
+// (the file id, never the user's name), relative to the upload directory or bucket; only the uploader may
+// list, download or delete a file.
 export const files = pgTable(
   "files",
   {
@@ -28,3 +30,26 @@ export const files = pgTable(
 );
 export type FileRecord = typeof files.$inferSelect;
 export type NewFileRecord = typeof files.$inferInsert;
+
+// Storage quota held by uploads in progress: taken (with the owner's row locked) before the first byte is
+// stored, so concurrent uploads of one user cannot together pass the quota; removed when the upload ends.
+// `expiresAt` frees the quota a crashed process left held.
+export const fileUploadReservations = pgTable(
+  "file_upload_reservations",
+  {
+    /** The id the file will have. */
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Bytes this upload may store at most. */
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamptz("expires_at").notNull(),
+  },
+  (t) => [
+    check("file_upload_reservations_bytes_non_negative", sql`${t.bytes} >= 0`),
+    index("file_upload_reservations_user_id_idx").on(t.userId),
+  ],
+);
+export type FileUploadReservation = typeof fileUploadReservations.$inferSelect;

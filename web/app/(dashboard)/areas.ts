@@ -34,6 +34,11 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Deploys, chat messages and repairs, with their outcome",
   },
   {
+    href: "/dashboard/files",
+    label: "Files",
+    description: "Upload, download and delete the files of your agents",
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",

@@ -13,6 +13,8 @@ export const DESKTOP_UA =
 
 export interface WebServer {
   url: string;
+  /** The server process (benchmarks read its memory). */
+  pid: number;
   stop(): Promise<void>;
   output(): string;
 }
@@ -57,6 +59,7 @@ export async function startWebServer(env: Record<string, string>): Promise<WebSe
   }
   return {
     url,
+    pid: child.pid as number,
     output: () => out,
     stop: () =>
       new Promise<void>((resolve) => {

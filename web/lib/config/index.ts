@@ -11,6 +11,7 @@ import {
 } from "@svc/common";
 import { z } from "zod";
 import { gatewayEnv } from "../gateway/config";
+import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -76,9 +77,14 @@ export const envSchema = z.object({
   KV_REST_API_URL: httpUrl().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
   ...gatewayEnv,
+  ...filesEnv,
 });
 
-export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
+export type WebConfig = z.infer<typeof envSchema> & {
+  cookieSecure: boolean;
+  rpId: string;
+  origin: string;
+} & FilesPlanConfig;
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
@@ -87,6 +93,7 @@ export function loadWebConfig(env: Record<string, string | undefined> = process.
   const publicUrl = new URL(parsed.PUBLIC_URL);
   return {
     ...parsed,
+    ...loadFilesPlanConfig(env, parsed),
     ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
     cookieSecure: publicUrl.protocol === "https:",
     rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,

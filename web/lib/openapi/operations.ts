@@ -15,6 +15,7 @@ import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schem
 import { createApiKeyBody } from "../apikeys/schema";
 import { chatMessageBody } from "../chat/schema";
 import { gatewayOperations } from "../gateway/openapi";
+import { filesOperations } from "../files/openapi";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
 import { jobsOperations } from "../jobs/openapi";
@@ -50,6 +51,7 @@ const runtimeErrors = {
 
 export const webOperations: readonly ApiOperation[] = [
   ...jobsOperations,
+  ...filesOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {

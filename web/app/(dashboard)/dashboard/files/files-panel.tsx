@@ -1,0 +1,215 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { ApiError, api, apiErrorOf, messageOf, useResource } from "@/components/data";
+import {
+  Alert,
+  Button,
+  Card,
+  ConfirmButton,
+  DataTable,
+  EmptyState,
+  Field,
+  Notice,
+  SelectField,
+} from "@/components/ui";
+import type { AgentChoice } from "@/lib/files/agents";
+import type { FileList, FileQuota, FileView, UploadedFile } from "@/lib/files/schema";
+import { formatBytes } from "@/lib/files/sizes";
+
+/** The upload's failure in words; a 413 says which limit and what to do. */
+function uploadFailure(err: unknown, filename: string): string {
+  if (err instanceof ApiError && err.status === 413) {
+    return err.code === "storage_limit_exceeded"
+      ? `“${filename}” does not fit in your storage: ${err.message}. Delete files to make room, then try again.`
+      : `“${filename}” is too large: ${err.message}.`;
+  }
+  return `“${filename}” was not uploaded: ${messageOf(err)}`;
+}
+
+/**
+ * POST /api/files with the form, reporting the share sent so far (XMLHttpRequest: fetch cannot report
+ * upload progress). Resolves with the uploaded file; rejects with the API's error.
+ */
+function uploadWithProgress(form: FormData, onProgress: (fraction: number) => void): Promise<UploadedFile> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/api/files");
+    xhr.responseType = "json";
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    xhr.onload = () => {
+      const body = (xhr.response ?? {}) as Record<string, unknown>;
+      if (xhr.status === 201) resolve((body as { file: UploadedFile }).file);
+      else reject(apiErrorOf(new Response(null, { status: xhr.status }), body));
+    };
+    xhr.onerror = () => reject(new Error("the connection failed"));
+    xhr.send(form);
+  });
+}
+
+/** The user's files: the quota used, the upload form (with progress), the list with download and delete. */
+export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
+  const list = useResource<FileList>("/api/files");
+  const quota = useResource<FileQuota>("/api/files/quota");
+  const [progress, setProgress] = useState<number | null>(null);
+  const [fileError, setFileError] = useState("");
+  const [error, setError] = useState("");
+  const [status, setStatus] = useState("");
+  const agentName = new Map(agents.map((a) => [a.id, a.name]));
+
+  async function upload(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const file = data.get("file");
+    setFileError("");
+    setError("");
+    setStatus("");
+    if (!(file instanceof File) || file.name === "") {
+      setFileError("Choose a file to upload.");
+      return;
+    }
+    // The agent first: the server checks it before storing any byte.
+    const body = new FormData();
+    body.set("agentId", String(data.get("agentId") ?? ""));
+    body.set("file", file);
+    setProgress(0);
+    try {
+      const uploaded = await uploadWithProgress(body, setProgress);
+      setStatus(`Uploaded “${uploaded.name}” (${formatBytes(uploaded.size)}).`);
+      form.reset();
+    } catch (err) {
+      setFileError(uploadFailure(err, file.name));
+    } finally {
+      setProgress(null);
+      await Promise.all([list.reload(), quota.reload()]);
+    }
+  }
+
+  async function remove(file: FileView) {
+    setError("");
+    setStatus("");
+    try {
+      await api("/api/files", { method: "DELETE", json: { fileId: file.id } });
+      setStatus(`Deleted “${file.filename}”.`);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      await Promise.all([list.reload(), quota.reload()]);
+    }
+  }
+
+  const uploading = progress !== null;
+  return (
+    <>
+      <Card
+        title="Upload a file"
+        testId="files-upload"
+        description={
+          quota.data
+            ? `Up to ${formatBytes(quota.data.maxFileBytes)} per file; ${formatBytes(quota.data.quotaBytes)} of storage on your plan.`
+            : undefined
+        }
+      >
+        {agents.length === 0 ? (
+          <EmptyState title="No agent yet" action={<a href="/dashboard/agent">Deploy your agent</a>}>
+            Files are attached to an agent: deploy one first.
+          </EmptyState>
+        ) : (
+          <form onSubmit={upload} aria-label="Upload a file" aria-busy={uploading || undefined}>
+            <SelectField label="Agent" name="agentId" required defaultValue={agents[0]?.id}>
+              {agents.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name}
+                </option>
+              ))}
+            </SelectField>
+            <Field label="File" name="file" type="file" required error={fileError} disabled={uploading} />
+            {uploading ? (
+              <div className="field">
+                <label htmlFor="upload-progress">Uploading… {Math.round((progress ?? 0) * 100)} %</label>
+                <progress id="upload-progress" max={1} value={progress ?? 0} style={{ width: "100%" }} />
+              </div>
+            ) : null}
+            <Button type="submit" busy={uploading} busyLabel="Uploading…">
+              Upload
+            </Button>
+          </form>
+        )}
+      </Card>
+      <Card
+        title="Your files"
+        testId="files-list"
+        description={
+          quota.data ? (
+            <span data-testid="files-quota">
+              {formatBytes(quota.data.usedBytes)} of {formatBytes(quota.data.quotaBytes)} used
+            </span>
+          ) : undefined
+        }
+      >
+        {quota.data ? (
+          <progress
+            aria-label="Storage used"
+            max={quota.data.quotaBytes}
+            value={Math.min(quota.data.usedBytes, quota.data.quotaBytes)}
+            style={{ width: "100%" }}
+          />
+        ) : null}
+        {list.loading ? <p className="muted">Loading…</p> : null}
+        {list.data ? (
+          <DataTable
+            caption="Your files"
+            captionHidden
+            testId="files-table"
+            rows={list.data.files}
+            rowKey={(f) => f.id}
+            empty={<EmptyState title="No files yet">Upload one above; your agents can use it.</EmptyState>}
+            columns={[
+              { header: "Name", cell: (f) => <strong>{f.filename}</strong> },
+              { header: "Agent", hideOnNarrow: true, cell: (f) => agentName.get(f.agentId) ?? f.agentId },
+              { header: "Size", align: "end", cell: (f) => formatBytes(f.size) },
+              { header: "Type", hideOnNarrow: true, cell: (f) => <code>{f.mimeType}</code> },
+              {
+                header: "Uploaded",
+                hideOnNarrow: true,
+                cell: (f) => <time dateTime={f.createdAt}>{new Date(f.createdAt).toLocaleString()}</time>,
+              },
+              {
+                header: "Actions",
+                align: "end",
+                cell: (f) => (
+                  <span className="actions">
+                    <a
+                      className="btn btn-secondary btn-sm"
+                      href={f.url}
+                      download={f.filename}
+                      aria-label={`Download ${f.filename}`}
+                    >
+                      Download
+                    </a>
+                    <ConfirmButton
+                      size="sm"
+                      aria-label={`Delete ${f.filename}`}
+                      question={`Delete “${f.filename}”? It cannot be restored.`}
+                      confirmLabel="Delete file"
+                      onConfirm={() => remove(f)}
+                    >
+                      Delete
+                    </ConfirmButton>
+                  </span>
+                ),
+              },
+            ]}
+          />
+        ) : null}
+        <Notice tone="success" testId="files-status">
+          {status}
+        </Notice>
+        <Alert message={error || (list.error ? messageOf(list.error) : "")} />
+      </Card>
+    </>
+  );
+}
