@@ -14,6 +14,7 @@ import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { createApiKeyBody } from "../apikeys/schema";
 import { boardOperations } from "../board/openapi";
+import { buddiesOperations } from "../buddies/openapi";
 import { chatMessageBody } from "../chat/schema";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
@@ -48,6 +49,7 @@ const runtimeErrors = {
 
 export const webOperations: readonly ApiOperation[] = [
   ...boardOperations,
+  ...buddiesOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
