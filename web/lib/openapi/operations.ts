@@ -21,6 +21,7 @@ import { callbackQuerySchema } from "../idp/schema";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { socialOperations } from "../social/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -50,6 +51,7 @@ const runtimeErrors = {
 export const webOperations: readonly ApiOperation[] = [
   ...boardOperations,
   ...buddiesOperations,
+  ...socialOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
