@@ -10,6 +10,7 @@ import {
   serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
+import { partnersEnv } from "../partners/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -74,6 +75,7 @@ export const envSchema = z.object({
   /** Key-value store (common REST protocol) keeping webhook records 7 days; unset → not stored. */
   KV_REST_API_URL: httpUrl().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
+  ...partnersEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };

@@ -18,6 +18,7 @@ import { buddiesOperations } from "../buddies/openapi";
 import { chatMessageBody } from "../chat/schema";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
+import { partnersOperations } from "../partners/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
@@ -52,6 +53,7 @@ export const webOperations: readonly ApiOperation[] = [
   ...boardOperations,
   ...buddiesOperations,
   ...socialOperations,
+  ...partnersOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
