@@ -390,6 +390,21 @@ describe("GET /api/jobs/board", () => {
     expect(row.viewCount).toBe(1);
   });
 
+  it("mine=true lists the caller's own listings of every status, nobody else's; anonymous gets none", async () => {
+    const owner = await signedInUser();
+    const draft = await publishedListing(owner.jar, { title: "Mine draft" }, "draft");
+    const active = await publishedListing(owner.jar, { title: "Mine active" });
+    const closed = await publishedListing(owner.jar, { title: "Mine closed" }, "closed");
+    const other = await signedInUser();
+    await publishedListing(other.jar, { title: "Theirs" });
+    const ids = async (query: string, jar?: CookieJar) => (await list(query, jar)).body.jobs.map((j) => j.id);
+    expect((await ids("?mine=true", owner.jar)).sort()).toEqual([draft.id, active.id, closed.id].sort());
+    expect(await ids("?mine=true&status=closed", owner.jar)).toEqual([closed.id]);
+    expect(await ids("?mine=true", other.jar)).not.toContain(draft.id);
+    expect(await ids("?mine=true")).toEqual([]);
+    expect((await list("?mine=yes", owner.jar)).status).toBe(400);
+  });
+
   it("closed listings are public with status=closed and not in the default list", async () => {
     const { jar } = await signedInUser();
     const closed = await publishedListing(jar, { title: "Closed role" }, "closed");

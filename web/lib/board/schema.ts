@@ -120,7 +120,13 @@ const queryText = (name: string, max: number) =>
 
 export const listBoardQuery = z.strictObject(
   {
-    status: queryText("status", 20).transform((value) => value ?? "active"),
+    /** Default `active`; with `mine`, every status. */
+    status: queryText("status", 20),
+    /** `true`: only listings of the caller's own companies (the dashboard's "your listings"). */
+    mine: z
+      .enum(["true", "false", ""], { error: "mine must be true or false" })
+      .transform((value) => value === "true")
+      .optional(),
     roleType: queryText("roleType", 50),
     seniority: queryText("seniority", 50),
     webType: z

@@ -88,9 +88,10 @@ function containsPattern(term: string): string {
 }
 
 /**
- * `GET /api/jobs/board`: up to 50 listings with their companies, newest published first. `active` and
- * `closed` are public; any other status lists only listings of the caller's own companies (nothing for an
- * anonymous caller). `search` is a case-insensitive substring of title or description, served by the
+ * `GET /api/jobs/board`: up to 50 listings with their companies, newest published first. `active` (the
+ * default) and `closed` are public; any other status lists only listings of the caller's own companies
+ * (nothing for an anonymous caller). `mine=true` lists the caller's own listings of every status (drafts
+ * first, as they have no `publishedAt`). `search` is a case-insensitive substring of title or description, served by the
  * pg_trgm GIN indexes of both columns.
  */
 export async function listListings(
@@ -105,10 +106,18 @@ export async function listListings(
 
 /** The one statement of `listListings` (exported so a test can look at its plan); null: nothing to list. */
 export function listListingsQuery(db: Database, userId: string | undefined, query: ListBoardQuery) {
-  const conditions: SQL[] = [eq(jobListings.status, query.status)];
-  if (!PUBLIC_STATUSES.includes(query.status)) {
+  const conditions: SQL[] = [];
+  if (query.mine) {
     if (!userId) return null;
     conditions.push(eq(companies.advertiserId, userId));
+    if (query.status) conditions.push(eq(jobListings.status, query.status));
+  } else {
+    const status = query.status ?? "active";
+    conditions.push(eq(jobListings.status, status));
+    if (!PUBLIC_STATUSES.includes(status)) {
+      if (!userId) return null;
+      conditions.push(eq(companies.advertiserId, userId));
+    }
   }
   if (query.roleType) conditions.push(eq(jobListings.roleType, query.roleType));
   if (query.seniority) conditions.push(eq(jobListings.seniority, query.seniority));
