@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   gateway: () => import("./gateway"),
   scheduler: () => import("./scheduler"),
   files: () => import("./files"),
+  board: () => import("./board"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

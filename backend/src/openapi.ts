@@ -134,7 +134,7 @@ export const backendOperations: readonly ApiOperation[] = [
     success: { status: 200, description: "`{job}`", schema: z.object({ job }) },
     errors: { ...internalErrors, 404: "no such job" },
   },
-  ...(["users", "agents"] as const).map(
+  ...(["users", "agents", "partners"] as const).map(
     (what): ApiOperation => ({
       method: "get",
       path: `/api/admin/${what}`,

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, text, unique } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, text, unique } from "drizzle-orm/pg-core";
 import { apiKeys, users } from "./accounts";
+import { agents } from "./agents";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
 // Companies that advertise on the job board (spec "Company"; created by POST /api/jobs/board type 'company').
@@ -120,7 +121,8 @@ export const jobClaims = pgTable(
 export type JobClaim = typeof jobClaims.$inferSelect;
 export type NewJobClaim = typeof jobClaims.$inferInsert;
 
-// Social posts (POST /api/social/posts, session or `svc_` API key); the body shape is not specified.
+// Social posts (POST /api/social/posts, session or `svc_` API key): `content` (1 to 2,000 chars), optionally
+// posted as one of the caller's agents.
 export const socialPosts = pgTable(
   "social_posts",
   {
@@ -128,10 +130,11 @@ export const socialPosts = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
     apiKeyId: text("api_key_id").references(() => apiKeys.id, {
       onDelete: "set null",
     }),
-    body: jsonb("body").$type<Record<string, unknown>>().notNull(),
+    content: text("content").notNull(),
     createdAt: createdAt(),
   },
   (t) => [index("social_posts_user_id_created_at_idx").on(t.userId, t.createdAt.desc().nullsFirst())],

@@ -13,6 +13,9 @@ export default function Home() {
           Sign in
         </a>
       </p>
+      <p>
+        <a href="/partners">Partner with us</a>
+      </p>
     </main>
   );
 }

@@ -5,14 +5,15 @@ import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
+import { listPartnerInquiries } from "./partners";
 import { adminListQuery } from "./schema";
 import { listAgents, listUsers } from "./service";
 
 export type AdminRoutesConfig = Pick<BackendConfig, "INTERNAL_API_KEY" | "HMAC_SECRET" | "ADMIN_EMAILS">;
 
 /**
- * `GET /api/admin/users` and `GET /api/admin/agents` (`?limit=` 1-500, default 100; `?offset=`), newest
- * first. Guarded by the internal key, a signed user context (required) and `ADMIN_EMAILS`.
+ * `GET /api/admin/users`, `GET /api/admin/agents` and `GET /api/admin/partners` (`?limit=` 1-500, default
+ * 100; `?offset=`), newest first. Guarded by the internal key, a signed user context (required) and `ADMIN_EMAILS`.
  */
 export function adminRoutes(db: Database, config: AdminRoutesConfig): Router {
   const guard = [
@@ -28,6 +29,10 @@ export function adminRoutes(db: Database, config: AdminRoutesConfig): Router {
   router.get("/api/admin/agents", ...guard, async (req, res) => {
     const page = parseBody(adminListQuery, { ...req.query });
     res.json(await listAgents({ db }, page));
+  });
+  router.get("/api/admin/partners", ...guard, async (req, res) => {
+    const page = parseBody(adminListQuery, { ...req.query });
+    res.json(await listPartnerInquiries({ db }, page));
   });
   return router;
 }

@@ -39,6 +39,16 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Upload, download and delete the files of your agents",
   },
   {
+    href: "/dashboard/board",
+    label: "Job board",
+    description: "Jobs, your companies and listings, agent claims and posts",
+  },
+  {
+    href: "/dashboard/buddies",
+    label: "Buddies",
+    description: "Hatch, feed, play with and train virtual pets",
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",

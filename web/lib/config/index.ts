@@ -12,6 +12,7 @@ import {
 import { z } from "zod";
 import { gatewayEnv } from "../gateway/config";
 import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
+import { partnersEnv } from "../partners/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -78,6 +79,7 @@ export const envSchema = z.object({
   KV_REST_API_TOKEN: z.string().optional(),
   ...gatewayEnv,
   ...filesEnv,
+  ...partnersEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & {

@@ -8,6 +8,13 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative of `text`; values in it must already be escaped (escapeHtml). */
+  html?: string;
+}
+
+/** Text made safe to place in HTML element content or a quoted attribute. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 export interface SentMail {
@@ -32,6 +39,7 @@ export async function sendMail(
       to: mail.to,
       subject: mail.subject,
       text: mail.text,
+      html: mail.html,
     });
     return { via: "smtp" };
   }
@@ -43,10 +51,7 @@ export async function sendMail(
     `To: ${mail.to}`,
     `Subject: ${mail.subject}`,
     `Date: ${ctx.clock.now().toUTCString()}`,
-    "Content-Type: text/plain; charset=utf-8",
-    "",
-    mail.text,
-    "",
+    ...fileBody(mail),
   ].join("\r\n");
   await writeFile(path, message, { mode: 0o600 });
   ctx.logger.info(
@@ -54,4 +59,25 @@ export async function sendMail(
     "mail written to a file (SMTP_URL is not set)",
   );
   return { via: "file", path };
+}
+
+/** The body of a mail written to a file: the text alone, or text and HTML as multipart/alternative. */
+function fileBody(mail: Mail): string[] {
+  if (mail.html === undefined) return ["Content-Type: text/plain; charset=utf-8", "", mail.text, ""];
+  const boundary = `alt-${randomId(16)}`;
+  return [
+    "MIME-Version: 1.0",
+    `Content-Type: multipart/alternative; boundary="${boundary}"`,
+    "",
+    `--${boundary}`,
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    mail.text,
+    `--${boundary}`,
+    "Content-Type: text/html; charset=utf-8",
+    "",
+    mail.html,
+    `--${boundary}--`,
+    "",
+  ];
 }

@@ -13,6 +13,8 @@ import {
 import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { createApiKeyBody } from "../apikeys/schema";
+import { boardOperations } from "../board/openapi";
+import { buddiesOperations } from "../buddies/openapi";
 import { chatMessageBody } from "../chat/schema";
 import { gatewayOperations } from "../gateway/openapi";
 import { filesOperations } from "../files/openapi";
@@ -23,6 +25,11 @@ import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } f
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
 import { tasksOperations } from "../tasks/openapi";
+import { partnersOperations } from "../partners/openapi";
+import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
+import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
+import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { socialOperations } from "../social/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -52,6 +59,10 @@ const runtimeErrors = {
 export const webOperations: readonly ApiOperation[] = [
   ...jobsOperations,
   ...filesOperations,
+  ...boardOperations,
+  ...buddiesOperations,
+  ...socialOperations,
+  ...partnersOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {

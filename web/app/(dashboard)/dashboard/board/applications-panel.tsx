@@ -1,0 +1,34 @@
+"use client";
+
+import { messageOf, type Resource } from "@/components/data";
+import { Alert, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
+import type { ApplicationWithListingView } from "@/lib/board/schema";
+
+/** The caller's applications, newest first, with the listing each one went to. */
+export function ApplicationsPanel({
+  applications,
+}: {
+  applications: Resource<{ applications: ApplicationWithListingView[] }>;
+}) {
+  return (
+    <Card title="Your applications" testId="applications-card">
+      {applications.data ? (
+        <DataTable
+          caption="Your applications"
+          captionHidden
+          testId="applications"
+          rows={applications.data.applications}
+          rowKey={(a) => a.id}
+          empty={<EmptyState title="No applications yet">Apply to a listing above.</EmptyState>}
+          columns={[
+            { header: "Job", cell: (a) => <strong>{a.listing.title}</strong> },
+            { header: "Company", cell: (a) => a.listing.company.name },
+            { header: "Status", cell: (a) => <StatusBadge status={a.listing.status} /> },
+            { header: "Applied", hideOnNarrow: true, cell: (a) => new Date(a.createdAt).toLocaleString() },
+          ]}
+        />
+      ) : null}
+      <Alert message={applications.error ? messageOf(applications.error) : ""} />
+    </Card>
+  );
+}

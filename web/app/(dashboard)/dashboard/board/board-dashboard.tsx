@@ -1,0 +1,29 @@
+"use client";
+
+import { useResource } from "@/components/data";
+import type { ApplicationWithListingView, CompanyView, ListingView } from "@/lib/board/schema";
+import { ApplicationsPanel } from "./applications-panel";
+import { BrowsePanel } from "./browse-panel";
+import { CompaniesPanel } from "./companies-panel";
+import { ListingsPanel } from "./listings-panel";
+import { PostsPanel } from "./posts-panel";
+
+/** The board page's panels and the lists they share (a new company feeds the listing form, …). */
+export function BoardDashboard() {
+  const companies = useResource<{ companies: CompanyView[] }>("/api/jobs/companies");
+  const mine = useResource<{ jobs: ListingView[] }>("/api/jobs/board?mine=true");
+  const applications = useResource<{ applications: ApplicationWithListingView[] }>("/api/jobs/apply");
+
+  return (
+    <>
+      <BrowsePanel
+        appliedTo={new Set(applications.data?.applications.map((a) => a.listingId) ?? [])}
+        onApplied={() => applications.reload()}
+      />
+      <ApplicationsPanel applications={applications} />
+      <CompaniesPanel companies={companies} />
+      <ListingsPanel companies={companies.data?.companies ?? []} listings={mine} />
+      <PostsPanel />
+    </>
+  );
+}

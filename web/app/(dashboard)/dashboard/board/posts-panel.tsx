@@ -1,0 +1,74 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { api, messageOf, useResource } from "@/components/data";
+import { Alert, Button, Card, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import type { PostView } from "@/lib/social/schema";
+
+/** Social posts: the caller's, newest first, and the form that posts one (optionally as an agent). */
+export function PostsPanel() {
+  const posts = useResource<{ posts: PostView[] }>("/api/social/posts");
+  const [contentError, setContentError] = useState("");
+  const [error, setError] = useState("");
+  const [status, setStatus] = useState("");
+
+  async function create(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const content = String(data.get("post-content") ?? "");
+    const agentId = String(data.get("post-agentId") ?? "").trim();
+    setContentError("");
+    setError("");
+    setStatus("");
+    try {
+      await api("/api/social/posts", { json: { content, ...(agentId ? { agentId } : {}) } });
+      form.reset();
+      setStatus("Posted.");
+      await posts.reload();
+    } catch (err) {
+      const message = messageOf(err);
+      if (message.startsWith("content")) setContentError(message);
+      else setError(message);
+    }
+  }
+
+  return (
+    <Card
+      title="Posts"
+      testId="posts-card"
+      description={
+        <>
+          Updates from you or your agents. Agents post with an API key: <code>POST /api/social/posts</code>.
+        </>
+      }
+    >
+      <form onSubmit={create} aria-label="Write a post">
+        <Field label="Post" name="post-content" required maxLength={2000} error={contentError} />
+        <Field label="As agent (optional)" name="post-agentId" hint="The id of one of your agents" />
+        <Button type="submit">Post</Button>
+      </form>
+      <Notice tone="success">{status}</Notice>
+      {posts.data ? (
+        <DataTable
+          caption="Your posts"
+          captionHidden
+          testId="posts"
+          rows={posts.data.posts}
+          rowKey={(p) => p.id}
+          empty={<EmptyState title="No posts yet" />}
+          columns={[
+            { header: "Post", cell: (p) => p.content },
+            {
+              header: "Agent",
+              hideOnNarrow: true,
+              cell: (p) => (p.agentId ? <code>{p.agentId}</code> : "you"),
+            },
+            { header: "Posted", hideOnNarrow: true, cell: (p) => new Date(p.createdAt).toLocaleString() },
+          ]}
+        />
+      ) : null}
+      <Alert message={error || (posts.error ? messageOf(posts.error) : "")} />
+    </Card>
+  );
+}

@@ -1,0 +1,26 @@
+import { createBuddyBody } from "@/lib/buddies/schema";
+import { createBuddy, listBuddies } from "@/lib/buddies/service";
+import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/buddies (session): `{buddies}`, oldest first. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(
+    { buddies: await listBuddies(ctx, user.id) },
+    { headers: { "cache-control": "no-store" } },
+  );
+});
+
+/** POST /api/buddies (session) `{name, type}`: 201 `{buddy}`; at most 20 per user. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, createBuddyBody);
+  return Response.json({ buddy: await createBuddy(ctx, user.id, input) }, { status: 201 });
+});

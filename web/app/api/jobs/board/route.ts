@@ -1,0 +1,31 @@
+import { boardPostKind, listBoardQuery } from "@/lib/board/schema";
+import { createCompany, createListing, listListings, parseBoardPost } from "@/lib/board/service";
+import { webContext } from "@/lib/context";
+import { parseWith, readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+import { sessionUserOf } from "@/lib/sessions/service";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/jobs/board (public): `{jobs}`, at most 50, newest published first; drafts only for their owner. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const query = parseWith(listBoardQuery, Object.fromEntries(new URL(request.url).searchParams));
+  const user = await sessionUserOf(ctx, request);
+  return Response.json(
+    { jobs: await listListings(ctx, user?.id, query) },
+    { headers: { "cache-control": "no-store" } },
+  );
+});
+
+/** POST /api/jobs/board (session): 201 `{job}` (a draft listing), or with `type: "company"` 201 `{company}`. */
+export const POST = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const body = parseBoardPost(await readJson(request, boardPostKind));
+  if (body.kind === "company") {
+    return Response.json({ company: await createCompany(ctx, user.id, body.input) }, { status: 201 });
+  }
+  return Response.json({ job: await createListing(ctx, user.id, body.input) }, { status: 201 });
+});

@@ -1,0 +1,108 @@
+/**
+ * The job board page (/dashboard/board) in real headless Chromium against the built web app: a company
+ * and a draft listing created, published, applied to and claimed by another user's agent, the claim read
+ * by the owner, a post written; drafts never reach another user's board. Accessibility at each step.
+ */
+import { newId } from "@svc/common";
+import { agents } from "@svc/db/schema";
+import { describe, expect, it } from "vitest";
+import { webContext } from "../lib/testing";
+import { expectAccessible } from "./testing/a11y";
+import { useDashboardStack } from "./testing/dashboard";
+
+const stack = useDashboardStack({ withoutBackend: true });
+
+describe("Job board page", () => {
+  it("create a company and a listing, publish it; another user applies, claims with an agent and posts", async () => {
+    const owner = await stack.signIn();
+    const page = owner.page;
+    await page.goto("/dashboard/board");
+    await expect
+      .poll(() => page.getByTestId("companies").textContent(), { timeout: 20_000 })
+      .toContain("No companies yet");
+    await expectAccessible(page);
+
+    const companyForm = page.getByRole("form", { name: "Create a company" });
+    await companyForm.getByLabel("Company name").fill("Acme Robotics");
+    await companyForm.getByLabel("Slug").fill("acme-robotics-e2e");
+    await companyForm.getByLabel("Website").fill("https://acme.example");
+    await companyForm.getByRole("button", { name: "Create company" }).click();
+    await expect.poll(() => page.getByTestId("companies").textContent()).toContain("Acme Robotics");
+
+    const listingForm = page.getByRole("form", { name: "Create a listing" });
+    for (const [label, value] of [
+      ["Title", "Rust wizard"],
+      ["Description", "Build agents in Rust"],
+      ["Role type", "backend"],
+      ["Seniority", "senior"],
+      ["Contract type", "full-time"],
+      ["Minimum salary", "200"],
+      ["Maximum salary", "100"],
+      ["Apply URL", "https://acme.example/jobs/rust"],
+    ]) {
+      await listingForm.getByLabel(label, { exact: true }).fill(value);
+    }
+    await listingForm.getByRole("button", { name: "Create draft" }).click();
+    // The server's rule shows under its field.
+    await expect
+      .poll(() => listingForm.locator("#listing-salaryMin-error").textContent())
+      .toBe("salaryMin must not exceed salaryMax");
+    await listingForm.getByLabel("Maximum salary").fill("300");
+    await listingForm.getByRole("button", { name: "Create draft" }).click();
+    const mine = page.getByTestId("my-listings");
+    await expect.poll(() => mine.textContent()).toContain("Rust wizard");
+    expect(await mine.textContent()).toContain("draft");
+    await expectAccessible(page);
+
+    // A draft is not on anybody else's board.
+    const applicant = await stack.signIn();
+    await applicant.page.goto("/dashboard/board");
+    await expect
+      .poll(() => applicant.page.getByTestId("board").textContent(), { timeout: 20_000 })
+      .toContain("No open jobs match");
+
+    await page.getByRole("button", { name: "Publish Rust wizard" }).click();
+    await expect.poll(() => mine.textContent()).toContain("active");
+    expect(await page.getByRole("button", { name: "Close Rust wizard" }).count()).toBe(1);
+
+    // The applicant sees it, searches for it, applies once, and claims it with its agent.
+    const agentId = newId("agt");
+    await webContext().db.insert(agents).values({ id: agentId, userId: applicant.user.id, name: "worker" });
+    const other = applicant.page;
+    await other.reload();
+    const search = other.getByRole("form", { name: "Search jobs" });
+    await search.getByLabel("Search title and description").fill("RUST");
+    await search.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => other.getByTestId("board").textContent()).toContain("Rust wizard");
+    await other.getByRole("button", { name: "Apply to Rust wizard" }).click();
+    await expect.poll(() => other.getByTestId("applications").textContent()).toContain("Rust wizard");
+    expect(await other.getByRole("button", { name: "Applied to Rust wizard" }).isDisabled()).toBe(true);
+    await other.getByLabel("Agent that claims jobs").fill(agentId);
+    await other.getByRole("button", { name: "Claim Rust wizard with your agent" }).click();
+    await expect
+      .poll(() => other.getByTestId("browse-card").getByRole("status").textContent())
+      .toContain('Your agent claimed "Rust wizard"');
+    await other.getByRole("button", { name: "Claim Rust wizard with your agent" }).click();
+    await expect
+      .poll(() => other.getByTestId("browse-card").getByRole("alert").textContent())
+      .toBe("this agent has already claimed this job");
+
+    const postForm = other.getByRole("form", { name: "Write a post" });
+    await postForm.getByLabel("Post").fill("Claimed my first job");
+    await postForm.getByLabel("As agent (optional)").fill(agentId);
+    await postForm.getByRole("button", { name: "Post" }).click();
+    await expect.poll(() => other.getByTestId("posts").textContent()).toContain("Claimed my first job");
+    expect(await other.getByTestId("posts").textContent()).toContain(agentId);
+    await expectAccessible(other);
+
+    // The owner reads the claim and the counts.
+    await page.reload();
+    await page.getByRole("button", { name: "Claims of Rust wizard" }).click();
+    await expect.poll(() => page.getByTestId("claims").textContent()).toContain(agentId);
+    await page.getByRole("button", { name: "Close Rust wizard" }).click();
+    await expect.poll(() => mine.textContent()).toContain("closed");
+    await expectAccessible(page);
+    await owner.context.close();
+    await applicant.context.close();
+  }, 120_000);
+});

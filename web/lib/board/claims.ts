@@ -1,0 +1,68 @@
+import { newId } from "@svc/common";
+import { agents, type JobClaim, jobClaims, jobListings } from "@svc/db/schema";
+import { and, desc, eq } from "drizzle-orm";
+import { agentNotFound, alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
+import type { ClaimView } from "./schema";
+import { type BoardDeps, ownedBy } from "./service";
+
+function claimView(row: JobClaim): ClaimView {
+  return {
+    id: row.id,
+    jobId: row.jobId,
+    claimerAgentId: row.claimerAgentId,
+    userId: row.userId,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * `POST /api/jobs/{jobId}/claim` `{claimerAgentId}` (session or API key): one of the caller's agents (404
+ * otherwise) claims an `active` listing (404 otherwise, platform-job ids included) to work on it. The unique
+ * (job, agent) pair makes the second claim, concurrent or not, a 409.
+ */
+export async function claimListing(
+  deps: BoardDeps,
+  caller: { userId: string; apiKeyId?: string },
+  jobId: string,
+  claimerAgentId: string,
+): Promise<ClaimView> {
+  const [agent] = await deps.db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.id, claimerAgentId), eq(agents.userId, caller.userId)));
+  if (!agent) throw agentNotFound();
+  const [listing] = await deps.db
+    .select({ id: jobListings.id })
+    .from(jobListings)
+    .where(and(eq(jobListings.id, jobId), eq(jobListings.status, "active")));
+  if (!listing) throw listingNotActive();
+  const [row] = await deps.db
+    .insert(jobClaims)
+    .values({
+      id: newId("clm"),
+      jobId,
+      claimerAgentId,
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId ?? null,
+      createdAt: deps.clock.now(),
+    })
+    .onConflictDoNothing({ target: [jobClaims.jobId, jobClaims.claimerAgentId] })
+    .returning();
+  if (!row) throw alreadyClaimed();
+  return claimView(row);
+}
+
+/** `GET /api/jobs/{jobId}/claims`: the claims of a listing, newest first, for its owner only (else 404). */
+export async function listClaims(deps: BoardDeps, userId: string, jobId: string): Promise<ClaimView[]> {
+  const [listing] = await deps.db
+    .select({ id: jobListings.id })
+    .from(jobListings)
+    .where(and(eq(jobListings.id, jobId), ownedBy(userId)));
+  if (!listing) throw listingNotFound();
+  const rows = await deps.db
+    .select()
+    .from(jobClaims)
+    .where(eq(jobClaims.jobId, jobId))
+    .orderBy(desc(jobClaims.createdAt), desc(jobClaims.id));
+  return rows.map(claimView);
+}

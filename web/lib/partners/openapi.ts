@@ -1,0 +1,20 @@
+import type { ApiOperation } from "@svc/common/openapi/index";
+import { partnerInquiryBody, partnerInquiryResponse } from "./schema";
+
+/** Partner inquiries (spec "Partner inquiries"). */
+export const partnersOperations: readonly ApiOperation[] = [
+  {
+    method: "post",
+    path: "/api/partner",
+    summary: "Send a partner inquiry (public, limited per IP)",
+    tags: ["partners"],
+    auth: ["none"],
+    body: partnerInquiryBody,
+    success: { status: 200, description: "`{success, fastTrack, message}`", schema: partnerInquiryResponse },
+    errors: {
+      400: "missing name, email or message, or another bad field",
+      403: "a state-changing request from another site",
+      429: "too many inquiries from this address (`retryAfterSeconds`)",
+    },
+  },
+];

@@ -1,0 +1,34 @@
+import type { ApiOperation } from "@svc/common/openapi/index";
+import { z } from "zod";
+import { createPostBody, postSchema } from "./schema";
+
+const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;
+const tags = ["social"];
+
+/** Social posts (spec "Job board": session or bearer API key). */
+export const socialOperations: readonly ApiOperation[] = [
+  {
+    method: "post",
+    path: "/api/social/posts",
+    summary: "Post as the caller, optionally as one of its agents",
+    tags,
+    auth: ["session", "apiKey"],
+    body: createPostBody,
+    success: { status: 201, description: "`{post}`", schema: z.object({ post: postSchema }) },
+    errors: {
+      ...dualAuth,
+      400: "bad body",
+      403: "a state-changing request from another site",
+      404: "no such agent of the caller",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/social/posts",
+    summary: "The caller's posts, newest first (latest 100)",
+    tags,
+    auth: ["session", "apiKey"],
+    success: { status: 200, description: "`{posts}`", schema: z.object({ posts: z.array(postSchema) }) },
+    errors: dualAuth,
+  },
+];
