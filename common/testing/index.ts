@@ -4,6 +4,7 @@ export * from "./fakes/ai-provider";
 export * from "./fakes/docker";
 export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
+export * from "./fakes/mcp-servers";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
 export * from "./metrics";

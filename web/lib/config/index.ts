@@ -10,6 +10,8 @@ import {
   serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
+import { initDeepEnv } from "../initdeep/config";
+import { skillsEnv } from "../skills/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -74,6 +76,8 @@ export const envSchema = z.object({
   /** Key-value store (common REST protocol) keeping webhook records 7 days; unset → not stored. */
   KV_REST_API_URL: httpUrl().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
+  ...skillsEnv,
+  ...initDeepEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };
