@@ -16,9 +16,12 @@ import { createApiKeyBody } from "../apikeys/schema";
 import { chatMessageBody } from "../chat/schema";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
+import { initDeepOperations } from "../initdeep/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
+import { personaOperations } from "../persona/openapi";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { skillsOperations } from "../skills/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -504,4 +507,7 @@ export const webOperations: readonly ApiOperation[] = [
     },
     errors: { 400: "not a JSON object", 401: "bad or missing secret", 503: "HOSTING_WEBHOOK_SECRET unset" },
   },
+  ...skillsOperations,
+  ...initDeepOperations,
+  ...personaOperations,
 ];
