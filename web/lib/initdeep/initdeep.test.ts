@@ -90,7 +90,9 @@ async function status(path?: string) {
   const res = await GET(makeRequest({ path: `/api/init-deep${query}` }));
   return { status: res.status, body: (await res.json()) as Json };
 }
-const agentsFiles = ["src", "src/lib", "src/lib/deep/a", "web/lib", "backend/src"].map((d) => `${d}/AGENTS.md`);
+const agentsFiles = ["src", "src/lib", "src/lib/deep/a", "web/lib", "backend/src"].map(
+  (d) => `${d}/AGENTS.md`,
+);
 
 describe("POST /api/init-deep", () => {
   it("writes AGENTS.md from what the files contain: doc comments, exports, imports, tests, parent link", async () => {
@@ -169,7 +171,9 @@ describe("POST /api/init-deep", () => {
       "src/lib/deep/a",
       "src/lib/deep/a/b/c",
     ]);
-    expect(await read("src/lib/deep/a/b/c/AGENTS.md")).toContain("Parent: [../../AGENTS.md](../../AGENTS.md)");
+    expect(await read("src/lib/deep/a/b/c/AGENTS.md")).toContain(
+      "Parent: [../../AGENTS.md](../../AGENTS.md)",
+    );
     // src has no AGENTS.md yet: src/lib's has no parent link.
     expect(await read("src/lib/AGENTS.md")).not.toContain("Parent:");
   });
