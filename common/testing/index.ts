@@ -6,6 +6,7 @@ export * from "./fakes/docker";
 export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
 export * from "./fakes/mpp-facilitator";
+export * from "./fakes/mcp-servers";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
 export * from "./fakes/stripe";

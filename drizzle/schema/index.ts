@@ -11,4 +11,5 @@ export * from "./jobs";
 export * from "./partners";
 export * from "./permissions";
 export * from "./ratelimits";
+export * from "./skills";
 export * from "./tasks";

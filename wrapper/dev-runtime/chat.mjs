@@ -174,6 +174,17 @@ async function askBackend(config, request, signal) {
   return body;
 }
 
+/**
+ * One completion of `messages` by the agent's model, without a session (the persona evaluation's probes
+ * and judgements): the answer's text. Fails like a chat: 503 without a provider, 502/504 from the backend.
+ */
+export async function completeOnce(config, messages, signal) {
+  const model = resolveModel(undefined, config.defaultModel);
+  const completion = toChatCompletion(await askBackend(config, { model, messages }, signal), model);
+  const content = completion.choices[0].message.content;
+  return typeof content === "string" ? content : "";
+}
+
 /** The token counts of every provider answer of one exchange, added up. */
 function addUsage(total, usage) {
   if (!isObject(usage)) return total;

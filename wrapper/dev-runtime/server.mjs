@@ -16,6 +16,7 @@ import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { ChatError, parseChatRequest, runChat, sessionKeyOf } from "./chat.mjs";
 import { CronInputError, CronScheduler, checkJobName, parseJobInput } from "./cron.mjs";
+import { EvalInputError, evaluationSummary, parseRunRequest, runEvaluation } from "./eval.mjs";
 import { StateStore } from "./state.mjs";
 import { prepareWorkspace, workspaceOf } from "./tools.mjs";
 
@@ -60,6 +61,8 @@ const config = {
   token,
   aiChatUrl: process.env.PLATFORM_AI_CHAT_URL || (backendUrl ? `${backendUrl}/api/ai/chat` : null),
   defaultModel: process.env.DEV_RUNTIME_MODEL || DEFAULT_MODEL,
+  /** The persona the evaluation judges answers against (eval.mjs has a default). */
+  persona: process.env.DEV_RUNTIME_PERSONA || null,
   // Tools only with a hook: nothing runs that the platform has not classified.
   tools: hookArg === undefined ? null : { hookPath: resolve(hookArg), workspace: workspaceOf(stateRoot) },
   log,
@@ -216,6 +219,24 @@ const routes = [
       }
       await store.flush();
       res.writeHead(204).end();
+    },
+  ],
+  ["GET", "/api/eval/character", true, (_req, res) => sendJson(res, 200, evaluationSummary(store))],
+  [
+    "POST",
+    "/api/eval/character/run",
+    true,
+    async (req, res) => {
+      let input;
+      try {
+        input = parseRunRequest(await readJson(req));
+      } catch (err) {
+        if (err instanceof EvalInputError) throw new HttpFailure(400, "invalid_request_error", err.message);
+        throw err;
+      }
+      const result = await runEvaluation(config, store, input, abortOnClose(res));
+      await store.flush();
+      sendJson(res, 200, result);
     },
   ],
   [

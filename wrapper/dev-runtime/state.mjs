@@ -43,6 +43,8 @@ export class StateStore {
     this.sessions = new Map();
     /** @type {Map<string, object>} */
     this.cron = new Map();
+    /** Persona evaluation runs, oldest first (see eval.mjs). @type {object[]} */
+    this.evals = [];
     this.dirty = false;
     /** @type {Promise<void> | null} */
     this.writing = null;
@@ -81,6 +83,9 @@ export class StateStore {
         });
       }
     }
+    if (Array.isArray(parsed.evals)) {
+      this.evals = parsed.evals.filter((run) => isObject(run) && typeof run.overallScore === "number");
+    }
     for (const job of parsed.cron) {
       if (isObject(job) && typeof job.name === "string") this.cron.set(job.name, job);
     }
@@ -110,6 +115,13 @@ export class StateStore {
     this.save();
   }
 
+  /** Appends a persona evaluation run, keeping the newest `limit`, and saves. */
+  recordEval(run, limit) {
+    this.evals.push(run);
+    if (this.evals.length > limit) this.evals.splice(0, this.evals.length - limit);
+    this.save();
+  }
+
   /** Forgets every session transcript; returns how many sessions were deleted. */
   resetMemory() {
     const deleted = this.sessions.size;
@@ -133,6 +145,7 @@ export class StateStore {
           version: 1,
           sessions: [...this.sessions.values()],
           cron: [...this.cron.values()],
+          evals: this.evals,
         };
         await writeFileAtomic(this.file, JSON.stringify(snapshot));
       }

@@ -49,6 +49,22 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Hatch, feed, play with and train virtual pets",
   },
   {
+    href: "/dashboard/skills",
+    label: "Skills",
+    description: "MCP servers your agent can use: activate, inspect and call tools",
+  },
+  {
+    href: "/dashboard/persona",
+    label: "Persona",
+    description: "Persona evaluation scores, their trend and drift",
+  },
+  {
+    href: "/dashboard/context",
+    label: "Project context",
+    description: "Generate AGENTS.md files for the platform's directories",
+    adminOnly: true,
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",

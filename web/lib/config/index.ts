@@ -13,6 +13,8 @@ import { z } from "zod";
 import { gatewayEnv } from "../gateway/config";
 import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
 import { partnersEnv } from "../partners/config";
+import { initDeepEnv } from "../initdeep/config";
+import { skillsEnv } from "../skills/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -80,6 +82,8 @@ export const envSchema = z.object({
   ...gatewayEnv,
   ...filesEnv,
   ...partnersEnv,
+  ...skillsEnv,
+  ...initDeepEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & {

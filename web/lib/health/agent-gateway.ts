@@ -32,11 +32,14 @@ export function agentGatewayClient(
   timeoutMs?: number,
 ): GatewayClient | null {
   if (!agent.url) return null;
-  const token = openToken(ctx.config.DATA_ENCRYPTION_KEY, agent.gatewayTokenEncrypted);
+  const token = agentGatewayToken(ctx, agent);
   return createGatewayClient({ baseUrl: agent.url, token, timeoutMs });
 }
 
-function openToken(key: string | undefined, sealed: string | null): string | null {
+/** The agent's gateway token, or null when it has none or it does not open with DATA_ENCRYPTION_KEY. */
+export function agentGatewayToken(ctx: Pick<WebContext, "config">, agent: Agent): string | null {
+  const key = ctx.config.DATA_ENCRYPTION_KEY;
+  const sealed = agent.gatewayTokenEncrypted;
   if (!key || !sealed) return null;
   try {
     return openGatewayToken(key, sealed) || null;

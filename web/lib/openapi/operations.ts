@@ -21,8 +21,10 @@ import { filesOperations } from "../files/openapi";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
 import { jobsOperations } from "../jobs/openapi";
+import { initDeepOperations } from "../initdeep/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
+import { personaOperations } from "../persona/openapi";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
 import { tasksOperations } from "../tasks/openapi";
 import { partnersOperations } from "../partners/openapi";
@@ -30,6 +32,7 @@ import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } f
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
 import { socialOperations } from "../social/openapi";
+import { skillsOperations } from "../skills/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -523,4 +526,7 @@ export const webOperations: readonly ApiOperation[] = [
   },
   ...gatewayOperations,
   ...tasksOperations,
+  ...skillsOperations,
+  ...initDeepOperations,
+  ...personaOperations,
 ];

@@ -1,0 +1,16 @@
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+import { listSkills } from "@/lib/skills/service";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/mcp (session): `{skills: [{id, label, builtIn, active, mcp}]}`, the user's activations included. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(
+    { skills: await listSkills(ctx, user.id) },
+    { headers: { "cache-control": "no-store" } },
+  );
+});

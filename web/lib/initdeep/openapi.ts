@@ -1,0 +1,31 @@
+import type { ApiOperation } from "@svc/common/openapi/index";
+import { initDeepAnswer, initDeepBody, initDeepQuery, initDeepStatus } from "./schema";
+
+/** The init-deep area's routes (spec "Project context files"). */
+export const initDeepOperations: readonly ApiOperation[] = [
+  {
+    method: "get",
+    path: "/api/init-deep",
+    summary: "Which priority directories have an AGENTS.md (paths relative to the project root)",
+    tags: ["init-deep"],
+    auth: ["none"],
+    query: initDeepQuery,
+    success: { status: 200, description: "`{rootPath, status, allGenerated}`", schema: initDeepStatus },
+    errors: { 400: "a path outside the project root" },
+  },
+  {
+    method: "post",
+    path: "/api/init-deep",
+    summary: "Write AGENTS.md files from what the directories' source files contain (admin)",
+    tags: ["init-deep"],
+    auth: ["session"],
+    body: initDeepBody,
+    success: { status: 200, description: "`{success, dryRun, summary, results}`", schema: initDeepAnswer },
+    errors: {
+      400: "bad field, or a path outside the project root (through `..` or a symbolic link)",
+      401: "not signed in",
+      403: "not an administrator, or a request from another site",
+      500: "the walk failed",
+    },
+  },
+];

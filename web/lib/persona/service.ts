@@ -1,0 +1,95 @@
+/**
+ * Persona evaluation (spec "Persona evaluation"): the platform asks the user's agent, through the one agent
+ * client with the agent's gateway token, for its evaluation summary (10 s) or to run an evaluation (15 s).
+ * No agent: 404 `{status: "no_agent"}`; no answer in time, an error answer (e.g. the runtime's 503 without an
+ * AI provider) or an unreadable one: 502 carrying the cause.
+ */
+import { AgentCallError, requestAgent } from "@svc/common";
+import type { z } from "zod";
+import type { WebContext } from "../context";
+import { agentGatewayToken } from "../health/agent-gateway";
+import { newestAgentOf } from "../runtime/operations";
+import { agentUnreachable, noAgentDeployed } from "./errors";
+import {
+  type CharacterRunInput,
+  type PersonaRunResult,
+  type PersonaSummary,
+  personaRunResult,
+  personaSummary,
+} from "./schema";
+
+/** Spec "Limits": persona proxy timeouts. */
+export const PERSONA_READ_TIMEOUT_MS = 10_000;
+export const PERSONA_RUN_TIMEOUT_MS = 15_000;
+
+type Ctx = Pick<WebContext, "db" | "config">;
+
+/** The message of an agent's error body: `{error: {message}}` (runtime), `{error}` or `{message}`. */
+function errorMessageOf(text: string): string | null {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof body.error === "object" && body.error !== null) {
+      const message = (body.error as { message?: unknown }).message;
+      if (typeof message === "string") return message;
+    }
+    if (typeof body.message === "string") return body.message;
+    if (typeof body.error === "string") return body.error;
+  } catch {
+    // not JSON: no message to carry
+  }
+  return null;
+}
+
+async function askAgent<S extends z.ZodType>(
+  ctx: Ctx,
+  userId: string,
+  request: { method: "GET" | "POST"; path: string; body?: unknown; timeoutMs: number },
+  schema: S,
+): Promise<z.infer<S>> {
+  const agent = await newestAgentOf(ctx.db, userId);
+  if (!agent?.url) throw noAgentDeployed();
+  let answer: Awaited<ReturnType<typeof requestAgent>>;
+  try {
+    answer = await requestAgent(agent.url, { ...request, token: agentGatewayToken(ctx, agent) });
+  } catch (err) {
+    if (err instanceof AgentCallError) throw agentUnreachable(err.message);
+    throw err;
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const cause = errorMessageOf(answer.text);
+    throw agentUnreachable(`the agent answered ${answer.status}${cause ? `: ${cause}` : ""}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.text);
+  } catch {
+    throw agentUnreachable("the agent's answer is not JSON");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw agentUnreachable("the agent's answer is not a persona evaluation");
+  return parsed.data;
+}
+
+/** The agent's `GET /api/eval/character`: latest scores, drift, history. */
+export function readPersonaEvaluation(ctx: Ctx, userId: string): Promise<PersonaSummary> {
+  return askAgent(
+    ctx,
+    userId,
+    { method: "GET", path: "/api/eval/character", timeoutMs: PERSONA_READ_TIMEOUT_MS },
+    personaSummary,
+  );
+}
+
+/** The agent's `POST /api/eval/character/run`: the new run and the summary after it. */
+export function runPersonaEvaluation(
+  ctx: Ctx,
+  userId: string,
+  input: CharacterRunInput,
+): Promise<PersonaRunResult> {
+  return askAgent(
+    ctx,
+    userId,
+    { method: "POST", path: "/api/eval/character/run", body: input, timeoutMs: PERSONA_RUN_TIMEOUT_MS },
+    personaRunResult,
+  );
+}

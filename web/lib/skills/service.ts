@@ -1,0 +1,205 @@
+/**
+ * Skill MCP servers (spec "Skill MCP servers"): a user activates a configured skill (the platform connects to
+ * its MCP server, lists the tools and records the activation in PostgreSQL), calls its tools while it is
+ * active, and deactivates it. An activation expires after 30 idle minutes; a user keeps at most 10, the least
+ * recently used going first. Every query is scoped to the user.
+ */
+import { type SkillActivation, skillActivations } from "@svc/db/schema";
+import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import type { WebContext } from "../context";
+import { findSkill, type SkillDefinition, skillCatalog } from "./catalog";
+import {
+  activationFailed,
+  invalidToolParameters,
+  skillNotActive,
+  toolCallFailed,
+  toolTransportFailed,
+  unknownSkill,
+} from "./errors";
+import { callMcpTool, describeMcpServer, McpRequestError } from "./mcp-client";
+import type { ActivationAnswer, SkillSummary, ToolCallAnswer } from "./schema";
+
+/** An activation unused this long is gone. */
+export const SKILL_IDLE_MS = 30 * 60 * 1000;
+/** Active skills per user; activating one more drops the least recently used. */
+export const MAX_ACTIVE_SKILLS = 10;
+
+type Ctx = Pick<WebContext, "db" | "config" | "clock">;
+
+const idleCutoff = (ctx: Ctx) => new Date(ctx.clock.now().getTime() - SKILL_IDLE_MS);
+
+function requireSkill(ctx: Ctx, skillId: string): SkillDefinition {
+  const skill = findSkill(ctx.config, skillId);
+  if (!skill) throw unknownSkill(skillId);
+  return skill;
+}
+
+const mcpOf = (row: SkillActivation) => ({
+  name: row.serverName,
+  version: row.serverVersion,
+  tools: row.tools,
+  startedAt: row.startedAt.toISOString(),
+  lastUsedAt: row.lastUsedAt.toISOString(),
+});
+
+/** Every configured skill with the user's live activation of it (URLs and keys never leave the server). */
+export async function listSkills(ctx: Ctx, userId: string): Promise<SkillSummary[]> {
+  const rows = await ctx.db
+    .select()
+    .from(skillActivations)
+    .where(and(eq(skillActivations.userId, userId), gt(skillActivations.lastUsedAt, idleCutoff(ctx))));
+  const active = new Map(rows.map((row) => [row.skillId, row]));
+  return skillCatalog(ctx.config).map((skill) => {
+    const row = active.get(skill.id);
+    return {
+      id: skill.id,
+      label: skill.label,
+      builtIn: skill.builtIn,
+      active: Boolean(row),
+      mcp: row ? mcpOf(row) : null,
+    };
+  });
+}
+
+/**
+ * Connects to the skill's server (or reuses this process's connection), lists its tools and records the
+ * activation; then drops the user's expired activations and, past 10, the least recently used ones.
+ */
+export async function activateSkill(ctx: Ctx, userId: string, skillId: string): Promise<ActivationAnswer> {
+  const skill = requireSkill(ctx, skillId);
+  let server: Awaited<ReturnType<typeof describeMcpServer>>;
+  try {
+    server = await describeMcpServer(skill);
+  } catch (err) {
+    throw activationFailed(skillId, (err as Error).message);
+  }
+  const now = ctx.clock.now();
+  const values = {
+    userId,
+    skillId,
+    serverName: server.name,
+    serverVersion: server.version,
+    tools: server.tools,
+    startedAt: now,
+    lastUsedAt: now,
+  };
+  await ctx.db.transaction(async (tx) => {
+    // One activation at a time per user, so two at once cannot both keep an 11th.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`skills:${userId}`}))`);
+    await tx
+      .insert(skillActivations)
+      .values(values)
+      .onConflictDoUpdate({ target: [skillActivations.userId, skillActivations.skillId], set: values });
+    await tx
+      .delete(skillActivations)
+      .where(and(eq(skillActivations.userId, userId), lte(skillActivations.lastUsedAt, idleCutoff(ctx))));
+    const beyond = await tx
+      .select({ skillId: skillActivations.skillId })
+      .from(skillActivations)
+      .where(eq(skillActivations.userId, userId))
+      .orderBy(desc(skillActivations.lastUsedAt), asc(skillActivations.skillId))
+      .offset(MAX_ACTIVE_SKILLS);
+    if (beyond.length > 0) {
+      await tx.delete(skillActivations).where(
+        and(
+          eq(skillActivations.userId, userId),
+          inArray(
+            skillActivations.skillId,
+            beyond.map((b) => b.skillId),
+          ),
+        ),
+      );
+    }
+  });
+  return {
+    success: true,
+    skillId,
+    mcp: { name: server.name, version: server.version, tools: server.tools, startedAt: now.toISOString() },
+  };
+}
+
+/** Ends the user's activation of the skill (the process's connection stays for other users). */
+export async function deactivateSkill(
+  ctx: Ctx,
+  userId: string,
+  skillId: string,
+): Promise<{ success: true; skillId: string; message: string }> {
+  requireSkill(ctx, skillId);
+  const deleted = await ctx.db
+    .delete(skillActivations)
+    .where(
+      and(
+        eq(skillActivations.userId, userId),
+        eq(skillActivations.skillId, skillId),
+        gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
+      ),
+    )
+    .returning({ skillId: skillActivations.skillId });
+  // An expired row is as good as gone; clear it too.
+  await ctx.db
+    .delete(skillActivations)
+    .where(and(eq(skillActivations.userId, userId), eq(skillActivations.skillId, skillId)));
+  return {
+    success: true,
+    skillId,
+    message: deleted.length > 0 ? `skill "${skillId}" deactivated` : `skill "${skillId}" was not active`,
+  };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The tool's arguments: the body's `parameters` object when that is all it holds, else the body itself. */
+export function toolArguments(body: Record<string, unknown>): Record<string, unknown> | null {
+  const keys = Object.keys(body);
+  if (keys.length === 1 && keys[0] === "parameters") {
+    return isPlainObject(body.parameters) ? body.parameters : null;
+  }
+  return body;
+}
+
+/** The text of a tool's content blocks (what an error result says). */
+function textOf(content: unknown[]): string {
+  const texts = content
+    .map((block) => (isPlainObject(block) && typeof block.text === "string" ? block.text : null))
+    .filter((t): t is string => t !== null);
+  return texts.length > 0 ? texts.join("\n") : "the tool reported an error";
+}
+
+/**
+ * Calls a tool of an active skill (the call counts as use). `isError` from the tool: 400 with its text; the
+ * server's JSON-RPC error: 400; no usable answer (unreachable, 30 s, over 1 MB): 500.
+ */
+export async function callSkillTool(
+  ctx: Ctx,
+  userId: string,
+  skillId: string,
+  toolName: string,
+  body: Record<string, unknown>,
+): Promise<ToolCallAnswer> {
+  const skill = requireSkill(ctx, skillId);
+  const args = toolArguments(body);
+  if (!args) throw invalidToolParameters(skillId, toolName, "parameters: must be an object");
+  const touched = await ctx.db
+    .update(skillActivations)
+    .set({ lastUsedAt: ctx.clock.now() })
+    .where(
+      and(
+        eq(skillActivations.userId, userId),
+        eq(skillActivations.skillId, skillId),
+        gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
+      ),
+    )
+    .returning({ skillId: skillActivations.skillId });
+  if (touched.length === 0) throw skillNotActive(skillId, toolName);
+  let result: Awaited<ReturnType<typeof callMcpTool>>;
+  try {
+    result = await callMcpTool(skill, toolName, args);
+  } catch (err) {
+    const message = (err as Error).message;
+    if (err instanceof McpRequestError) throw toolCallFailed(skillId, toolName, message);
+    throw toolTransportFailed(skillId, toolName, message);
+  }
+  if (result.isError) throw toolCallFailed(skillId, toolName, textOf(result.content));
+  return { skillId, toolName, success: true, result: result.content };
+}
