@@ -4,6 +4,8 @@ export * from "./fakes/ai-provider";
 export * from "./fakes/docker";
 export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
+export * from "./fakes/market-data";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/railway";
+export * from "./fakes/solana-rpc";
 export * from "./metrics";

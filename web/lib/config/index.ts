@@ -10,6 +10,9 @@ import {
   serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
+import { chainEnv } from "../chain/config";
+import { radioEnv } from "../radio/config";
+import { walletsEnv } from "../wallets/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -74,6 +77,9 @@ export const envSchema = z.object({
   /** Key-value store (common REST protocol) keeping webhook records 7 days; unset → not stored. */
   KV_REST_API_URL: httpUrl().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
+  ...chainEnv,
+  ...radioEnv,
+  ...walletsEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & { cookieSecure: boolean; rpId: string; origin: string };

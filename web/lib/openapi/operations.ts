@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { createApiKeyBody } from "../apikeys/schema";
+import { chainOperations } from "../chain/openapi";
 import { chatMessageBody } from "../chat/schema";
 import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
@@ -46,6 +47,7 @@ const runtimeErrors = {
 } as const;
 
 export const webOperations: readonly ApiOperation[] = [
+  ...chainOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
