@@ -20,6 +20,7 @@ import { callbackQuerySchema } from "../idp/schema";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { walletsOperations } from "../wallets/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -48,6 +49,7 @@ const runtimeErrors = {
 
 export const webOperations: readonly ApiOperation[] = [
   ...chainOperations,
+  ...walletsOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
