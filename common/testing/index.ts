@@ -6,6 +6,7 @@ export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
 export * from "./fakes/market-data";
 export * from "./fakes/oidc-provider";
+export * from "./fakes/radio-api";
 export * from "./fakes/railway";
 export * from "./fakes/solana-rpc";
 export * from "./metrics";

@@ -115,7 +115,7 @@ export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
     }
   };
 
-  const upstream = await startFakeUpstream(async (req, res, raw) => {
+  const upstream = await startFakeUpstream(async (_req, res, raw) => {
     if (hanging) return;
     if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     if (typeof failure === "number") return sendJson(res, failure, { error: "node failing" });

@@ -13,7 +13,7 @@ import { GET as RPC_GET, POST as RPC_POST } from "@/app/api/l1/rpc-config/route"
 import { GET as VERIFY } from "@/app/api/l1/verify/route";
 import { GET as WALLET } from "@/app/api/l1/wallet/route";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
-import { refreshL1Price } from "./price";
+import { refreshUsdQuote } from "./price";
 
 const rpc = await startFakeSolanaRpc();
 const market = await startFakeMarketData();
@@ -104,7 +104,7 @@ describe("GET /api/l1/price", () => {
     const before = market.calls();
     const ctx = webContext();
     // Each call stands for another web process: no shared in-process promise, only the database.
-    await Promise.all(Array.from({ length: 5 }, () => refreshL1Price(ctx)));
+    await Promise.all(Array.from({ length: 5 }, () => refreshUsdQuote(ctx, "solana")));
     expect(market.calls()).toBe(before + 1);
     const rows = await ctx.db.select().from(marketDataCache);
     expect(rows).toHaveLength(1);

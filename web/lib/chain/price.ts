@@ -1,5 +1,5 @@
 /**
- * GET /api/l1/price: the SOL quote from the market data provider, cached 60 s in PostgreSQL so any number of
+ * USD quotes from the market data provider (GET /api/l1/price: SOL; DJ tips: ETH), cached 60 s in PostgreSQL so any number of
  * web processes make one upstream call per period. Concurrent misses in one process share one refresh; across
  * processes the refresh runs under an advisory lock and re-reads the row first, so a process that waited finds
  * the quote another one just stored.
@@ -16,7 +16,6 @@ import type { L1Price } from "./schema";
 /** Spec "Limits": price cache 60 s. */
 export const PRICE_CACHE_MS = 60_000;
 const L1_COIN_ID = "solana";
-const CACHE_KEY = `price:${L1_COIN_ID}:usd`;
 
 interface Deps {
   db: Database;
@@ -25,31 +24,36 @@ interface Deps {
 }
 
 const refreshing = new Map<string, Promise<L1Price>>();
+const cacheKey = (coinId: string) => `price:${coinId}:usd`;
 
-export async function getL1Price(deps: Deps): Promise<L1Price> {
-  const cached = await readFresh(deps);
+/** GET /api/l1/price: the L1 coin's quote. */
+export const getL1Price = (deps: Deps) => getUsdQuote(deps, L1_COIN_ID);
+
+/** A coin's USD quote (`solana`, `ethereum`, …) from the shared 60 s cache, refreshed once on a miss. */
+export async function getUsdQuote(deps: Deps, coinId: string): Promise<L1Price> {
+  const cached = await readFresh(deps, coinId);
   if (cached) return cached;
-  let refresh = refreshing.get(CACHE_KEY);
+  let refresh = refreshing.get(coinId);
   if (!refresh) {
-    refresh = refreshL1Price(deps).finally(() => refreshing.delete(CACHE_KEY));
-    refreshing.set(CACHE_KEY, refresh);
+    refresh = refreshUsdQuote(deps, coinId).finally(() => refreshing.delete(coinId));
+    refreshing.set(coinId, refresh);
   }
   return refresh;
 }
 
 /** Fetches and stores the quote unless another process stored a fresh one while this one waited for the lock. */
-export async function refreshL1Price(deps: Deps): Promise<L1Price> {
-  return withAdvisoryLock(deps.db, `market-data:${CACHE_KEY}`, async () => {
-    const cached = await readFresh(deps);
+export async function refreshUsdQuote(deps: Deps, coinId: string = L1_COIN_ID): Promise<L1Price> {
+  return withAdvisoryLock(deps.db, `market-data:${cacheKey(coinId)}`, async () => {
+    const cached = await readFresh(deps, coinId);
     if (cached) return cached;
     let quote: CoinQuote | undefined;
     try {
-      quote = (await fetchUsdQuotes(deps.config, [L1_COIN_ID]))[L1_COIN_ID];
+      quote = (await fetchUsdQuotes(deps.config, [coinId]))[coinId];
     } catch (err) {
       if (err instanceof MarketDataError) throw marketDataFailed(err.message);
       throw err;
     }
-    if (!quote) throw marketDataFailed(`the provider has no quote for ${L1_COIN_ID}`);
+    if (!quote) throw marketDataFailed(`the provider has no quote for ${coinId}`);
     const price: L1Price = {
       price: quote.usd ?? null,
       change24h: quote.usd_24h_change ?? null,
@@ -59,17 +63,17 @@ export async function refreshL1Price(deps: Deps): Promise<L1Price> {
     const fetchedAt = deps.clock.now();
     await deps.db
       .insert(marketDataCache)
-      .values({ key: CACHE_KEY, value: price, fetchedAt })
+      .values({ key: cacheKey(coinId), value: price, fetchedAt })
       .onConflictDoUpdate({ target: marketDataCache.key, set: { value: sql`excluded.value`, fetchedAt } });
     return price;
   });
 }
 
-async function readFresh(deps: Deps): Promise<L1Price | null> {
+async function readFresh(deps: Deps, coinId: string): Promise<L1Price | null> {
   const [row] = await deps.db
     .select()
     .from(marketDataCache)
-    .where(eq(marketDataCache.key, CACHE_KEY))
+    .where(eq(marketDataCache.key, cacheKey(coinId)))
     .limit(1);
   if (!row) return null;
   const age = deps.clock.now().getTime() - row.fetchedAt.getTime();

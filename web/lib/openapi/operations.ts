@@ -19,6 +19,7 @@ import { agentIdQuery, heartbeatBody } from "../heartbeat/schema";
 import { callbackQuerySchema } from "../idp/schema";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
+import { radioOperations } from "../radio/openapi";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
 import { walletsOperations } from "../wallets/openapi";
 import { hostingEventBody } from "../webhooks/schema";
@@ -50,6 +51,7 @@ const runtimeErrors = {
 export const webOperations: readonly ApiOperation[] = [
   ...chainOperations,
   ...walletsOperations,
+  ...radioOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
