@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type FakeOidcProvider, startFakeOidcProvider } from "@svc/common/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible } from "./testing/a11y";
 import {
   addVirtualAuthenticator,
   contextWithAuthenticator,
@@ -73,14 +74,23 @@ describe("accounts in a real browser", () => {
     await page.waitForURL("**/dashboard");
     await expect.poll(() => page.getByTestId("signed-in-as").textContent()).toContain("Grace");
     await expect.poll(() => page.getByTestId("trial").textContent()).toContain("7 days left");
+    expect(await page.locator('nav[aria-label="Dashboard"] a[aria-current="page"]').textContent()).toBe(
+      "Overview",
+    );
+
+    // Settings, through the navigation: the account, the referral code, passkeys and API keys.
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Settings" }).click();
+    await page.waitForURL("**/dashboard/settings");
+    await expect.poll(() => page.getByTestId("account-email").textContent()).toContain("not confirmed");
     await expect.poll(() => page.getByTestId("referral-code").textContent()).toMatch(/^[A-Z0-9]{8}$/);
+    await expectAccessible(page);
 
     // Add a passkey with the virtual authenticator.
     await page.getByLabel("Passkey name", { exact: true }).fill("Laptop");
     await page.getByRole("button", { name: "Add passkey" }).click();
     await expect.poll(() => page.getByTestId("passkeys").textContent()).toContain("Laptop");
 
-    // API keys: create (shown once), listed by prefix, delete.
+    // API keys: create (shown once), listed by prefix, delete after the confirmation step.
     await page.getByLabel("Key name", { exact: true }).fill("ci");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = await page.getByTestId("new-api-key").textContent();
@@ -88,7 +98,11 @@ describe("accounts in a real browser", () => {
     await expect.poll(() => page.getByTestId("api-keys").textContent()).toContain(`${key?.slice(0, 10)}…`);
     await expect.poll(() => page.getByTestId("api-keys").textContent()).not.toContain(key as string);
     await page.getByRole("button", { name: "Delete API key ci" }).click();
-    await expect.poll(() => page.getByTestId("api-keys").textContent()).not.toContain("ci");
+    await page.getByRole("button", { name: "Delete key", exact: true }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Delete API key ci" }).count()).toBe(0);
+    await expect
+      .poll(() => page.getByRole("status").filter({ hasText: 'API key "ci" deleted.' }).count())
+      .toBe(1);
 
     // Sign out, then sign in with the passkey alone.
     await page.getByRole("button", { name: "Sign out" }).click();

@@ -12,6 +12,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBackend, type TestBackend } from "../lib/runtime/testing/backend";
 import { signedInUser, useWebTestContext, webContext } from "../lib/testing";
+import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./testing/browser";
 
 const INTERNAL_API_KEY = "panel-internal-key-0123456789abcdef";
@@ -65,7 +66,7 @@ describe("Agent panel", () => {
     const context = await browser.newContext({ baseURL: server.url, userAgent: DESKTOP_UA });
     await context.addCookies([{ name: "svc-session", value: token, url: server.url }]);
     const page = await context.newPage();
-    await page.goto("/dashboard");
+    await page.goto("/dashboard/agent");
 
     const panel = page.getByTestId("agent-panel");
     await expect
@@ -76,6 +77,7 @@ describe("Agent panel", () => {
       expect(await panel.getByRole("button", { name, exact: true }).count()).toBe(0);
     }
     expect(await panel.getByTestId("agent-status").count()).toBe(0);
+    await expectAccessible(page);
 
     // Deploy: the job is shown with a link to it, and it is the user's queued provision job.
     await panel.getByRole("button", { name: "Deploy agent" }).click();
@@ -95,10 +97,8 @@ describe("Agent panel", () => {
     // Once the agent has a runtime, the panel shows its live status, the version and the controls.
     await webContext().db.update(agents).set({ url: wrapper.url }).where(eq(agents.userId, user.id));
     await page.reload();
-    await expect.poll(() => panel.getByTestId("agent-status").textContent()).toBe("Status: Running");
-    await expect
-      .poll(() => panel.getByTestId("agent-version").textContent())
-      .toBe("Runtime version 2026.4.11");
+    await expect.poll(() => panel.getByTestId("agent-status").textContent()).toBe("Running");
+    await expect.poll(() => panel.getByTestId("agent-version").textContent()).toBe("2026.4.11");
     // This backend has no hosting platform: the restart fails, and the panel says why.
     await panel.getByRole("button", { name: "Restart", exact: true }).click();
     await expect.poll(() => panel.locator(".error[role=alert]").count()).toBe(1);

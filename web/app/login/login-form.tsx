@@ -2,9 +2,8 @@
 
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
-import { ErrorAlert } from "@/components/alert";
-import { api, fieldOf, messageOf } from "@/components/api";
-import { Field } from "@/components/field";
+import { api, fieldOf, messageOf } from "@/components/data";
+import { ErrorAlert, Field } from "@/components/ui";
 
 export function LoginForm() {
   const [errors, setErrors] = useState<Record<string, string>>({});

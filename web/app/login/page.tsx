@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ErrorAlert } from "@/components/alert";
+import { ErrorAlert } from "@/components/ui";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in · Agent Platform" };

@@ -1,9 +1,8 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
-import { ErrorAlert } from "@/components/alert";
-import { ApiError, api, fieldOf, messageOf } from "@/components/api";
-import { Field } from "@/components/field";
+import { ApiError, api, fieldOf, messageOf } from "@/components/data";
+import { ErrorAlert, Field } from "@/components/ui";
 
 const FIELDS = ["email", "password", "name", "referralCode"];
 

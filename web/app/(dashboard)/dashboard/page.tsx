@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { DashboardView } from "./dashboard-view";
+import { Overview } from "./overview";
 
-export const metadata: Metadata = { title: "Dashboard · Agent Platform" };
+export const metadata: Metadata = { title: "Overview" };
 
 export default async function DashboardPage({
   searchParams,
@@ -9,5 +9,5 @@ export default async function DashboardPage({
   searchParams: Promise<Record<string, string | string[]>>;
 }) {
   const params = await searchParams;
-  return <DashboardView justVerified={params.verified === "1"} />;
+  return <Overview justVerified={params.verified === "1"} />;
 }

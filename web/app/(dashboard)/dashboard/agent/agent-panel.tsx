@@ -1,8 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { messageOf } from "@/components/api";
-import { type DeployJob, runtimeApi, useAgentRuntime, useDeployJob } from "@/components/use-agent-runtime";
+import { api, messageOf } from "@/components/data";
+import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
+import { type DeployJob, useAgentRuntime, useDeployJob } from "./use-agent-runtime";
 
 const ACTIONS = [
   { op: "start", label: "Start" },
@@ -49,7 +50,7 @@ export function AgentPanel() {
     setError("");
     setNotice("");
     try {
-      const result = await runtimeApi<{ job: DeployJob; agentId: string }>("/api/provision", { json: {} });
+      const result = await api<{ job: DeployJob; agentId: string }>("/api/provision", { json: {} });
       setJob(result.job);
     } catch (err) {
       setError(messageOf(err));
@@ -63,7 +64,7 @@ export function AgentPanel() {
     setError("");
     setNotice("");
     try {
-      await runtimeApi(`/api/runtime/${op}`, { method: "POST" });
+      await api(`/api/runtime/${op}`, { method: "POST" });
       setNotice(`${label}: done.`);
     } catch (err) {
       setError(messageOf(err));
@@ -77,34 +78,72 @@ export function AgentPanel() {
   const deploying = job !== null && (job.status === "queued" || job.status === "running");
 
   return (
-    <section aria-labelledby="agent-heading" data-testid="agent-panel">
-      <h2 id="agent-heading">Agent</h2>
-      {health === null && !healthError ? <p aria-live="polite">Checking your agent…</p> : null}
+    <Card
+      title="Deployment"
+      testId="agent-panel"
+      description="Your agent's live status and version; deploy it, or start, stop, restart or repair it."
+      actions={
+        health !== null ? (
+          <Button
+            variant={deployed ? "secondary" : "primary"}
+            onClick={deploy}
+            disabled={busy !== null || deploying}
+            busy={busy === "deploy"}
+            busyLabel="Deploying…"
+          >
+            {deployed ? "Redeploy agent" : "Deploy agent"}
+          </Button>
+        ) : null
+      }
+    >
+      {health === null && !healthError ? (
+        <p className="muted" aria-live="polite">
+          Checking your agent…
+        </p>
+      ) : null}
       {health?.status === "no_agent" ? <p data-testid="agent-none">You have no running agent yet.</p> : null}
       {deployed ? (
         <>
-          <p data-testid="agent-status" aria-live="polite">
-            Status: <strong>{STATUS_TEXT[health.status] ?? health.status}</strong>
-            {health.statusReason && !UP.has(health.status) ? ` (${health.statusReason})` : ""}
-          </p>
-          {version ? (
-            <p data-testid="agent-version">
-              Runtime version <code>{version.version}</code>
-              {version.fallback ? " (from this site's configuration: the backend did not answer)" : ""}
-            </p>
-          ) : null}
+          <dl className="facts">
+            <div>
+              <dt>Status</dt>
+              <dd data-testid="agent-status" aria-live="polite">
+                <StatusBadge status={health.status}>
+                  {STATUS_TEXT[health.status] ?? health.status}
+                </StatusBadge>
+                {health.statusReason && !UP.has(health.status) ? (
+                  <span className="muted"> {health.statusReason}</span>
+                ) : null}
+              </dd>
+            </div>
+            {version ? (
+              <div>
+                <dt>Runtime version</dt>
+                <dd data-testid="agent-version">
+                  <code>{version.version}</code>
+                  {version.fallback ? (
+                    <span className="muted">
+                      {" "}
+                      (from this site's configuration: the backend did not answer)
+                    </span>
+                  ) : null}
+                </dd>
+              </div>
+            ) : null}
+          </dl>
           {controlsEnabled ? (
-            <div className="alternatives">
+            <div className="actions">
               {ACTIONS.map(({ op, label }) => (
-                <button
+                <Button
                   key={op}
-                  type="button"
-                  className="secondary"
+                  variant="secondary"
                   disabled={busy !== null}
+                  busy={busy === op}
+                  busyLabel={`${label}…`}
                   onClick={() => act(op, label)}
                 >
-                  {busy === op ? `${label}…` : label}
-                </button>
+                  {label}
+                </Button>
               ))}
             </div>
           ) : null}
@@ -112,11 +151,6 @@ export function AgentPanel() {
             <p className="hint">Runtime controls are turned off on this platform.</p>
           ) : null}
         </>
-      ) : null}
-      {health !== null ? (
-        <button type="button" onClick={deploy} disabled={busy !== null || deploying}>
-          {busy === "deploy" ? "Deploying…" : deployed ? "Redeploy agent" : "Deploy agent"}
-        </button>
       ) : null}
       {job ? (
         <p role="status" data-testid="deploy-job">
@@ -127,12 +161,10 @@ export function AgentPanel() {
           : {jobText(job)}
         </p>
       ) : null}
-      {notice ? <p role="status">{notice}</p> : null}
+      <Notice>{notice}</Notice>
       {[error, jobError, healthError].filter(Boolean).map((message) => (
-        <p key={message} className="error" role="alert">
-          {message}
-        </p>
+        <Alert key={message} message={message} />
       ))}
-    </section>
+    </Card>
   );
 }

@@ -1,0 +1,85 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, messageOf, usePolling } from "@/components/data";
+
+/** How often the dashboard re-reads the agent's health while the page is visible. */
+export const HEALTH_POLL_MS = 10_000;
+/** How often it re-reads a deploy job until it ends. */
+export const JOB_POLL_MS = 2_000;
+
+/** What `GET /api/runtime/health` says: `no_agent`, or the shared probe's classification. */
+export interface AgentHealth {
+  status: string;
+  statusReason?: string;
+  agentId?: string;
+  checkedAt?: string;
+}
+
+export interface RuntimeVersion {
+  version: string;
+  image: string | null;
+  fallback: boolean;
+  deployedAt: string;
+}
+
+export interface DeployJob {
+  id: string;
+  status: "queued" | "running" | "completed" | "failed";
+  attempts: number;
+  maxAttempts: number;
+  error: string | null;
+}
+
+/** The agent's live health (polled every 10 s while visible), the runtime version and the controls switch. */
+export function useAgentRuntime() {
+  const [health, setHealth] = useState<AgentHealth | null>(null);
+  const [healthError, setHealthError] = useState("");
+  const [version, setVersion] = useState<RuntimeVersion | null>(null);
+  const [controlsEnabled, setControlsEnabled] = useState<boolean | null>(null);
+
+  const refreshHealth = useCallback(async () => {
+    try {
+      setHealth(await api<AgentHealth>("/api/runtime/health"));
+      setHealthError("");
+    } catch (err) {
+      setHealthError(messageOf(err));
+    }
+  }, []);
+  usePolling(refreshHealth, HEALTH_POLL_MS);
+
+  useEffect(() => {
+    api<RuntimeVersion>("/api/runtime-version").then(setVersion, () => setVersion(null));
+    api<{ enabled: boolean }>("/api/runtime/controls").then(
+      (c) => setControlsEnabled(c.enabled),
+      () => setControlsEnabled(false),
+    );
+  }, []);
+
+  return { health, healthError, refreshHealth, version, controlsEnabled };
+}
+
+/** A deploy job followed until it is completed or failed. */
+export function useDeployJob(onDone: () => void) {
+  const [job, setJob] = useState<DeployJob | null>(null);
+  const [error, setError] = useState("");
+  const done = job?.status === "completed" || job?.status === "failed";
+  const onDoneRef = useRef(onDone);
+  onDoneRef.current = onDone;
+
+  const jobId = job?.id;
+  const poll = useCallback(async () => {
+    if (!jobId) return;
+    try {
+      const { job: next } = await api<{ job: DeployJob }>(`/api/jobs/${encodeURIComponent(jobId)}`);
+      setJob(next);
+      setError("");
+      if (next.status === "completed" || next.status === "failed") onDoneRef.current();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  }, [jobId]);
+  usePolling(poll, JOB_POLL_MS, { enabled: Boolean(jobId) && !done });
+
+  return { job, setJob, error };
+}

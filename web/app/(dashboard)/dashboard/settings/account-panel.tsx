@@ -1,0 +1,75 @@
+"use client";
+
+import { messageOf, useResource } from "@/components/data";
+import { Alert, Card, StatusBadge } from "@/components/ui";
+import type { AccountSummary } from "@/lib/accounts/service";
+
+/** The account (name, email and whether it is confirmed) and the referral code with the credits earned. */
+export function AccountPanels() {
+  const account = useResource<AccountSummary>("/api/account");
+  const a = account.data;
+  return (
+    <>
+      <Card title="Account" testId="account-card">
+        {a ? (
+          <dl className="facts">
+            <div>
+              <dt>Name</dt>
+              <dd>{a.name || "—"}</dd>
+            </div>
+            <div>
+              <dt>Email</dt>
+              <dd data-testid="account-email">
+                {a.email}{" "}
+                {a.emailVerified ? (
+                  <StatusBadge status="ok" tone="ok">
+                    confirmed
+                  </StatusBadge>
+                ) : (
+                  <StatusBadge status="pending" tone="warn">
+                    not confirmed
+                  </StatusBadge>
+                )}
+              </dd>
+            </div>
+            {a.isAdmin ? (
+              <div>
+                <dt>Role</dt>
+                <dd>Administrator</dd>
+              </div>
+            ) : null}
+          </dl>
+        ) : (
+          <p className="muted">Loading…</p>
+        )}
+        {a && !a.emailVerified ? (
+          <p className="hint">Confirm your email address with the link we sent you when you signed up.</p>
+        ) : null}
+      </Card>
+      <Card title="Referral" testId="referral-card">
+        {a ? (
+          <>
+            <p>Share your code: you and the person who signs up with it both get credits.</p>
+            <dl className="facts">
+              <div>
+                <dt>Your code</dt>
+                <dd>
+                  <code className="secret" data-testid="referral-code">
+                    {a.referralCode}
+                  </code>
+                </dd>
+              </div>
+              <div>
+                <dt>Credits earned</dt>
+                <dd data-testid="referral-credits">{a.referralCredits}</dd>
+              </div>
+            </dl>
+          </>
+        ) : (
+          <p className="muted">Loading…</p>
+        )}
+      </Card>
+      <Alert message={account.error ? messageOf(account.error) : null} />
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { webContext } from "@/lib/context";
+import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
+import { dashboardAreas } from "./areas";
+import { DashboardNav } from "./nav";
+import { SessionUserProvider } from "./session-user";
+import { SignOutButton } from "./sign-out-button";
+
+export const metadata: Metadata = {
+  title: { template: "%s · Agent Platform", default: "Dashboard · Agent Platform" },
+};
+
+/**
+ * Every dashboard page: the session is checked here, on the server, once per request (a signed-out
+ * visitor is redirected to /login before any page renders); the header shows who is signed in, the
+ * navigation comes from ./areas.ts.
+ */
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  const session = await findSessionUser(webContext(), token);
+  if (!session) redirect("/login");
+  // What the browser may know of the session (never the backend role it signs for).
+  const user = { id: session.id, name: session.name, email: session.email, isAdmin: session.isAdmin };
+  const areas = dashboardAreas.filter((area) => !area.adminOnly || user.isAdmin);
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="shell-header">
+        <a className="brand" href="/dashboard">
+          <span className="brand-mark" aria-hidden="true" />
+          Agent Platform
+        </a>
+        <div className="shell-user">
+          <p className="shell-user-text" data-testid="signed-in-as">
+            <span className="shell-user-name">{user.name || user.email}</span>{" "}
+            <span className="shell-user-email">({user.email})</span>
+            {user.isAdmin ? (
+              <>
+                {" "}
+                <span className="badge badge-info">admin</span>
+              </>
+            ) : null}
+          </p>
+          <SignOutButton />
+        </div>
+      </header>
+      <div className="shell-body">
+        <DashboardNav areas={areas} />
+        <main id="main" className="shell-main" tabIndex={-1}>
+          <SessionUserProvider user={user}>{children}</SessionUserProvider>
+        </main>
+      </div>
+    </div>
+  );
+}

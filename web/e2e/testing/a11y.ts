@@ -1,0 +1,50 @@
+/**
+ * The dashboard's accessibility check: axe (WCAG 2 A/AA rules and best practices) on the page as it is,
+ * at a desktop width (1280 px) and at 360 px; fails on any serious or critical violation, naming each
+ * rule and the elements it found. The page's viewport is restored afterwards.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
+
+export const DESKTOP_WIDTH = 1280;
+export const NARROW_WIDTH = 360;
+
+export interface AccessibilityOptions {
+  /** CSS selectors axe skips (third-party widgets the page does not own). */
+  exclude?: string[];
+}
+
+export async function expectAccessible(
+  page: Page,
+  { exclude = [] }: AccessibilityOptions = {},
+): Promise<void> {
+  const original = page.viewportSize() ?? { width: DESKTOP_WIDTH, height: 800 };
+  const problems: string[] = [];
+  try {
+    for (const width of [DESKTOP_WIDTH, NARROW_WIDTH]) {
+      await page.setViewportSize({ width, height: original.height });
+      // Layout settles on the next frames after a resize.
+      await page.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      );
+      let builder = new AxeBuilder({ page }).withTags([
+        "wcag2a",
+        "wcag2aa",
+        "wcag21a",
+        "wcag21aa",
+        "best-practice",
+      ]);
+      for (const selector of exclude) builder = builder.exclude(selector);
+      const result = await builder.analyze();
+      for (const violation of result.violations) {
+        if (violation.impact !== "serious" && violation.impact !== "critical") continue;
+        const targets = violation.nodes.map((node) => node.target.join(" ")).join(", ");
+        problems.push(`${width}px ${violation.impact} ${violation.id}: ${violation.help} (${targets})`);
+      }
+    }
+  } finally {
+    await page.setViewportSize(original);
+  }
+  expect(problems, `accessibility problems on ${page.url()}`).toEqual([]);
+}
