@@ -23,6 +23,16 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Deploy your agent, control it, read its logs and heartbeat",
   },
   {
+    href: "/dashboard/chain",
+    label: "Chain",
+    description: "SOL price, wallet lookup, token tiers, your RPC endpoint and radio identity",
+  },
+  {
+    href: "/dashboard/wallets",
+    label: "Wallets",
+    description: "Agent wallets, machine payments (x402, MPP) and the payments ledger",
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",
