@@ -45,7 +45,9 @@ describe("the Wallets page", () => {
       await page.getByRole("button", { name: "Read the balance of Scout's wallet" }).click();
       await expect.poll(() => page.getByTestId(`balance-${agent.id}`).textContent()).toBe("2");
 
-      await page.getByRole("textbox", { name: "URL", exact: true }).fill(`${seller.url.replace("127.0.0.1", "localhost")}/report`);
+      await page
+        .getByRole("textbox", { name: "URL", exact: true })
+        .fill(`${seller.url.replace("127.0.0.1", "localhost")}/report`);
       await page.getByRole("button", { name: "Call and pay" }).click();
       await expect
         .poll(() => page.getByTestId("payment-result").textContent(), { timeout: 15_000 })
