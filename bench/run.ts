@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   scheduler: () => import("./scheduler"),
   files: () => import("./files"),
   board: () => import("./board"),
+  chain: () => import("./chain"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, numeric, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+} from "drizzle-orm/pg-core";
 import { users } from "./accounts";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
@@ -142,3 +153,53 @@ export const radioWallets = pgTable(
 );
 export type RadioWallet = typeof radioWallets.$inferSelect;
 export type NewRadioWallet = typeof radioWallets.$inferInsert;
+
+// Market data shared by every web process (GET /api/l1/price): one row per quote, refreshed at most once per
+// cache period by whichever process holds the refresh lock.
+export const marketDataCache = pgTable("market_data_cache", {
+  key: text("key").primaryKey(),
+  value: jsonb("value").notNull(),
+  fetchedAt: timestamptz("fetched_at").notNull(),
+});
+export type MarketDataCacheRow = typeof marketDataCache.$inferSelect;
+
+// Every payment attempt of an agent wallet (POST /api/agent/mpp make-payment on a 402): refused by the spending
+// policy (nothing signed), or signed and then paid or failed. Amounts are integer micro-USD; the per-agent daily
+// cap sums the rows that were signed (`signed_at` set), under a per-agent advisory lock.
+export const agentPayments = pgTable(
+  "agent_payments",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    host: text("host").notNull(),
+    method: text("method").notNull(),
+    /** x402-v1, x402-v2 or mpp; null when the offer could not be read. */
+    protocol: text("protocol"),
+    network: text("network"),
+    asset: text("asset"),
+    recipient: text("recipient"),
+    /** The offer's amount in the asset's smallest unit (a decimal string of any size). */
+    amountAtomic: numeric("amount_atomic", { precision: 78, scale: 0 }),
+    amountMicroUsd: bigint("amount_micro_usd", { mode: "bigint" }),
+    /** pending (reserved, being signed and sent), refused (policy, nothing signed), paid, failed (signed, not
+     * accepted), error (no payable offer). */
+    outcome: text("outcome").notNull(),
+    reason: text("reason"),
+    /** The seller's settlement reference (transaction hash or receipt reference), when it gave one. */
+    reference: text("reference"),
+    /** The target's status after the paid retry. */
+    status: integer("status"),
+    signedAt: timestamptz("signed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("agent_payments_user_agent_created_idx").on(t.userId, t.agentId, t.createdAt),
+    check("agent_payments_outcome", sql`${t.outcome} in ('pending', 'refused', 'paid', 'failed', 'error')`),
+    check("agent_payments_amount_non_negative", sql`${t.amountMicroUsd} >= 0`),
+  ],
+);
+export type AgentPayment = typeof agentPayments.$inferSelect;
+export type NewAgentPayment = typeof agentPayments.$inferInsert;

@@ -65,6 +65,16 @@ export const dashboardAreas: readonly DashboardArea[] = [
     adminOnly: true,
   },
   {
+    href: "/dashboard/chain",
+    label: "Chain",
+    description: "SOL price, wallet lookup, token tiers, your RPC endpoint and radio identity",
+  },
+  {
+    href: "/dashboard/wallets",
+    label: "Wallets",
+    description: "Agent wallets, machine payments (x402, MPP) and the payments ledger",
+  },
+  {
     href: "/dashboard/settings",
     label: "Settings",
     description: "Account, referral, passkeys and API keys",

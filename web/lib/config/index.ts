@@ -15,6 +15,9 @@ import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/co
 import { partnersEnv } from "../partners/config";
 import { initDeepEnv } from "../initdeep/config";
 import { skillsEnv } from "../skills/config";
+import { chainEnv } from "../chain/config";
+import { radioEnv } from "../radio/config";
+import { walletsEnv } from "../wallets/config";
 
 export const envSchema = z.object({
   DATABASE_URL: postgresUrl(),
@@ -84,6 +87,9 @@ export const envSchema = z.object({
   ...partnersEnv,
   ...skillsEnv,
   ...initDeepEnv,
+  ...chainEnv,
+  ...radioEnv,
+  ...walletsEnv,
 });
 
 export type WebConfig = z.infer<typeof envSchema> & {

@@ -15,6 +15,7 @@ import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schem
 import { createApiKeyBody } from "../apikeys/schema";
 import { boardOperations } from "../board/openapi";
 import { buddiesOperations } from "../buddies/openapi";
+import { chainOperations } from "../chain/openapi";
 import { chatMessageBody } from "../chat/schema";
 import { gatewayOperations } from "../gateway/openapi";
 import { filesOperations } from "../files/openapi";
@@ -30,9 +31,11 @@ import { tasksOperations } from "../tasks/openapi";
 import { partnersOperations } from "../partners/openapi";
 import { authOptionsBody, authVerifyBody, passkeyIdParam, registerVerifyBody } from "../passkeys/schema";
 import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permissions/schema";
+import { radioOperations } from "../radio/openapi";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
 import { socialOperations } from "../social/openapi";
 import { skillsOperations } from "../skills/openapi";
+import { walletsOperations } from "../wallets/openapi";
 import { hostingEventBody } from "../webhooks/schema";
 
 const session = { 401: "not signed in" } as const;
@@ -66,6 +69,9 @@ export const webOperations: readonly ApiOperation[] = [
   ...buddiesOperations,
   ...socialOperations,
   ...partnersOperations,
+  ...chainOperations,
+  ...walletsOperations,
+  ...radioOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {

@@ -1,0 +1,8 @@
+import { getL1Price } from "@/lib/chain/price";
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/l1/price (public): `{price, change24h, marketCap, volume24h}`, cached 60 s in PostgreSQL. */
+export const GET = route(async () => Response.json(await getL1Price(webContext())));

@@ -1,0 +1,13 @@
+import { l1AddressQuery } from "@/lib/chain/schema";
+import { verifyHolder } from "@/lib/chain/service";
+import { webContext } from "@/lib/context";
+import { parseWith } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/l1/verify?address= (public): the platform token balance, eligibility, benefits and all tiers. */
+export const GET = route(async (request: Request) => {
+  const { address } = parseWith(l1AddressQuery, Object.fromEntries(new URL(request.url).searchParams));
+  return Response.json(await verifyHolder(webContext(), address));
+});

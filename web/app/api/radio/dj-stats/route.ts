@@ -1,0 +1,13 @@
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { getDjStats } from "@/lib/radio/service";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/radio/dj-stats (session): the linked wallet's DJ profile and stats (one 6 s budget). */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(await getDjStats(ctx, user.id), { headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,114 @@
+/**
+ * The one client of the layer-1 (Solana) JSON-RPC: plain JSON-RPC 2.0 over the outbound client, each answer
+ * checked with zod. The platform's configured URL is called as configured; a URL a user saved goes through
+ * the outbound URL guard on every call (no loopback, private or link-local targets).
+ */
+import { createOutboundClient, type OutboundClient, OutboundError, outboundPolicy } from "@svc/common";
+import { z } from "zod";
+
+export const L1_RPC_TIMEOUT_MS = 10_000;
+const L1_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const SPL_TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+
+/** A failed RPC call: unreachable, refused by the guard, an HTTP error, a JSON-RPC error or a bad answer. */
+export class L1RpcError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "L1RpcError";
+  }
+}
+
+const configured = createOutboundClient({ name: "the L1 RPC", maxResponseBytes: L1_MAX_RESPONSE_BYTES });
+const guarded = new Map<string, OutboundClient>();
+
+/** The guarded client for user-saved URLs, one per allow list (kept for its connection pool). */
+function guardedClient(allowHosts: readonly string[]): OutboundClient {
+  const key = allowHosts.join(",");
+  let client = guarded.get(key);
+  if (!client) {
+    client = createOutboundClient({
+      name: "your saved L1 RPC",
+      policy: outboundPolicy(allowHosts),
+      maxResponseBytes: L1_MAX_RESPONSE_BYTES,
+    });
+    guarded.set(key, client);
+  }
+  return client;
+}
+
+export interface L1Endpoint {
+  url: string;
+  /** A URL a user saved: every call passes the outbound URL guard with this allow list. */
+  guardAllowHosts?: readonly string[];
+}
+
+let nextId = 1;
+
+/** Calls `method` and returns its `result`, checked with `schema`. */
+export async function callL1Rpc<S extends z.ZodType>(
+  endpoint: L1Endpoint,
+  method: string,
+  params: unknown[],
+  schema: S,
+): Promise<z.infer<S>> {
+  const client = endpoint.guardAllowHosts ? guardedClient(endpoint.guardAllowHosts) : configured;
+  let body: unknown;
+  try {
+    const answer = await client.request({
+      method: "POST",
+      url: endpoint.url,
+      json: { jsonrpc: "2.0", id: nextId++, method, params },
+      timeoutMs: L1_RPC_TIMEOUT_MS,
+    });
+    if (!answer.ok) throw new L1RpcError(`the L1 RPC answered HTTP ${answer.status} to ${method}`);
+    body = answer.json();
+  } catch (err) {
+    if (err instanceof OutboundError) throw new L1RpcError(err.message);
+    throw err;
+  }
+  const parsed = rpcAnswer.safeParse(body);
+  if (!parsed.success) throw new L1RpcError(`the L1 RPC's answer to ${method} is not JSON-RPC`);
+  if (parsed.data.error)
+    throw new L1RpcError(
+      `the L1 RPC refused ${method}: ${parsed.data.error.message} (${parsed.data.error.code})`,
+    );
+  const result = schema.safeParse(parsed.data.result);
+  if (!result.success) throw new L1RpcError(`the L1 RPC's answer to ${method} has an unexpected shape`);
+  return result.data;
+}
+
+const rpcAnswer = z.object({
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string() }).optional(),
+});
+
+const withContext = <T extends z.ZodType>(value: T) => z.object({ value });
+
+export const balanceResult = withContext(z.number().int().nonnegative());
+
+export const tokenAccountsResult = withContext(
+  z.array(
+    z.object({
+      account: z.object({
+        data: z.object({
+          parsed: z.object({
+            info: z.object({
+              mint: z.string(),
+              tokenAmount: z.object({ amount: z.string().regex(/^\d+$/), decimals: z.number().int().min(0) }),
+            }),
+          }),
+        }),
+      }),
+    }),
+  ),
+);
+
+export const accountInfoResult = withContext(
+  z
+    .object({
+      executable: z.boolean(),
+      owner: z.string(),
+      rentEpoch: z.number().optional(),
+    })
+    .nullable(),
+);

@@ -1,0 +1,27 @@
+import { HttpError } from "@svc/common";
+
+/** The agent wallets area's failures; the 400 messages are the spec's, word for word. */
+const badRequest = (message: string) => new HttpError(400, "invalid_request", message);
+export const createFieldsRequired = () => badRequest("agentId and companyId required");
+export const registerFieldsRequired = () => badRequest("agentId, companyId, and privateKey required");
+export const urlRequired = () => badRequest("url required");
+export const agentIdRequired = () => badRequest("agentId required");
+export const invalidAction = () => badRequest("Invalid action");
+export const walletNotFound = () => new HttpError(404, "wallet_not_found", "wallet not found");
+export const walletExists = () => new HttpError(409, "wallet_exists", "this agent already has a wallet");
+export const walletKeyMissing = () =>
+  new HttpError(
+    500,
+    "wallet_key_missing",
+    "agent wallets are not available: WALLET_ENCRYPTION_KEY is not set",
+  );
+export const balanceFailed = (reason: string) =>
+  new HttpError(500, "balance_failed", `the wallet balance could not be read: ${reason}`);
+/** The target URL was refused by the outbound guard (a redirect hop included). */
+export const targetRefused = (reason: string) =>
+  new HttpError(400, "url_refused", `url is not allowed: ${reason}`);
+export const targetFailed = (reason: string) =>
+  new HttpError(500, "target_failed", `the target could not be reached: ${reason}`);
+/** A refused or failed payment: nothing was signed (refused) or the seller did not accept it (failed). */
+export const paymentFailed = (reason: string, paymentId: string | null) =>
+  new HttpError(402, "payment_failed", `payment failed: ${reason}`, { paymentId });
