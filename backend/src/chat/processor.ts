@@ -48,7 +48,8 @@ export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
       signal,
     });
     if (res.status < 200 || res.status >= 300) {
-      if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED) throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
+      if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED)
+        throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
       throw new Error(`the agent gateway answered HTTP ${res.status}: ${res.text.slice(0, 200)}`);
     }
     let body: { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };

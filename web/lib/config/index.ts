@@ -10,13 +10,13 @@ import {
   serviceEnv,
 } from "@svc/common";
 import { z } from "zod";
-import { gatewayEnv } from "../gateway/config";
-import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
-import { partnersEnv } from "../partners/config";
-import { initDeepEnv } from "../initdeep/config";
-import { skillsEnv } from "../skills/config";
 import { chainEnv } from "../chain/config";
+import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
+import { gatewayEnv } from "../gateway/config";
+import { initDeepEnv } from "../initdeep/config";
+import { partnersEnv } from "../partners/config";
 import { radioEnv } from "../radio/config";
+import { skillsEnv } from "../skills/config";
 import { walletsEnv } from "../wallets/config";
 
 export const envSchema = z.object({
