@@ -4,6 +4,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   queue: () => import("./queue"),
   "wrapper-proxy": () => import("./wrapper-proxy"),
   classify: () => import("./classify"),
+  "jobs-list": () => import("./jobs-list"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;
