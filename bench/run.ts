@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   files: () => import("./files"),
   board: () => import("./board"),
   chain: () => import("./chain"),
+  "jobs-list": () => import("./jobs-list"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

@@ -20,7 +20,9 @@ export interface UserJobFilter {
  * One user's jobs, newest first (`created_at`, then `id`, both descending), from a keyset position: a page
  * stays the same whatever is enqueued meanwhile (new jobs sort before every cursor). Each row carries its
  * exact position (`created_at` in microseconds), so the next cursor loses nothing to JavaScript's
- * millisecond dates. Served by `platform_jobs_user_created_idx` (ties in `created_at` sorted by id on top).
+ * millisecond dates. Served by `platform_jobs_user_created_idx` (ties in `created_at` sorted by id on top):
+ * the position bound is always there (the first page's is infinity), so even the prepared statement's generic
+ * plan starts its index walk at the cursor instead of filtering every newer row.
  */
 export async function listUserJobs(
   db: Queryable,
@@ -33,8 +35,8 @@ export async function listUserJobs(
       where user_id = $1
         and ($2::text is null or job_type = $2)
         and ($3::text is null or status = $3)
-        and ($4::bigint is null
-             or (created_at, id) < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::text))
+        and (created_at, id) < (coalesce(timestamptz 'epoch' + $4::bigint * interval '1 microsecond', 'infinity'),
+                                coalesce($5::text, ''))
       order by created_at desc, id desc
       limit $6`,
     values: [

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { messageOf, usePolling, useResource } from "@/components/data";
+import { messageOf, type Resource, usePolling, useResource } from "@/components/data";
 import {
   Alert,
   Card,
@@ -41,13 +41,11 @@ const recentColumns: Column<PlatformJob>[] = [
   },
 ];
 
-function AgentCard() {
-  const health = useResource<AgentHealth>("/api/runtime/health");
-  usePolling(health.reload, OVERVIEW_POLL_MS);
+function AgentCard({ health }: { health: Resource<AgentHealth> }) {
   const status = health.data?.status;
   if (status === "no_agent") {
     return (
-      <Card title="Your agent" testId="overview-agent" className={styles.wide}>
+      <Card title="Your agent" testId="overview-agent">
         <EmptyState
           title="You have no agent yet"
           action={
@@ -122,12 +120,7 @@ function RecentJobs() {
   const jobs = useResource<JobPage>(`/api/jobs?limit=${RECENT_JOBS}`);
   usePolling(jobs.reload, OVERVIEW_POLL_MS);
   return (
-    <Card
-      title="Recent jobs"
-      className={styles.wide}
-      testId="overview-jobs"
-      footer={<Link href="/dashboard/jobs">All jobs →</Link>}
-    >
+    <Card title="Recent jobs" testId="overview-jobs" footer={<Link href="/dashboard/jobs">All jobs →</Link>}>
       {jobs.error ? <Alert message={messageOf(jobs.error)} /> : null}
       {jobs.data ? (
         <DataTable
@@ -175,6 +168,9 @@ function TrialCard() {
 export function Overview({ justVerified }: { justVerified: boolean }) {
   const user = useSessionUser();
   const account = useResource<AccountSummary>("/api/account");
+  const health = useResource<AgentHealth>("/api/runtime/health");
+  usePolling(health.reload, OVERVIEW_POLL_MS);
+  const noAgent = health.data?.status === "no_agent";
 
   return (
     <>
@@ -184,12 +180,14 @@ export function Overview({ justVerified }: { justVerified: boolean }) {
         <Notice tone="warning">Confirm your email address with the link we sent you.</Notice>
       ) : null}
       <Alert message={account.error ? messageOf(account.error) : null} />
+      {/* Without an agent, its deploy step leads the page; the cards below share the rows. */}
+      {noAgent ? <AgentCard health={health} /> : null}
       <div className={`grid ${styles.cards}`}>
-        <AgentCard />
+        {noAgent ? null : <AgentCard health={health} />}
         <TrialCard />
         <ApprovalsCard />
-        <RecentJobs />
       </div>
+      <RecentJobs />
     </>
   );
 }
