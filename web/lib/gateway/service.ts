@@ -119,20 +119,20 @@ async function giveBack(payment: Payment): Promise<void> {
   payments.inc({ method: payment.method, outcome: "refunded" });
 }
 
-function respond(
+async function respond(
   plugin: Plugin & { upstream: PluginUpstream },
   payment: Payment,
   answer: PluginAnswer,
-): Response {
+): Promise<Response> {
   const headers = new Headers({ "x-plugin-id": plugin.id, ...payment.headers });
   if (answer.contentType) headers.set("content-type", answer.contentType);
   const keep = !answer.failed ? payment.keep : undefined;
-  const store = (bytes: Buffer) => {
-    void keep?.({ status: answer.status, contentType: answer.contentType, body: bytes }).catch(() => {});
-  };
-  const body = answer.body(keep ? store : undefined);
+  const kept = (bytes: Buffer) => ({ status: answer.status, contentType: answer.contentType, body: bytes });
+  // A stream is kept once it ended (a replay before then is told to wait: 409).
+  const body = answer.body(keep ? (bytes) => void keep(kept(bytes)).catch(() => {}) : undefined);
   if (Buffer.isBuffer(body)) {
-    if (keep) store(body);
+    // Kept before the answer leaves, so a replay right after it finds it.
+    await keep?.(kept(body));
     return new Response(new Uint8Array(body), { status: answer.status, headers });
   }
   headers.set("cache-control", "no-cache, no-transform");
