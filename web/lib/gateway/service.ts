@@ -54,6 +54,7 @@ async function gatewayCall(ctx: WebContext, request: Request): Promise<Response>
       plugin: upstreamPlugin,
       body: forwarded,
       wantsStream: /\btext\/event-stream\b/i.test(request.headers.get("accept") ?? ""),
+      timeoutMs: ctx.config.GATEWAY_UPSTREAM_TIMEOUT_MS,
     });
   } catch (err) {
     await giveBack(payment);
