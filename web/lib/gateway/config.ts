@@ -19,6 +19,8 @@ export const gatewayEnv = {
   GATEWAY_PLUGIN_STT_URL: httpUrl().optional(),
   /** Plugin ids registered with `auth` true (none by default): they also need a session, MPP credential or payment session. */
   GATEWAY_AUTH_PLUGINS: csv(),
+  /** How long a plugin has to answer (and, streaming, between two chunks); the spec's 30 s. */
+  GATEWAY_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
   /** Price per call of each plugin in USD. */
   GATEWAY_PLUGIN_AGENT_PRICE_USD: usd("0.05"),
   GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: usd("0.01"),

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
 import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
 import { cardCreditOf } from "./billing/card";
-import { handleGatewayCall, selectPaymentMethod } from "./service";
+import { selectPaymentMethod } from "./payment";
+import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
 const plugin = await startFakePlugin();

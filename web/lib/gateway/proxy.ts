@@ -8,6 +8,7 @@ import { createOutboundClient, OutboundError, type OutboundResponse } from "@svc
 import { upstreamTimeout, upstreamUnreachable } from "./errors";
 import type { Plugin, PluginUpstream } from "./plugins";
 
+/** The spec's upstream timeout (`GATEWAY_UPSTREAM_TIMEOUT_MS` changes it). */
 export const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Largest non-streamed answer passed on. */
 export const MAX_PLUGIN_ANSWER_BYTES = 10 * 1024 * 1024;
@@ -21,6 +22,8 @@ export interface PluginCall {
   /** The caller sent `Accept: text/event-stream`. */
   wantsStream: boolean;
   requestId?: string;
+  /** Default UPSTREAM_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 export interface PluginAnswer {
@@ -36,6 +39,7 @@ export interface PluginAnswer {
 export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
   const { plugin } = call;
   const streaming = call.wantsStream && plugin.streaming;
+  const timeoutMs = call.timeoutMs ?? UPSTREAM_TIMEOUT_MS;
   let res: OutboundResponse;
   try {
     res = await client.open({
@@ -49,10 +53,11 @@ export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
       json: streaming ? { ...call.body, stream: true } : call.body,
       requestId: call.requestId,
       name: `plugin "${plugin.id}"`,
+      timeoutMs,
       maxResponseBytes: MAX_PLUGIN_ANSWER_BYTES,
     });
   } catch (err) {
-    throw upstreamFailure(plugin.id, err);
+    throw upstreamFailure(plugin.id, err, timeoutMs);
   }
   const contentType = headerOf(res.headers["content-type"]);
   const failed = res.status >= 500;
@@ -69,7 +74,7 @@ export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
   try {
     bytes = await res.readBody();
   } catch (err) {
-    throw upstreamFailure(plugin.id, err);
+    throw upstreamFailure(plugin.id, err, timeoutMs);
   }
   return { status: res.status, contentType, failed, body: () => bytes };
 }
@@ -98,9 +103,9 @@ function eventStream(res: OutboundResponse, onEnd?: (bytes: Buffer) => void): Re
   });
 }
 
-function upstreamFailure(id: string, err: unknown): unknown {
+function upstreamFailure(id: string, err: unknown, timeoutMs: number): unknown {
   if (!(err instanceof OutboundError)) return err;
-  if (err.reason === "timeout") return upstreamTimeout(id, UPSTREAM_TIMEOUT_MS / 1000);
+  if (err.reason === "timeout") return upstreamTimeout(id, timeoutMs / 1000);
   return upstreamUnreachable(id, err.detail);
 }
 

@@ -1,4 +1,4 @@
-import { startFakeFacilitator } from "@svc/common/testing";
+import { startFakeFacilitator, startFakeUpstream } from "@svc/common/testing";
 import { paymentSessionVouchers } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import type { LocalAccount } from "viem";
@@ -8,11 +8,12 @@ import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
+import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
 const facilitator = await startFakeFacilitator();
 const plugin = await startFakePlugin();
-const { clock } = useWebTestContext({
+const { clock, config } = useWebTestContext({
   GATEWAY_PLUGIN_AGENT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_PRICE_USD: "0.10",
@@ -278,5 +279,33 @@ describe("POST /api/v1/gateway billed to a session", () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
     expect(await balanceOf(session.sessionId)).toBe("0.950000");
+  });
+
+  it("gives the debit back when the plugin does not answer in time: 504 upstream_timeout", async () => {
+    const { session } = await openSession("1.00");
+    // Never answers; the gateway's timeout ends the call.
+    const hung = await startFakeUpstream(() => new Promise<void>(() => {}));
+    try {
+      const ctx = {
+        ...webContext(),
+        config: { ...config, GATEWAY_PLUGIN_AGENT_URL: hung.url, GATEWAY_UPSTREAM_TIMEOUT_MS: 200 },
+      };
+      const request = makeRequest({
+        method: "POST",
+        path: "/api/v1/gateway",
+        json: { messages: [] },
+        headers: {
+          "x-payment-method": "session",
+          "x-session-id": session.sessionId,
+          "x-wallet-address": session.walletAddress,
+        },
+      });
+      const failure = await handleGatewayCall(ctx, request).catch((err: unknown) => err);
+      expect(failure).toMatchObject({ status: 504, code: "upstream_timeout" });
+      expect(hung.requests).toHaveLength(1);
+    } finally {
+      await hung.close();
+    }
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Cross-site state changes are refused in one place (route() and the runtime routes' wrapper, both through
  * ./origin.ts): a browser's foreign `Origin` or `Sec-Fetch-Site` gets 403 and nothing is done; same-origin
- * and header-less requests (programs, curl) pass; the two routes other servers post to opt out.
+ * and header-less requests (programs, curl) pass; the routes other servers post to opt out.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -195,7 +195,7 @@ describe("every state-changing route of web/app/api", () => {
       return entry.name === "route.ts" ? [path] : [];
     });
 
-  it("refuses a cross-site request before doing anything, except the two routes that opt out", async () => {
+  it("refuses a cross-site request before doing anything, except the routes other servers post to (they opt out)", async () => {
     const accepted: string[] = [];
     let checked = 0;
     for (const file of routeFiles(apiDir)) {
@@ -213,6 +213,10 @@ describe("every state-changing route of web/app/api", () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(25);
-    expect(accepted.sort()).toEqual(["POST /api/security/risc", "POST /api/webhooks/hosting"]);
+    expect(accepted.sort()).toEqual([
+      "POST /api/security/risc",
+      "POST /api/webhooks/hosting",
+      "POST /api/webhooks/stripe",
+    ]);
   });
 });
