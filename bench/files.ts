@@ -10,7 +10,8 @@
  * download. Wall-clock throughput on a shared machine swings with the disk's write-back and the other
  * tenants, so the CPU time each server process spent on the transfer (/proc/<pid>/stat, utime + stime) is
  * reported too: the steadier measure of what the web's code costs beside plain piping.
- * Knobs: BENCH_MB (default 200), BENCH_ROUNDS (default 5).
+ * Knobs: BENCH_MB (default 200), BENCH_ROUNDS (default 5), BENCH_STORAGE=s3 (the web stores into a loopback
+ * s3rver instead of its local directory; the anchor still writes to disk).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -22,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort, randomId, sha256Hex } from "../common/src/index";
+import { startFakeS3 } from "../common/testing/fakes/s3";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startWebServer } from "../web/e2e/testing/browser";
 import { startBenchPostgres } from "./lib/postgres";
@@ -64,11 +66,13 @@ const token = randomId(43);
   await db.end();
 }
 
+const s3 = process.env.BENCH_STORAGE === "s3" ? await startFakeS3("bench-files") : undefined;
 const web = await startWebServer({
   DATABASE_URL: databaseUrl,
   SESSION_SECRET: "bench-session-secret-0123456789abcdef",
   DATA_DIR: join(work, "web-data"),
   FILES_DIR: join(work, "web-files"),
+  ...s3?.env,
   FILE_MAX_BYTES: String(SIZE + 1024 * 1024),
   FILE_QUOTA_MB: String(MB * 2),
   LOG_LEVEL: "warn",
@@ -289,7 +293,7 @@ const webDown = mibPerS(SIZE, median(rounds.map((r) => r.webDown)));
 const anchorDown = mibPerS(SIZE, median(rounds.map((r) => r.anchorDown)));
 const rssUp = Math.max(...rounds.map((r) => r.rssUp)) / 1024 / 1024;
 const rssDown = Math.max(...rounds.map((r) => r.rssDown)) / 1024 / 1024;
-console.log(`\nfiles, ${MB} MB, median of ${ROUNDS} rounds`);
+console.log(`\nfiles, ${MB} MB, ${s3 ? "s3 (s3rver)" : "local"} storage, median of ${ROUNDS} rounds`);
 console.log(
   `upload:   web ${webUp.toFixed(0)} MiB/s, anchor (node:http → disk) ${anchorUp.toFixed(0)} MiB/s, ratio ${(webUp / anchorUp).toFixed(2)}x (goal ≥ 0.7x)`,
 );
@@ -307,5 +311,6 @@ console.log(
 
 anchor.kill("SIGTERM");
 await web.stop();
+await s3?.close();
 await stopPostgres();
 await rm(work, { recursive: true, force: true });

@@ -35,6 +35,10 @@ export function s3Storage(options: S3StorageOptions): FileStorage {
     // A store that stops answering fails the request instead of holding it forever.
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
     maxAttempts: 2,
+    // Checksums only where the operation requires them: several S3-compatible stores refuse the SDK's
+    // newer default checksum headers, and the CRC of every part costs CPU that TLS makes redundant.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
   });
   const Bucket = options.bucket;
   return {
