@@ -1,12 +1,12 @@
 /**
  * The payments ledger: one row per payment attempt. A payment is reserved (row `pending`, `signed_at` set)
- * before its signature is made, under a per-agent transaction advisory lock that sums what the agent signed
- * since the start of the UTC day, so parallel payments cannot overshoot the daily cap.
+ * before its signature is made, against the agent's per-day counter (`agent_spend_days`), so parallel
+ * payments cannot overshoot the daily cap.
  */
 import { type Clock, newId } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type AgentPayment, agentPayments } from "@svc/db/schema";
-import { and, eq, gte, isNotNull, sql } from "drizzle-orm";
+import { type AgentPayment, agentPayments, agentSpendDays } from "@svc/db/schema";
+import { and, eq, sql } from "drizzle-orm";
 import { formatMicroUsd } from "./money";
 import { microUsdOf, type PaymentOffer, type SpendingPolicy } from "./policy";
 import type { PaymentRecord } from "./schema";
@@ -71,12 +71,14 @@ export async function recordUnsigned(
   return row;
 }
 
-const startOfUtcDay = (now: Date) =>
-  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+/** The UTC day of `now`, `YYYY-MM-DD`. */
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
- * Reserves the offer against the agent's daily cap: a `pending` row when it fits, else a `refused` row
- * naming the cap. The sum and the insert run under the agent's lock, one transaction.
+ * Reserves the offer against the agent's daily cap with one atomic upsert of the day's counter (the update
+ * only happens while `spent + amount <= cap`, re-checked on the locked row), then records a `pending` row;
+ * when it does not fit, a `refused` row naming the cap. A counter bumped for a payment whose ledger row was
+ * never written stays counted: the cap errs on the side of spending less.
  */
 export async function reservePayment(
   deps: { db: Database; clock: Clock; config: SpendingPolicy },
@@ -84,40 +86,48 @@ export async function reservePayment(
   offer: PaymentOffer,
 ): Promise<{ reserved: true; row: AgentPayment } | { reserved: false; row: AgentPayment }> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtext(${`agent-pay:${attempt.userId}:${attempt.agentId}`}))`,
-    );
-    const [spent] = await tx
-      .select({ total: sql<string>`coalesce(sum(${agentPayments.amountMicroUsd}), 0)::text` })
-      .from(agentPayments)
+  const day = utcDay(now);
+  const amount = microUsdOf(offer);
+  const cap = deps.config.AGENT_PAYMENT_DAILY_USD;
+  const reserved =
+    amount <= cap
+      ? await deps.db
+          .insert(agentSpendDays)
+          .values({ userId: attempt.userId, agentId: attempt.agentId, day, spentMicroUsd: amount })
+          .onConflictDoUpdate({
+            target: [agentSpendDays.userId, agentSpendDays.agentId, agentSpendDays.day],
+            set: { spentMicroUsd: sql`${agentSpendDays.spentMicroUsd} + excluded.spent_micro_usd` },
+            setWhere: sql`${agentSpendDays.spentMicroUsd} + excluded.spent_micro_usd <= ${cap}`,
+          })
+          .returning({ spent: agentSpendDays.spentMicroUsd })
+      : [];
+  let reason: string | null = null;
+  if (!reserved[0]) {
+    const [today] = await deps.db
+      .select({ spent: agentSpendDays.spentMicroUsd })
+      .from(agentSpendDays)
       .where(
         and(
-          eq(agentPayments.userId, attempt.userId),
-          eq(agentPayments.agentId, attempt.agentId),
-          isNotNull(agentPayments.signedAt),
-          gte(agentPayments.signedAt, startOfUtcDay(now)),
+          eq(agentSpendDays.userId, attempt.userId),
+          eq(agentSpendDays.agentId, attempt.agentId),
+          eq(agentSpendDays.day, day),
         ),
       );
-    const total = BigInt(spent?.total ?? "0");
-    const cap = deps.config.AGENT_PAYMENT_DAILY_USD;
-    const fits = total + microUsdOf(offer) <= cap;
-    const [row] = await tx
-      .insert(agentPayments)
-      .values({
-        id: newId("pay"),
-        ...attempt,
-        ...offerColumns(offer),
-        outcome: fits ? "pending" : "refused",
-        reason: fits
-          ? null
-          : `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(total)} USD signed today)`,
-        signedAt: fits ? now : null,
-        createdAt: now,
-      })
-      .returning();
-    return { reserved: fits, row } as const;
-  });
+    reason = `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(today?.spent ?? 0n)} USD signed today)`;
+  }
+  const [row] = await deps.db
+    .insert(agentPayments)
+    .values({
+      id: newId("pay"),
+      ...attempt,
+      ...offerColumns(offer),
+      outcome: reason ? "refused" : "pending",
+      reason,
+      signedAt: reason ? null : now,
+      createdAt: now,
+    })
+    .returning();
+  return { reserved: reason === null, row } as { reserved: true; row: AgentPayment };
 }
 
 /** The end of a reserved payment: paid (with the seller's reference) or failed (with why). */
