@@ -75,59 +75,55 @@ export async function recordUnsigned(
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
- * Reserves the offer against the agent's daily cap with one atomic upsert of the day's counter (the update
- * only happens while `spent + amount <= cap`, re-checked on the locked row), then records a `pending` row;
- * when it does not fit, a `refused` row naming the cap. A counter bumped for a payment whose ledger row was
- * never written stays counted: the cap errs on the side of spending less.
+ * Reserves the offer against the agent's daily cap and records it `pending`, in one statement: the upsert of
+ * the day's counter only updates while `spent + amount <= cap` (re-checked on the locked row, so parallel
+ * payments cannot overshoot), and the ledger row is inserted only from the upsert's result. When it does not
+ * fit, a `refused` row names the cap.
  */
 export async function reservePayment(
   deps: { db: Database; clock: Clock; config: SpendingPolicy },
   attempt: PaymentAttempt,
   offer: PaymentOffer,
-): Promise<{ reserved: true; row: AgentPayment } | { reserved: false; row: AgentPayment }> {
+): Promise<
+  { reserved: true; row: Pick<AgentPayment, "id" | "reason"> } | { reserved: false; row: AgentPayment }
+> {
   const now = deps.clock.now();
   const day = utcDay(now);
   const amount = microUsdOf(offer);
   const cap = deps.config.AGENT_PAYMENT_DAILY_USD;
-  const reserved =
-    amount <= cap
-      ? await deps.db
-          .insert(agentSpendDays)
-          .values({ userId: attempt.userId, agentId: attempt.agentId, day, spentMicroUsd: amount })
-          .onConflictDoUpdate({
-            target: [agentSpendDays.userId, agentSpendDays.agentId, agentSpendDays.day],
-            set: { spentMicroUsd: sql`${agentSpendDays.spentMicroUsd} + excluded.spent_micro_usd` },
-            setWhere: sql`${agentSpendDays.spentMicroUsd} + excluded.spent_micro_usd <= ${cap}`,
-          })
-          .returning({ spent: agentSpendDays.spentMicroUsd })
-      : [];
-  let reason: string | null = null;
-  if (!reserved[0]) {
-    const [today] = await deps.db
-      .select({ spent: agentSpendDays.spentMicroUsd })
-      .from(agentSpendDays)
-      .where(
-        and(
-          eq(agentSpendDays.userId, attempt.userId),
-          eq(agentSpendDays.agentId, attempt.agentId),
-          eq(agentSpendDays.day, day),
-        ),
-      );
-    reason = `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(today?.spent ?? 0n)} USD signed today)`;
+  const id = newId("pay");
+  if (amount <= cap) {
+    // Data-modifying CTE (drizzle has no insert…select from a CTE): plain parameterized SQL.
+    const reserved = await deps.db.execute<{ id: string }>(sql`
+      with reserved as (
+        insert into agent_spend_days as s (user_id, agent_id, day, spent_micro_usd)
+        values (${attempt.userId}, ${attempt.agentId}, ${day}, ${amount.toString()}::bigint)
+        on conflict (user_id, agent_id, day) do update
+          set spent_micro_usd = s.spent_micro_usd + excluded.spent_micro_usd
+          where s.spent_micro_usd + excluded.spent_micro_usd <= ${cap.toString()}::bigint
+        returning 1
+      )
+      insert into agent_payments (id, user_id, agent_id, host, method, protocol, network, asset, recipient,
+                                  amount_atomic, amount_micro_usd, outcome, signed_at, created_at)
+      select ${id}, ${attempt.userId}, ${attempt.agentId}, ${attempt.host}, ${attempt.method}, ${offer.protocol},
+             ${offer.network}, ${offer.asset}, ${offer.recipient}, ${offer.amountAtomic.toString()}::numeric,
+             ${amount.toString()}::bigint, 'pending', ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+      from reserved
+      returning id`);
+    if (reserved.rows[0]) return { reserved: true, row: { id, reason: null } };
   }
-  const [row] = await deps.db
-    .insert(agentPayments)
-    .values({
-      id: newId("pay"),
-      ...attempt,
-      ...offerColumns(offer),
-      outcome: reason ? "refused" : "pending",
-      reason,
-      signedAt: reason ? null : now,
-      createdAt: now,
-    })
-    .returning();
-  return { reserved: reason === null, row } as { reserved: true; row: AgentPayment };
+  const [today] = await deps.db
+    .select({ spent: agentSpendDays.spentMicroUsd })
+    .from(agentSpendDays)
+    .where(
+      and(
+        eq(agentSpendDays.userId, attempt.userId),
+        eq(agentSpendDays.agentId, attempt.agentId),
+        eq(agentSpendDays.day, day),
+      ),
+    );
+  const reason = `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(today?.spent ?? 0n)} USD signed today)`;
+  return { reserved: false, row: await recordUnsigned(deps, attempt, offer, "refused", reason) };
 }
 
 /** The end of a reserved payment: paid (with the seller's reference) or failed (with why). */

@@ -84,6 +84,9 @@ export async function makePayment(
   return pay({ ctx, attempt, account, fetcher, url, init, first, protocol });
 }
 
+/** The pending ledger row of a reserved payment. */
+type Reservation = Pick<AgentPayment, "id">;
+
 interface PayArgs {
   ctx: WebContext;
   attempt: PaymentAttempt;
@@ -141,7 +144,7 @@ async function refuse(args: PayArgs, offer: PaymentOffer | null, reason: string)
 /** The signed payment's end: paid answers the target's result, failed a 402. */
 async function finish(
   args: PayArgs,
-  reservation: AgentPayment,
+  reservation: Reservation,
   response: Response,
   reference: string | null,
 ) {
@@ -159,7 +162,7 @@ async function finish(
   return { success: true as const, result, payment: paymentView(row) };
 }
 
-async function failSigned(args: PayArgs, reservation: AgentPayment, err: unknown): Promise<never> {
+async function failSigned(args: PayArgs, reservation: Reservation, err: unknown): Promise<never> {
   const reason = err instanceof Error ? err.message : String(err);
   await settlePayment(args.ctx.db, reservation.id, { outcome: "failed", reason });
   paymentsCounter().inc({ protocol: args.protocol, outcome: "failed" });
@@ -217,7 +220,7 @@ async function payX402(args: PayArgs): Promise<PaymentResult> {
   client.registerPolicy((version, requirements) =>
     requirements.filter((r) => refusalOf(ctx.config, x402Offer(version, r)) === null),
   );
-  let reservation: AgentPayment | null = null;
+  let reservation: Reservation | null = null;
   let refusedRow: AgentPayment | null = null;
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     if (reservation) return { abort: true, reason: "the payment was already made once for this call" };
@@ -253,7 +256,7 @@ async function payX402(args: PayArgs): Promise<PaymentResult> {
     if (reservation) return failSigned(args, reservation, err);
     return refuse(args, offers[0] ?? null, (err as Error).message);
   }
-  const signed = reservation as AgentPayment | null;
+  const signed = reservation as Reservation | null;
   if (!signed) return refuse(args, offers[0] ?? null, "the x402 client did not pay");
   const header = response.headers.get("payment-response") ?? response.headers.get("x-payment-response");
   let reference: string | null = null;
