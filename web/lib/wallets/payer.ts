@@ -142,12 +142,7 @@ async function refuse(args: PayArgs, offer: PaymentOffer | null, reason: string)
 }
 
 /** The signed payment's end: paid answers the target's result, failed a 402. */
-async function finish(
-  args: PayArgs,
-  reservation: Reservation,
-  response: Response,
-  reference: string | null,
-) {
+async function finish(args: PayArgs, reservation: Reservation, response: Response, reference: string | null) {
   const result = await resultOf(response);
   const paid =
     response.status !== 402 && (reference !== null || (response.status >= 200 && response.status < 300));
