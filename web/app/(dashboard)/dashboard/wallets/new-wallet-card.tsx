@@ -66,7 +66,9 @@ export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDon
           <Button type="submit">{mode === "create-wallet" ? "Create wallet" : "Import wallet"}</Button>
         </form>
       )}
-      <Notice tone="success">{status}</Notice>
+      <Notice tone="success">
+        {status ? <span style={{ overflowWrap: "anywhere" }}>{status}</span> : ""}
+      </Notice>
       <Alert message={error} />
     </Card>
   );
