@@ -20,6 +20,15 @@ CREATE TABLE "agent_payments" (
 	CONSTRAINT "agent_payments_amount_non_negative" CHECK ("agent_payments"."amount_micro_usd" >= 0)
 );
 --> statement-breakpoint
+CREATE TABLE "agent_spend_days" (
+	"user_id" text NOT NULL,
+	"agent_id" text NOT NULL,
+	"day" date NOT NULL,
+	"spent_micro_usd" bigint NOT NULL,
+	CONSTRAINT "agent_spend_days_pk" PRIMARY KEY("user_id","agent_id","day"),
+	CONSTRAINT "agent_spend_days_spent_non_negative" CHECK ("agent_spend_days"."spent_micro_usd" >= 0)
+);
+--> statement-breakpoint
 CREATE TABLE "market_data_cache" (
 	"key" text PRIMARY KEY NOT NULL,
 	"value" jsonb NOT NULL,
@@ -27,4 +36,5 @@ CREATE TABLE "market_data_cache" (
 );
 --> statement-breakpoint
 ALTER TABLE "agent_payments" ADD CONSTRAINT "agent_payments_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "agent_spend_days" ADD CONSTRAINT "agent_spend_days_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "agent_payments_user_agent_created_idx" ON "agent_payments" USING btree ("user_id","agent_id","created_at");

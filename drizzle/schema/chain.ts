@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -165,7 +166,7 @@ export type MarketDataCacheRow = typeof marketDataCache.$inferSelect;
 
 // Every payment attempt of an agent wallet (POST /api/agent/mpp make-payment on a 402): refused by the spending
 // policy (nothing signed), or signed and then paid or failed. Amounts are integer micro-USD; the per-agent daily
-// cap sums the rows that were signed (`signed_at` set), under a per-agent advisory lock.
+// cap is counted in `agent_spend_days`.
 export const agentPayments = pgTable(
   "agent_payments",
   {
@@ -203,3 +204,22 @@ export const agentPayments = pgTable(
 );
 export type AgentPayment = typeof agentPayments.$inferSelect;
 export type NewAgentPayment = typeof agentPayments.$inferInsert;
+
+// What each agent wallet signed per UTC day, in micro-USD: the daily cap is reserved by one atomic upsert of
+// this row (`spent + amount <= cap`), so parallel payments cannot overshoot it and no lock is held for long.
+export const agentSpendDays = pgTable(
+  "agent_spend_days",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    spentMicroUsd: bigint("spent_micro_usd", { mode: "bigint" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "agent_spend_days_pk", columns: [t.userId, t.agentId, t.day] }),
+    check("agent_spend_days_spent_non_negative", sql`${t.spentMicroUsd} >= 0`),
+  ],
+);
+export type AgentSpendDay = typeof agentSpendDays.$inferSelect;

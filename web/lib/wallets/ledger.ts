@@ -1,12 +1,12 @@
 /**
  * The payments ledger: one row per payment attempt. A payment is reserved (row `pending`, `signed_at` set)
- * before its signature is made, under a per-agent transaction advisory lock that sums what the agent signed
- * since the start of the UTC day, so parallel payments cannot overshoot the daily cap.
+ * before its signature is made, against the agent's per-day counter (`agent_spend_days`), so parallel
+ * payments cannot overshoot the daily cap.
  */
 import { type Clock, newId } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type AgentPayment, agentPayments } from "@svc/db/schema";
-import { and, eq, gte, isNotNull, sql } from "drizzle-orm";
+import { type AgentPayment, agentPayments, agentSpendDays } from "@svc/db/schema";
+import { and, eq, sql } from "drizzle-orm";
 import { formatMicroUsd } from "./money";
 import { microUsdOf, type PaymentOffer, type SpendingPolicy } from "./policy";
 import type { PaymentRecord } from "./schema";
@@ -71,53 +71,59 @@ export async function recordUnsigned(
   return row;
 }
 
-const startOfUtcDay = (now: Date) =>
-  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+/** The UTC day of `now`, `YYYY-MM-DD`. */
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
- * Reserves the offer against the agent's daily cap: a `pending` row when it fits, else a `refused` row
- * naming the cap. The sum and the insert run under the agent's lock, one transaction.
+ * Reserves the offer against the agent's daily cap and records it `pending`, in one statement: the upsert of
+ * the day's counter only updates while `spent + amount <= cap` (re-checked on the locked row, so parallel
+ * payments cannot overshoot), and the ledger row is inserted only from the upsert's result. When it does not
+ * fit, a `refused` row names the cap.
  */
 export async function reservePayment(
   deps: { db: Database; clock: Clock; config: SpendingPolicy },
   attempt: PaymentAttempt,
   offer: PaymentOffer,
-): Promise<{ reserved: true; row: AgentPayment } | { reserved: false; row: AgentPayment }> {
+): Promise<
+  { reserved: true; row: Pick<AgentPayment, "id" | "reason"> } | { reserved: false; row: AgentPayment }
+> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtext(${`agent-pay:${attempt.userId}:${attempt.agentId}`}))`,
+  const day = utcDay(now);
+  const amount = microUsdOf(offer);
+  const cap = deps.config.AGENT_PAYMENT_DAILY_USD;
+  const id = newId("pay");
+  if (amount <= cap) {
+    // Data-modifying CTE (drizzle has no insert…select from a CTE): plain parameterized SQL.
+    const reserved = await deps.db.execute<{ id: string }>(sql`
+      with reserved as (
+        insert into agent_spend_days as s (user_id, agent_id, day, spent_micro_usd)
+        values (${attempt.userId}, ${attempt.agentId}, ${day}, ${amount.toString()}::bigint)
+        on conflict (user_id, agent_id, day) do update
+          set spent_micro_usd = s.spent_micro_usd + excluded.spent_micro_usd
+          where s.spent_micro_usd + excluded.spent_micro_usd <= ${cap.toString()}::bigint
+        returning 1
+      )
+      insert into agent_payments (id, user_id, agent_id, host, method, protocol, network, asset, recipient,
+                                  amount_atomic, amount_micro_usd, outcome, signed_at, created_at)
+      select ${id}, ${attempt.userId}, ${attempt.agentId}, ${attempt.host}, ${attempt.method}, ${offer.protocol},
+             ${offer.network}, ${offer.asset}, ${offer.recipient}, ${offer.amountAtomic.toString()}::numeric,
+             ${amount.toString()}::bigint, 'pending', ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+      from reserved
+      returning id`);
+    if (reserved.rows[0]) return { reserved: true, row: { id, reason: null } };
+  }
+  const [today] = await deps.db
+    .select({ spent: agentSpendDays.spentMicroUsd })
+    .from(agentSpendDays)
+    .where(
+      and(
+        eq(agentSpendDays.userId, attempt.userId),
+        eq(agentSpendDays.agentId, attempt.agentId),
+        eq(agentSpendDays.day, day),
+      ),
     );
-    const [spent] = await tx
-      .select({ total: sql<string>`coalesce(sum(${agentPayments.amountMicroUsd}), 0)::text` })
-      .from(agentPayments)
-      .where(
-        and(
-          eq(agentPayments.userId, attempt.userId),
-          eq(agentPayments.agentId, attempt.agentId),
-          isNotNull(agentPayments.signedAt),
-          gte(agentPayments.signedAt, startOfUtcDay(now)),
-        ),
-      );
-    const total = BigInt(spent?.total ?? "0");
-    const cap = deps.config.AGENT_PAYMENT_DAILY_USD;
-    const fits = total + microUsdOf(offer) <= cap;
-    const [row] = await tx
-      .insert(agentPayments)
-      .values({
-        id: newId("pay"),
-        ...attempt,
-        ...offerColumns(offer),
-        outcome: fits ? "pending" : "refused",
-        reason: fits
-          ? null
-          : `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(total)} USD signed today)`,
-        signedAt: fits ? now : null,
-        createdAt: now,
-      })
-      .returning();
-    return { reserved: fits, row } as const;
-  });
+  const reason = `the daily cap of ${formatMicroUsd(cap)} USD would be passed (${formatMicroUsd(today?.spent ?? 0n)} USD signed today)`;
+  return { reserved: false, row: await recordUnsigned(deps, attempt, offer, "refused", reason) };
 }
 
 /** The end of a reserved payment: paid (with the seller's reference) or failed (with why). */

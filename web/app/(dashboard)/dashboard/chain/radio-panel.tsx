@@ -40,7 +40,10 @@ export function RadioPanel() {
       testId="radio"
     >
       <p>
-        Linked wallet: <code data-testid="radio-wallet">{linked.data?.wallet ?? "none"}</code>
+        Linked wallet:{" "}
+        <code data-testid="radio-wallet" style={{ overflowWrap: "anywhere" }}>
+          {linked.data?.wallet ?? "none"}
+        </code>
       </p>
       <form onSubmit={submit} className="inline" aria-label="Link a radio wallet">
         <Field
@@ -57,7 +60,9 @@ export function RadioPanel() {
           </Button>
         ) : null}
       </form>
-      <Notice tone="success">{status}</Notice>
+      <Notice tone="success">
+        {status ? <span style={{ overflowWrap: "anywhere" }}>{status}</span> : ""}
+      </Notice>
       {data?.linked && data.error ? <Alert message={`DJ stats unavailable: ${data.error}`} /> : null}
       {data?.linked && !data.error && !data.dj ? (
         <p className="muted" data-testid="dj-unknown">

@@ -32,7 +32,9 @@ export function RpcConfigPanel() {
           <div>
             <dt>In use</dt>
             <dd>
-              <code data-testid="rpc-url">{config.data.rpcUrl}</code>
+              <code data-testid="rpc-url" style={{ overflowWrap: "anywhere" }}>
+                {config.data.rpcUrl}
+              </code>
             </dd>
           </div>
           <div>
@@ -60,7 +62,9 @@ export function RpcConfigPanel() {
         />
         <Button type="submit">Save RPC URL</Button>
       </form>
-      <Notice tone="success">{status}</Notice>
+      <Notice tone="success">
+        {status ? <span style={{ overflowWrap: "anywhere" }}>{status}</span> : ""}
+      </Notice>
       <Alert message={config.error ? messageOf(config.error) : ""} />
     </Card>
   );

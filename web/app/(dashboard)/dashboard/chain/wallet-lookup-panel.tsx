@@ -60,7 +60,9 @@ export function WalletLookupPanel() {
             </div>
             <div>
               <dt>Owner program</dt>
-              <dd>{wallet.accountInfo.owner ? <code>{wallet.accountInfo.owner}</code> : "no account"}</dd>
+              <dd style={{ overflowWrap: "anywhere" }}>
+                {wallet.accountInfo.owner ? <code>{wallet.accountInfo.owner}</code> : "no account"}
+              </dd>
             </div>
             <div>
               <dt>Rent epoch</dt>
@@ -68,7 +70,7 @@ export function WalletLookupPanel() {
             </div>
           </dl>
           <DataTable
-            caption={`Tokens of ${wallet.address}`}
+            caption="Tokens held"
             testId="wallet-tokens"
             rows={wallet.tokens}
             rowKey={(t) => t.mint}

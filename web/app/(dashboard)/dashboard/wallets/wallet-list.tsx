@@ -1,0 +1,70 @@
+"use client";
+
+import { useState } from "react";
+import { api, messageOf } from "@/components/data";
+import { Alert, Button, Card, DataTable, EmptyState } from "@/components/ui";
+import type { AgentWalletView } from "@/lib/wallets/schema";
+
+/** The user's agents' wallets, each balance read on demand. */
+export function WalletList(props: {
+  wallets: AgentWalletView[] | undefined;
+  loading: boolean;
+  error: unknown;
+  nameOf: (id: string) => string;
+}) {
+  const [balances, setBalances] = useState<Record<string, string>>({});
+  const [error, setError] = useState("");
+  async function balance(agentId: string) {
+    setError("");
+    try {
+      const read = await api<{ balance: string }>(
+        `/api/agent/mpp?action=get-balance&agentId=${encodeURIComponent(agentId)}`,
+      );
+      setBalances((all) => ({ ...all, [agentId]: read.balance }));
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  }
+  return (
+    <Card
+      title="Agent wallets"
+      description="One wallet per agent; its private key never leaves the server."
+      testId="agent-wallets"
+    >
+      {props.loading ? <p className="muted">Loading…</p> : null}
+      {props.wallets ? (
+        <DataTable
+          caption="Your agents' wallets"
+          captionHidden
+          testId="wallets-table"
+          rows={props.wallets}
+          rowKey={(w) => w.agentId}
+          empty={<EmptyState title="No wallets yet">Create one for an agent below.</EmptyState>}
+          columns={[
+            { header: "Agent", cell: (w) => <strong>{props.nameOf(w.agentId)}</strong> },
+            { header: "Label", hideOnNarrow: true, cell: (w) => w.companyId },
+            { header: "Address", cell: (w) => <code>{w.address}</code> },
+            {
+              header: "Balance",
+              align: "end",
+              cell: (w) =>
+                balances[w.agentId] !== undefined ? (
+                  <span data-testid={`balance-${w.agentId}`}>{balances[w.agentId]}</span>
+                ) : (
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => balance(w.agentId)}
+                    aria-label={`Read the balance of ${props.nameOf(w.agentId)}'s wallet`}
+                  >
+                    Read balance
+                  </Button>
+                ),
+            },
+          ]}
+        />
+      ) : null}
+      <Alert message={error || (props.error ? messageOf(props.error) : "")} />
+    </Card>
+  );
+}
