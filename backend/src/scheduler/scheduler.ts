@@ -78,7 +78,7 @@ export interface TaskScheduler {
   tick(): Promise<TickReport>;
 }
 
-/** The first run after the occurrence `scheduledAt` that was not already due when the dispatch began. */
+/** The first run after the occurrence `scheduledAt` that was not already due when the task was claimed. */
 export function followingRun(cronSchedule: string, scheduledAt: Date, claimedAt: Date): Date | null {
   return nextCronRun(cronSchedule, scheduledAt > claimedAt ? scheduledAt : claimedAt);
 }
