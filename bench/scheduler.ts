@@ -1,8 +1,10 @@
 /**
  * The task scheduler's speed, in one run on one embedded PostgreSQL (its own cluster in /dev/shm):
  * 1. backlog: 2,000 tasks due at once, two schedulers (each its own pool, 10 dispatches in flight), a
- *    loopback agent (the one fake agent runtime) answering each chat completion in 50 ms: every task must
- *    be dispatched exactly once; time to drain and lag from `nextRun` to the agent receiving the prompt;
+ *    loopback agent (the one fake agent runtime, in its own worker thread like another machine) answering
+ *    each chat completion in 50 ms: every task must be dispatched exactly once; time to drain (both ticks
+ *    returned: every task dispatched and its outcome written) and lag from `nextRun` to the agent receiving
+ *    the prompt; both schedulers and the agent client warmed up first (100 tasks, 100 direct calls);
  * 2. floor: the same 2,000 chat completions made directly (the same agent client, same token, same body)
  *    with the same concurrency (2 x 10), no scheduler and no database;
  * 3. steady state once the backlog is gone: 100 tasks on 6-field schedules firing every 10 s at staggered
@@ -14,10 +16,10 @@ import { postChatCompletion } from "../backend/src/chat/gateway";
 import { createTaskScheduler, type TaskScheduler } from "../backend/src/scheduler/scheduler";
 import { nextCronRun } from "../common/src/cron";
 import { createLogger, sealGatewayToken } from "../common/src/index";
-import { startFakeAgentRuntime } from "../common/testing/fakes/agent-runtime.mjs";
 import { connectDatabase } from "../drizzle/client";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startBenchPostgres } from "./lib/postgres";
+import { startBenchWorker } from "./lib/workers";
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 2_000);
 const AGENT_MS = Number(process.env.BENCH_AGENT_MS ?? 50);
@@ -38,20 +40,28 @@ const { cluster, stop } = await startBenchPostgres("scheduler");
 const url = cluster.url();
 await migrateDatabase(url);
 
-/** Arrival time (epoch ms) of each prompt at the agent. */
+/** Arrival time (epoch ms) of each prompt at the agent (in its own thread, posted back). */
 const arrivals = new Map<string, number[]>();
-const agent = await startFakeAgentRuntime({
-  token: TOKEN,
-  reply: "ok",
-  onRequest: (request) => {
-    if (request.path !== "/v1/chat/completions") return;
-    const prompt = JSON.parse(request.body.toString()).messages.at(-1).content as string;
-    const list = arrivals.get(prompt) ?? [];
-    list.push(Date.now());
-    arrivals.set(prompt, list);
-  },
+const { port: agentPort, worker: agentWorker } = await startBenchWorker(
+  new URL("./lib/agent-runtime-worker.ts", import.meta.url).href,
+  { token: TOKEN, delayMs: AGENT_MS },
+);
+agentWorker.on("message", ([prompt, at]: [string, number]) => {
+  const list = arrivals.get(prompt) ?? [];
+  list.push(at);
+  arrivals.set(prompt, list);
 });
-agent.setDelay(AGENT_MS);
+const agent = { url: `http://127.0.0.1:${agentPort}` };
+/** Waits (at most 2 s) until `count` prompts starting with `prefix` have been reported by the agent's thread. */
+async function arrivalsOf(prefix: string, count: number): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (Date.now() < deadline) {
+    let n = 0;
+    for (const [prompt, times] of arrivals) if (prompt.startsWith(prefix)) n += times.length;
+    if (n >= count) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 const setup = new pg.Client({ connectionString: url });
 await setup.connect();
@@ -112,11 +122,13 @@ const t0 = Date.now();
 // claimed was dispatched and its outcome written.
 const reports = await Promise.all(backlog.schedulers.map((s) => s.tick()));
 const drainMs = Date.now() - t0;
+
 await backlog.close();
 const pending = await setup.query(
   "select count(*)::int as n from scheduled_tasks where name like 'backlog %' and status = 'pending' and next_run > $1",
   [due],
 );
+await arrivalsOf("backlog ", TASKS);
 let once = 0;
 const backlogLags: number[] = [];
 for (let i = 1; i <= TASKS; i++) {
@@ -167,6 +179,7 @@ for (let i = 0; i < STEADY_TASKS; i++) {
 const steady = startSchedulers();
 await new Promise((r) => setTimeout(r, STEADY_SECONDS * 1000));
 await steady.close();
+await arrivalsOf("steady ", Number.POSITIVE_INFINITY);
 const steadyLags: number[] = [];
 for (let i = 0; i < STEADY_TASKS; i++) {
   const offset = i % 10;
@@ -179,7 +192,7 @@ for (let i = 0; i < STEADY_TASKS; i++) {
 }
 
 await setup.end();
-await agent.close();
+await agentWorker.terminate();
 await stop();
 
 const ratio = drainMs / floorMs;

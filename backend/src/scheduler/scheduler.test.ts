@@ -424,6 +424,26 @@ describe("claims", () => {
 });
 
 describe("the loop", () => {
+  it("stop claims nothing more, lets the claimed tasks finish and record, and leaves the rest due", async () => {
+    for (let i = 0; i < 60; i++) await addTask({ prompt: `stop ${i}` });
+    runtime.setDelay(300);
+    const s = scheduler();
+    const ticking = s.tick();
+    await expect.poll(() => runtime.completions.length).toBeGreaterThan(0);
+    await s.stop();
+    const report = await ticking;
+    const { rows } = await database.pool.query(
+      "select status, (last_run is not null) as ran, count(*)::int as n from scheduled_tasks group by 1, 2 order by 1, 2",
+    );
+    // Everything claimed was dispatched and recorded; nothing is left running; the rest waits, due.
+    expect(report.dispatched).toBeLessThan(60);
+    expect(runtime.completions).toHaveLength(report.dispatched);
+    expect(rows).toEqual([
+      { status: "pending", ran: false, n: 60 - report.dispatched },
+      { status: "pending", ran: true, n: report.dispatched },
+    ]);
+  });
+
   it("start ticks at once, then wakes when the earliest pending task falls due, at most pollMs apart", async () => {
     await addTask();
     const { ManualTimers } = await import("../watchdog/timers");

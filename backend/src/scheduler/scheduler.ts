@@ -36,6 +36,9 @@ import {
  */
 const MIN_PAUSE_MS = 200;
 
+/** Next runs remembered (see nextRunOf); forgotten all at once when full. */
+const NEXT_RUN_MEMO_MAX = 1_000;
+
 /** Completions written by one statement at most. */
 const COMPLETION_BATCH_MAX = 100;
 
@@ -75,7 +78,7 @@ export interface TaskScheduler {
   tick(): Promise<TickReport>;
 }
 
-/** The first run after the occurrence `scheduledAt` that was not already due when the dispatch began. */
+/** The first run after the occurrence `scheduledAt` that was not already due when the task was claimed. */
 export function followingRun(cronSchedule: string, scheduledAt: Date, claimedAt: Date): Date | null {
   return nextCronRun(cronSchedule, scheduledAt > claimedAt ? scheduledAt : claimedAt);
 }
@@ -128,9 +131,25 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     }
   }
 
+  /**
+   * Next runs by schedule and instant: the tasks of one claim share their claim time and often their
+   * schedule and scheduled time, and computing a next run (cron-parser) costs a few tenths of a millisecond.
+   */
+  const nextRuns = new Map<string, Date | null>();
+  function nextRunOf(task: TaskClaim): Date | null {
+    const key = `${task.cronSchedule}|${task.scheduledAt.getTime()}|${task.claimedAt.getTime()}`;
+    let next = nextRuns.get(key);
+    if (next === undefined) {
+      if (nextRuns.size >= NEXT_RUN_MEMO_MAX) nextRuns.clear();
+      next = followingRun(task.cronSchedule, task.scheduledAt, task.claimedAt);
+      nextRuns.set(key, next);
+    }
+    return next;
+  }
+
   async function recordOutcome(task: TaskClaim, result: DispatchResult): Promise<void> {
     if (result.ok) {
-      const nextRun = followingRun(task.cronSchedule, task.scheduledAt, task.claimedAt);
+      const nextRun = nextRunOf(task);
       return complete({ claim: task, ranAt: task.claimedAt, nextRun });
     }
     const after = await failTask(pool, task, result.error, clock.now());
@@ -173,8 +192,11 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     let claiming: Promise<void> | undefined;
 
     const claimMore = () => {
-      const want = Math.min(CLAIM_BATCH_MAX, capacity - inFlight.size - ready.length);
-      if (claiming || exhausted || stopping || want <= 0) return;
+      const room = capacity - inFlight.size - ready.length;
+      // Whole claims of 10 while work is at hand (fewer statements); whatever fits when idle.
+      const want = Math.min(CLAIM_BATCH_MAX, room);
+      const busy = inFlight.size + ready.length > 0;
+      if (claiming || exhausted || stopping || want <= 0 || (busy && want < CLAIM_BATCH_MAX)) return;
       claiming = (async () => {
         try {
           const claims = await claimDueTasks(pool, clock.now(), want);

@@ -1,0 +1,20 @@
+/**
+ * The bench's loopback agent in its own worker thread (an agent is another machine: its 50 ms answers must
+ * not wait on the event loop of what is measured): the one fake agent runtime, answering each chat
+ * completion after `delayMs`. Posts its port first, then `[prompt, epoch ms]` for each completion received.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { startFakeAgentRuntime } from "../../common/testing/fakes/agent-runtime.mjs";
+
+const { token, delayMs } = workerData as { token: string; delayMs: number };
+const agent = await startFakeAgentRuntime({
+  token,
+  reply: "ok",
+  onRequest: (request) => {
+    if (request.path !== "/v1/chat/completions") return;
+    const prompt = JSON.parse(request.body.toString()).messages.at(-1).content as string;
+    parentPort?.postMessage([prompt, Date.now()]);
+  },
+});
+agent.setDelay(delayMs);
+parentPort?.postMessage(agent.port);
