@@ -2,8 +2,11 @@
  * The Agent page in real headless Chromium against the built web app and the REAL backend with a job worker
  * and the LOCAL hosting driver: the deploy made in the page provisions a real agent (wrapper + fake
  * runtime), whose status, resources, logs, heartbeat, gateway view, lifecycle and maintenance the page then
- * shows and drives. Also writes the README's screenshot, docs/dashboard.png.
+ * shows and drives. Also takes the README's screenshot: into docs/dashboard.png with `UPDATE_SCREENSHOTS=1`
+ * (commit it), else into the temp directory, so a test run leaves the checkout clean.
  */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -11,7 +14,9 @@ import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 
 const stack = useDashboardStack({ localAgents: true });
-const SCREENSHOT = fileURLToPath(new URL("../../docs/dashboard.png", import.meta.url));
+const SCREENSHOT = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("../../docs/dashboard.png", import.meta.url))
+  : join(tmpdir(), `dashboard-${process.pid}.png`);
 
 const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
 
