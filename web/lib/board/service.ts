@@ -4,6 +4,7 @@ import { type Company, companies, type JobListing, jobListings } from "@svc/db/s
 import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import { parseWith } from "../http/body";
 import { companyNotOwned, listingNotFound, slugTaken } from "./errors";
+import { countBoardEvent } from "./metrics";
 import {
   BOARD_LIST_MAX,
   type CompanyView,
@@ -195,6 +196,7 @@ export async function createListing(
     .insert(jobListings)
     .values({ ...fields, id: newId(LISTING_ID_PREFIX), status: "draft", createdAt: now, updatedAt: now })
     .returning();
+  countBoardEvent("listing_created");
   return listingView(row, company);
 }
 
@@ -212,6 +214,7 @@ export async function createCompany(
     .onConflictDoNothing({ target: companies.slug })
     .returning();
   if (!row) throw slugTaken(input.slug);
+  countBoardEvent("company_created");
   return companyView(row);
 }
 
@@ -249,5 +252,7 @@ export async function updateListingStatus(
     .where(and(eq(jobListings.id, listingId), ownedBy(userId)))
     .returning();
   if (!row) throw listingNotFound();
+  if (status === "active" && row.publishedAt?.getTime() === now.getTime())
+    countBoardEvent("listing_published");
   return listingView(row, await companyOf(deps.db, row.companyId));
 }
