@@ -61,6 +61,12 @@ export const jobListings = pgTable(
     publishedAt: timestamptz("published_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /**
+     * What `search` matches: title and description lower-cased once, on write. A case-sensitive LIKE on it
+     * costs a fraction of ILIKE on both columns (which lower-cases each row on every read); its pg_trgm GIN
+     * index is in the custom migration `*_board_sql.sql`.
+     */
+    searchText: text("search_text").generatedAlwaysAs(sql`lower("title" || ' ' || "description")`),
   },
   (t) => [
     check("job_listings_web_type", sql`${t.webType} in ('web2', 'web3', 'both')`),

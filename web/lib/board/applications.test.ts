@@ -1,3 +1,4 @@
+import { metricsRegistry } from "@svc/common/metrics/index";
 import { jobApplications, jobListings } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -20,6 +21,12 @@ async function apply(
 async function applyCountOf(id: string) {
   const [row] = await db().select().from(jobListings).where(eq(jobListings.id, id));
   return row.applyCount;
+}
+/** `job_board_events_total{event="application"}` of this process. */
+async function applicationsCounted(): Promise<number> {
+  const metric = metricsRegistry().getSingleMetric("job_board_events_total");
+  const values = metric ? (await metric.get()).values : [];
+  return values.find((v) => v.labels.event === "application")?.value ?? 0;
 }
 async function applicationRows() {
   const result = await db().execute<{ n: number }>(sql`select count(*)::int as n from job_applications`);
@@ -59,11 +66,13 @@ describe("POST /api/jobs/apply", () => {
     const owner = await signedInUser();
     const listing = await publishedListing(owner.jar);
     const { user, jar } = await signedInUser();
+    const countedBefore = await applicationsCounted();
     const results = await Promise.all(
       Array.from({ length: 10 }, () => apply({ listingId: listing.id }, jar)),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(400)]);
     expect(await applyCountOf(listing.id)).toBe(1);
+    expect(await applicationsCounted()).toBe(countedBefore + 1);
     const rows = await db().select().from(jobApplications).where(eq(jobApplications.userId, user.id));
     expect(rows).toHaveLength(1);
   });

@@ -2,6 +2,7 @@ import { newId } from "@svc/common";
 import { companies, type JobApplication, jobApplications, jobListings } from "@svc/db/schema";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alreadyApplied, listingNotActive } from "./errors";
+import { countBoardEvent } from "./metrics";
 import type { ApplicationView, ApplicationWithListingView } from "./schema";
 import { type BoardDeps, listingView } from "./service";
 
@@ -27,7 +28,7 @@ export async function applyToListing(
   listingId: string,
 ): Promise<ApplicationView> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
+  const application = await deps.db.transaction(async (tx) => {
     const [listing] = await tx
       .update(jobListings)
       .set({ applyCount: sql`${jobListings.applyCount} + 1`, updatedAt: sql`${jobListings.updatedAt}` })
@@ -42,6 +43,8 @@ export async function applyToListing(
     if (!row) throw alreadyApplied();
     return applicationView(row);
   });
+  countBoardEvent("application");
+  return application;
 }
 
 /** `GET /api/jobs/apply`: the caller's applications, newest first, each with its listing and company. */

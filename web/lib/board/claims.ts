@@ -2,6 +2,7 @@ import { newId } from "@svc/common";
 import { agents, type JobClaim, jobClaims, jobListings } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import { agentNotFound, alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
+import { countBoardEvent } from "./metrics";
 import type { ClaimView } from "./schema";
 import { type BoardDeps, ownedBy } from "./service";
 
@@ -49,6 +50,7 @@ export async function claimListing(
     .onConflictDoNothing({ target: [jobClaims.jobId, jobClaims.claimerAgentId] })
     .returning();
   if (!row) throw alreadyClaimed();
+  countBoardEvent("claim");
   return claimView(row);
 }
 

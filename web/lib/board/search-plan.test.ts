@@ -1,9 +1,9 @@
-import { sql } from "drizzle-orm";
-import type { Pool } from "pg";
+import { type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useWebTestContext, webContext } from "../testing";
 import { listBoardQuery } from "./schema";
-import { listListingsQuery } from "./service";
+import { containsPattern, matchStatement, SEARCH_WINDOW, searchListingIds, windowStatement } from "./search";
+import { listingFilters, listListings } from "./service";
 
 useWebTestContext();
 
@@ -25,21 +25,43 @@ beforeAll(async () => {
   await db.execute(sql`analyze job_listings`);
 });
 
-async function planOf(search: string): Promise<string> {
-  const { db } = webContext();
-  const query = listListingsQuery(db, undefined, listBoardQuery.parse({ search }));
-  if (!query) throw new Error("no query");
-  const { sql: text, params } = query.toSQL();
-  const pool = (db as unknown as { $client: Pool }).$client;
-  const result = await pool.query(`explain ${text}`, params);
-  return result.rows.map((row: { "QUERY PLAN": string }) => row["QUERY PLAN"]).join("\n");
+async function planOf(statement: SQL): Promise<string> {
+  const result = await webContext().db.execute<{ "QUERY PLAN": string }>(sql`explain ${statement}`);
+  return result.rows.map((row) => row["QUERY PLAN"]).join("\n");
+}
+const activeFilters = () => listingFilters(undefined, listBoardQuery.parse({})) as SQL;
+
+/** What the search must answer: every match, newest first, at most 50 (a plain query, no strategy). */
+async function expectedIds(term: string): Promise<string[]> {
+  const result = await webContext().db.execute<{ id: string }>(sql`
+    select id from job_listings where status = 'active' and (title ilike ${containsPattern(term)} or description ilike ${containsPattern(term)})
+    order by published_at desc nulls first, created_at desc limit 50`);
+  return result.rows.map((row) => row.id);
 }
 
 describe("GET /api/jobs/board?search=", () => {
-  it("is answered from the pg_trgm GIN indexes of title and description, not a walk over the listings", async () => {
-    const plan = await planOf("kubernetes-wrangler");
-    expect(plan).toContain("Bitmap Index Scan on job_listings_title_trgm_idx");
-    expect(plan).toContain("Bitmap Index Scan on job_listings_description_trgm_idx");
+  it("a rare term is answered from the pg_trgm GIN index of the search text, not a walk over the listings", async () => {
+    const plan = await planOf(matchStatement(activeFilters(), containsPattern("Kubernetes-Wrangler")));
+    expect(plan).toContain("Bitmap Index Scan on job_listings_search_text_trgm_idx");
     expect(plan).not.toContain("Seq Scan on job_listings");
+  });
+
+  it("the first look reads only the newest listings, in the order of the status index", async () => {
+    const plan = await planOf(windowStatement(activeFilters(), containsPattern("engineer")));
+    expect(plan).toContain("Index Scan using job_listings_status_published_at_idx on job_listings");
+    expect(plan).not.toContain("Seq Scan on job_listings");
+    expect(SEARCH_WINDOW).toBeLessThan(20_000);
+  });
+
+  it("answers the newest 50 matches whether they lie in the first window (common term) or beyond it (rare term)", async () => {
+    const ctx = webContext();
+    for (const term of ["engineer", "kubernetes-wrangler", "ENGINEER", "no-such-term-anywhere"]) {
+      const expected = await expectedIds(term);
+      expect(await searchListingIds(ctx.db, activeFilters(), term)).toEqual(expected);
+      const listed = await listListings(ctx, undefined, listBoardQuery.parse({ search: term }));
+      expect(listed.map((listing) => listing.id)).toEqual(expected);
+    }
+    expect(await expectedIds("kubernetes-wrangler")).toHaveLength(5);
+    expect(await expectedIds("engineer")).toHaveLength(50);
   });
 });

@@ -1,9 +1,10 @@
 import { type Clock, newId } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Company, companies, type JobListing, jobListings } from "@svc/db/schema";
-import { and, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import { parseWith } from "../http/body";
 import { companyNotOwned, listingNotFound, slugTaken } from "./errors";
+import { countBoardEvent } from "./metrics";
 import {
   BOARD_LIST_MAX,
   type CompanyView,
@@ -16,6 +17,7 @@ import {
   type ListingView,
   PUBLIC_STATUSES,
 } from "./schema";
+import { searchListingIds } from "./search";
 
 export interface BoardDeps {
   db: Database;
@@ -82,30 +84,50 @@ function visibleTo(userId: string | undefined): SQL {
   return userId ? (or(open, ownedBy(userId)) as SQL) : open;
 }
 
-/** `%term%` for ILIKE with the term's own `%`, `_` and `\` taken literally. */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /**
  * `GET /api/jobs/board`: up to 50 listings with their companies, newest published first. `active` (the
  * default) and `closed` are public; any other status lists only listings of the caller's own companies
  * (nothing for an anonymous caller). `mine=true` lists the caller's own listings of every status (drafts
- * first, as they have no `publishedAt`). `search` is a case-insensitive substring of title or description, served by the
- * pg_trgm GIN indexes of both columns.
+ * first, as they have no `publishedAt`). `search` is a case-insensitive substring of title or description
+ * (./search.ts: the newest listings first, then the pg_trgm GIN indexes of both columns).
  */
 export async function listListings(
   deps: BoardDeps,
   userId: string | undefined,
   query: ListBoardQuery,
 ): Promise<ListingView[]> {
-  const select = listListingsQuery(deps.db, userId, query);
-  const rows = select ? await select : [];
-  return rows.map((row) => listingView(row.listing, row.company));
+  const filters = listingFilters(userId, query);
+  if (!filters) return [];
+  if (!query.search) {
+    const rows = await selectListings(deps.db)
+      .where(filters)
+      .orderBy(...newestFirst())
+      .limit(BOARD_LIST_MAX);
+    return rows.map((row) => listingView(row.listing, row.company));
+  }
+  const ids = await searchListingIds(deps.db, filters, query.search);
+  if (ids.length === 0) return [];
+  const rows = await selectListings(deps.db).where(inArray(jobListings.id, ids));
+  const byId = new Map(rows.map((row) => [row.listing.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [listingView(row.listing, row.company)] : [];
+  });
 }
 
-/** The one statement of `listListings` (exported so a test can look at its plan); null: nothing to list. */
-export function listListingsQuery(db: Database, userId: string | undefined, query: ListBoardQuery) {
+function selectListings(db: Database) {
+  return db
+    .select({ listing: jobListings, company: companies })
+    .from(jobListings)
+    .innerJoin(companies, eq(companies.id, jobListings.companyId));
+}
+
+function newestFirst(): SQL[] {
+  return [sql`${jobListings.publishedAt} desc nulls first`, desc(jobListings.createdAt)];
+}
+
+/** The list's conditions other than `search`; null when the caller may see nothing. */
+export function listingFilters(userId: string | undefined, query: ListBoardQuery): SQL | null {
   const conditions: SQL[] = [];
   if (query.mine) {
     if (!userId) return null;
@@ -122,17 +144,7 @@ export function listListingsQuery(db: Database, userId: string | undefined, quer
   if (query.roleType) conditions.push(eq(jobListings.roleType, query.roleType));
   if (query.seniority) conditions.push(eq(jobListings.seniority, query.seniority));
   if (query.webType) conditions.push(eq(jobListings.webType, query.webType));
-  if (query.search) {
-    const pattern = containsPattern(query.search);
-    conditions.push(or(ilike(jobListings.title, pattern), ilike(jobListings.description, pattern)) as SQL);
-  }
-  return db
-    .select({ listing: jobListings, company: companies })
-    .from(jobListings)
-    .innerJoin(companies, eq(companies.id, jobListings.companyId))
-    .where(and(...conditions))
-    .orderBy(sql`${jobListings.publishedAt} desc nulls first`, desc(jobListings.createdAt))
-    .limit(BOARD_LIST_MAX);
+  return and(...conditions) as SQL;
 }
 
 /**
@@ -184,6 +196,7 @@ export async function createListing(
     .insert(jobListings)
     .values({ ...fields, id: newId(LISTING_ID_PREFIX), status: "draft", createdAt: now, updatedAt: now })
     .returning();
+  countBoardEvent("listing_created");
   return listingView(row, company);
 }
 
@@ -201,6 +214,7 @@ export async function createCompany(
     .onConflictDoNothing({ target: companies.slug })
     .returning();
   if (!row) throw slugTaken(input.slug);
+  countBoardEvent("company_created");
   return companyView(row);
 }
 
@@ -238,5 +252,7 @@ export async function updateListingStatus(
     .where(and(eq(jobListings.id, listingId), ownedBy(userId)))
     .returning();
   if (!row) throw listingNotFound();
+  if (status === "active" && row.publishedAt?.getTime() === now.getTime())
+    countBoardEvent("listing_published");
   return listingView(row, await companyOf(deps.db, row.companyId));
 }

@@ -1,4 +1,5 @@
 import { newId } from "@svc/common";
+import { counter } from "@svc/common/metrics/index";
 import { type PartnerInquiryType, partnerInquiries } from "@svc/db/schema";
 import type { WebContext } from "../context";
 import { escapeHtml, sendMail } from "../mail/service";
@@ -45,6 +46,11 @@ export async function submitPartnerInquiry(
       createdAt: ctx.clock.now(),
     })
     .returning({ id: partnerInquiries.id });
+  counter<"fast_track">({
+    name: "partner_inquiries_total",
+    help: "Partner inquiries stored, by fast track (true, false)",
+    labelNames: ["fast_track"],
+  }).inc({ fast_track: String(fastTrack) });
   const to = ctx.config.PARTNER_NOTIFY_EMAIL;
   if (to) {
     await sendMail(ctx, notificationMail(to, input, fastTrack)).catch((err: unknown) =>
