@@ -1,0 +1,1 @@
+ALTER TABLE "job_listings" ADD COLUMN "search_text" text GENERATED ALWAYS AS (lower("title" || ' ' || "description")) STORED;
