@@ -5,7 +5,9 @@
  *   lookup, the activation check-and-touch in PostgreSQL, the pooled MCP client over the outbound client);
  * - bare: `@modelcontextprotocol/client` connected once with its own fetch, `callTool` directly.
  * Both run in one driver thread (the web's modules need its tsconfig paths), interleaved in rounds.
- * 1. Latency: sequential calls, p50/p99 of each; added p50 = route − bare (goal < 2 ms).
+ * 1. Latency: sequential calls, p50/p99 of each; added p50 = route − bare (goal < 2 ms). Beside them, the
+ *    route's parts alone: the pooled MCP call (no route, no database), the service (activation
+ *    check-and-touch beside the call) and the session lookup.
  * 2. Throughput: BENCH_CONCURRENCY calls in flight for BENCH_DURATION seconds each, rounds alternating;
  *    route / bare (goal >= 0.5x).
  * Knobs: BENCH_SEQUENTIAL (2000 per side), BENCH_CONCURRENCY (8), BENCH_DURATION (5), BENCH_ROUNDS (2).
@@ -26,9 +28,13 @@ type Data = { role: "server" } | { role: "driver"; databaseUrl: string; mcpUrl: 
 interface DriverResult {
   route: { p50: number; p99: number; rps: number[] };
   bare: { p50: number; p99: number; rps: number[] };
+  pooled: { p50: number; p99: number };
+  session: { p50: number; p99: number };
+  service: { p50: number; p99: number };
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 async function serverRole(): Promise<void> {
   const { startFakeMcpServer } = await import("../common/testing/fakes/mcp-servers");
@@ -40,16 +46,65 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
   // The bare client's fetch (undici) keeps an abort listener on the SDK's per-connection signal for every
   // request until the request is collected; under load Node warns about it. Not the platform's path.
   process.removeAllListeners("warning");
-  const [{ loadWebConfig }, { overrideWebContext, webContext }, { createUser }, sessions, activate, call, sdk] =
-    await Promise.all([
-      import("@/lib/config"),
-      import("@/lib/context"),
-      import("@/lib/accounts/users"),
-      import("@/lib/sessions/service"),
-      import("@/app/api/mcp/[skillId]/route"),
-      import("@/app/api/mcp/[skillId]/call/[toolName]/route"),
-      import("@modelcontextprotocol/client"),
-    ]);
+  // The web's modules, loaded by this worker's tsx with the web's tsconfig (their `@/` paths); typed here
+  // by the little the bench uses, so the scripts' typecheck does not walk into the web app.
+  const web = (path: string): Promise<unknown> => import(path);
+  type Handler = (
+    request: Request,
+    context: { params: Promise<Record<string, string>> },
+  ) => Promise<Response>;
+  const [
+    { loadWebConfig },
+    { overrideWebContext, webContext },
+    { createUser },
+    sessions,
+    activate,
+    call,
+    sdk,
+    mcpClient,
+    catalog,
+    service,
+  ] = (await Promise.all([
+    web("@/lib/config"),
+    web("@/lib/context"),
+    web("@/lib/accounts/users"),
+    web("@/lib/sessions/service"),
+    web("@/app/api/mcp/[skillId]/route"),
+    web("@/app/api/mcp/[skillId]/call/[toolName]/route"),
+    import("@modelcontextprotocol/client"),
+    web("@/lib/skills/mcp-client"),
+    web("@/lib/skills/catalog"),
+    web("@/lib/skills/service"),
+  ])) as [
+    { loadWebConfig: (env: Record<string, string>) => unknown },
+    { overrideWebContext: (o: { config: unknown }) => void; webContext: () => unknown },
+    { createUser: (ctx: unknown, u: { email: string; name: string }) => Promise<{ id: string }> },
+    {
+      createSession: (ctx: unknown, userId: string) => Promise<{ token: string }>;
+      findSessionUser: (ctx: unknown, token: string) => Promise<unknown>;
+      SESSION_COOKIE: string;
+    },
+    { POST: Handler },
+    { POST: Handler },
+    typeof import("@modelcontextprotocol/client"),
+    {
+      callMcpTool: (
+        skill: unknown,
+        tool: string,
+        args: Record<string, unknown>,
+      ) => Promise<{ isError: boolean }>;
+    },
+    { findSkill: (config: unknown, id: string) => unknown },
+    {
+      callSkillTool: (
+        ctx: unknown,
+        userId: string,
+        skillId: string,
+        tool: string,
+        args: Record<string, unknown>,
+      ) => Promise<unknown>;
+    },
+  ];
   const config = loadWebConfig({
     DATABASE_URL: data.databaseUrl,
     SESSION_SECRET: "bench-session-secret-0123456789abcdef",
@@ -80,7 +135,8 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
       params,
     );
     const answer = (await res.json()) as { success?: boolean };
-    if (res.status !== 200 || !answer.success) throw new Error(`route call failed: ${JSON.stringify(answer)}`);
+    if (res.status !== 200 || !answer.success)
+      throw new Error(`route call failed: ${JSON.stringify(answer)}`);
   };
   const bareClient = new sdk.Client({ name: "bench-bare", version: "1.0.0" }, { capabilities: {} });
   await bareClient.connect(new sdk.StreamableHTTPClientTransport(new URL(data.mcpUrl)));
@@ -89,18 +145,40 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
     if (result.isError) throw new Error("bare call failed");
   };
 
+  // Parts of the route, for the breakdown: the session lookup, and the pooled MCP call without the route.
+  const skill = catalog.findSkill(config, "websearch");
+  const viaPool = async () => {
+    if ((await mcpClient.callMcpTool(skill, "web_search_exa", ARGS)).isError)
+      throw new Error("pooled call failed");
+  };
+  const viaService = async () => {
+    await service.callSkillTool(ctx, user.id, "websearch", "web_search_exa", ARGS);
+  };
+  const sessionLookup = async () => {
+    if (!(await sessions.findSessionUser(ctx, token))) throw new Error("no session");
+  };
+
   // Warm both paths (JIT, pools, the route's first connection).
   for (let i = 0; i < 200; i++) {
     await viaRoute();
     await viaBare();
   }
 
-  const times = { route: [] as number[], bare: [] as number[] };
+  const times = {
+    route: [] as number[],
+    bare: [] as number[],
+    pooled: [] as number[],
+    session: [] as number[],
+    service: [] as number[],
+  };
   const roundSize = 200;
   for (let done = 0; done < SEQUENTIAL; done += roundSize) {
     for (const [name, fn] of [
       ["route", viaRoute],
       ["bare", viaBare],
+      ["pooled", viaPool],
+      ["session", sessionLookup],
+      ["service", viaService],
     ] as const) {
       for (let i = 0; i < roundSize; i++) {
         const start = performance.now();
@@ -136,6 +214,9 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
   const result: DriverResult = {
     route: { ...summary(times.route), rps: rps.route },
     bare: { ...summary(times.bare), rps: rps.bare },
+    pooled: summary(times.pooled),
+    session: summary(times.session),
+    service: summary(times.service),
   };
   await bareClient.close();
   parentPort?.postMessage(result);
@@ -175,6 +256,9 @@ async function main(): Promise<void> {
     const ms = (n: number) => `${n.toFixed(3)} ms`;
     console.log(`latency  route p50 ${ms(r.route.p50)} p99 ${ms(r.route.p99)}`);
     console.log(`latency  bare  p50 ${ms(r.bare.p50)} p99 ${ms(r.bare.p99)}`);
+    console.log(
+      `parts    pooled MCP call alone p50 ${ms(r.pooled.p50)}; service (activation check beside the call) p50 ${ms(r.service.p50)}; session lookup p50 ${ms(r.session.p50)}`,
+    );
     const added = r.route.p50 - r.bare.p50;
     console.log(`added p50 ${ms(added)} (goal < 2 ms) ${added < 2 ? "✔" : "✘"}`);
     const ratio = mean(r.route.rps) / mean(r.bare.rps);
@@ -183,7 +267,9 @@ async function main(): Promise<void> {
         .map((x) => x.toFixed(0))
         .join(", ")} calls/s`,
     );
-    console.log(`throughput ratio route/bare ${ratio.toFixed(2)}x (goal >= 0.5x) ${ratio >= 0.5 ? "✔" : "✘"}`);
+    console.log(
+      `throughput ratio route/bare ${ratio.toFixed(2)}x (goal >= 0.5x) ${ratio >= 0.5 ? "✔" : "✘"}`,
+    );
   } finally {
     await server.worker.terminate();
     await pg.stop();
