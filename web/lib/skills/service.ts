@@ -17,6 +17,7 @@ import {
   unknownSkill,
 } from "./errors";
 import { callMcpTool, describeMcpServer, McpRequestError } from "./mcp-client";
+import { countToolCall } from "./metrics";
 import type { ActivationAnswer, SkillSummary, ToolCallAnswer } from "./schema";
 
 /**
@@ -228,20 +229,29 @@ export async function callSkillTool(
     const [active, answer] = await Promise.all([touch(), call()]);
     if (!active) {
       recentlyActive.delete(key);
+      countToolCall(skillId, "not_active");
       throw skillNotActive(skillId, toolName);
     }
     outcome = answer;
   } else {
-    if (!(await touch())) throw skillNotActive(skillId, toolName);
+    if (!(await touch())) {
+      countToolCall(skillId, "not_active");
+      throw skillNotActive(skillId, toolName);
+    }
     outcome = await call();
   }
   markRecentlyActive(key, now.getTime());
   if ("error" in outcome) {
     const message = (outcome.error as Error).message;
-    if (outcome.error instanceof McpRequestError) throw toolCallFailed(skillId, toolName, message);
+    if (outcome.error instanceof McpRequestError) {
+      countToolCall(skillId, "tool_error");
+      throw toolCallFailed(skillId, toolName, message);
+    }
+    countToolCall(skillId, "transport_error");
     throw toolTransportFailed(skillId, toolName, message);
   }
   const result = outcome.value;
+  countToolCall(skillId, result.isError ? "tool_error" : "ok");
   if (result.isError) throw toolCallFailed(skillId, toolName, textOf(result.content));
   return { skillId, toolName, success: true, result: result.content };
 }

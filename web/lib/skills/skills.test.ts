@@ -1,4 +1,6 @@
 /** Skill MCP servers against loopback MCP servers speaking the real protocol (one per built-in skill). */
+
+import { metricsRegistry } from "@svc/common/metrics/index";
 import { startFakeMcpServer, startFakeMcpServers } from "@svc/common/testing";
 import { skillActivations } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -166,6 +168,14 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
   });
 
   it("a tool result with isError is 400 carrying the tool's text", async () => {
+    const counted = async (outcome: string) => {
+      const metric = await metricsRegistry().getSingleMetric("skill_tool_calls_total")?.get();
+      return (
+        metric?.values.find((v) => v.labels.skill === "context7" && v.labels.outcome === outcome)?.value ?? 0
+      );
+    };
+    const errorsBefore = await counted("tool_error");
+    const okBefore = await counted("ok");
     const { jar } = await signedInUser();
     await activate(jar, "context7");
     const { status, body } = await callTool(jar, "context7", "query-docs", {
@@ -185,6 +195,8 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.body.result[0].text).toBe('Documentation of /facebook/react for "hooks"');
+    expect(await counted("tool_error")).toBe(errorsBefore + 1);
+    expect(await counted("ok")).toBe(okBefore + 1);
   });
 
   it("arguments that fail the tool's schema, an unknown tool, or an empty call to a tool needing arguments are 400", async () => {
