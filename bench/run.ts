@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   summarizer: () => import("./summarizer"),
   queue: () => import("./queue"),
   "wrapper-proxy": () => import("./wrapper-proxy"),
+  mcp: () => import("./mcp"),
   classify: () => import("./classify"),
   gateway: () => import("./gateway"),
   scheduler: () => import("./scheduler"),

@@ -44,15 +44,34 @@ export function outboundFetch(client: OutboundClient, options: OutboundFetchOpti
   return async (input, init = {}) => {
     const url = input instanceof Request ? input.url : input;
     const method = (init.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-    const response = await client.open({
-      method,
-      url,
-      headers: headerRecord(init.headers ?? (input instanceof Request ? input.headers : undefined)),
-      body: await bodyOf(init.body),
-      signal: init.signal ?? undefined,
-      timeoutMs: options.timeoutMs,
-      maxResponseBytes: options.maxResponseBytes,
-    });
+    // The caller's signal may outlive the exchange (a library's per-connection signal). Until the answer's
+    // headers arrive it aborts the request; after that it only drops the answer (destroyed without an error):
+    // a signal given to node:http stays on the socket, and aborting it once the socket is back in the
+    // keep-alive pool would destroy that socket with an error nobody listens to.
+    const local = new AbortController();
+    const callerSignal = init.signal ?? undefined;
+    const onAbort = () => local.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) local.abort(callerSignal.reason);
+    else callerSignal?.addEventListener("abort", onAbort, { once: true });
+    let unlink = () => callerSignal?.removeEventListener("abort", onAbort);
+    let response: Awaited<ReturnType<OutboundClient["open"]>>;
+    try {
+      response = await client.open({
+        method,
+        url,
+        headers: headerRecord(init.headers ?? (input instanceof Request ? input.headers : undefined)),
+        body: await bodyOf(init.body),
+        signal: local.signal,
+        timeoutMs: options.timeoutMs,
+        maxResponseBytes: options.maxResponseBytes,
+      });
+    } finally {
+      unlink();
+    }
+    const answer = response;
+    const onLateAbort = () => answer.discard();
+    callerSignal?.addEventListener("abort", onLateAbort, { once: true });
+    unlink = () => callerSignal?.removeEventListener("abort", onLateAbort);
     const headers = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       // The body handed on is already decompressed, and its length may differ.
@@ -62,42 +81,53 @@ export function outboundFetch(client: OutboundClient, options: OutboundFetchOpti
     const init2 = { status: response.status, statusText: response.statusText, headers };
     if (NO_BODY.has(response.status) || method === "HEAD") {
       response.discard();
+      unlink();
       return new Response(null, init2);
     }
     if (!/^text\/event-stream\b/i.test(headers.get("content-type") ?? "")) {
-      return new Response(new Uint8Array(await response.readBody()), init2);
+      try {
+        return new Response(new Uint8Array(await response.readBody()), init2);
+      } finally {
+        unlink();
+      }
     }
-    // A stream: passed on as it arrives, with a running count against the cap.
+    // A stream: read as it arrives (whether or not the consumer still pulls, so a finished answer lets go
+    // of the caller's signal at once) and handed on, with a running count against the cap.
     const chunks = response.stream({ idleTimeout: true })[Symbol.asyncIterator]();
-    let total = 0;
+    let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await chunks.next();
-          if (done) {
-            controller.close();
-            return;
-          }
-          total += value.length;
-          if (total > options.maxResponseBytes) {
-            const detail = `answer is larger than the ${options.maxResponseBytes}-byte limit`;
+      start(controller) {
+        void (async () => {
+          let total = 0;
+          try {
+            for (;;) {
+              const { done, value } = await chunks.next();
+              if (done || cancelled) break;
+              total += value.length;
+              if (total > options.maxResponseBytes) {
+                const detail = `answer is larger than the ${options.maxResponseBytes}-byte limit`;
+                throw new OutboundError("too_large", `${options.name ?? "the upstream"}'s ${detail}`, {
+                  upstream: options.name,
+                  detail,
+                  maxBytes: options.maxResponseBytes,
+                });
+              }
+              controller.enqueue(new Uint8Array(value));
+            }
+            unlink();
+            if (!cancelled) controller.close();
+          } catch (err) {
+            unlink();
             await chunks.return?.();
-            const err = new OutboundError("too_large", `${options.name ?? "the upstream"}'s ${detail}`, {
-              upstream: options.name,
-              detail,
-              maxBytes: options.maxResponseBytes,
-            });
+            if (cancelled) return;
             options.onStreamFailure?.(err, method);
             controller.error(err);
-            return;
           }
-          controller.enqueue(new Uint8Array(value));
-        } catch (err) {
-          options.onStreamFailure?.(err, method);
-          controller.error(err);
-        }
+        })();
       },
       async cancel() {
+        cancelled = true;
+        unlink();
         await chunks.return?.();
       },
     });

@@ -48,6 +48,8 @@ export interface FakeMcpServer {
   toolCalls(): number;
   /** Sessions opened so far (sessions mode). */
   sessionsOpened(): number;
+  /** Forgets every session while staying up (a restart behind a load balancer keeping connections). */
+  forgetSessions(): Promise<void>;
   /** Closes the server and listens again on the same port; every session is forgotten. */
   restart(): Promise<void>;
   /** Stops answering (connections refused) until `restart()`. */
@@ -337,6 +339,11 @@ export async function startFakeMcpServer(
     requests,
     toolCalls: () => calls,
     sessionsOpened: () => opened,
+    async forgetSessions() {
+      const forgotten = sessions;
+      sessions = new Map();
+      for (const transport of forgotten.values()) await transport.close().catch(() => undefined);
+    },
     async restart() {
       await stop();
       await listen();

@@ -2,8 +2,9 @@
  * The client of the skills' MCP servers: the MCP client SDK over Streamable HTTP, its requests made by the
  * one outbound client (30 s per exchange, answers capped at 1 MB, redirects refused). One connected client
  * per process and skill, reused by every user and call (no handshake per call). A server that forgot the
- * session (404 on its session id) gets one new handshake and the call is sent again; any other transport
- * failure drops the client, so the next call connects afresh.
+ * session (404 on its session id), or closed the kept-alive connection the call went out on (a restart),
+ * gets one new handshake and the call is sent again; any other transport failure drops the client, so the
+ * next call connects afresh.
  */
 import {
   Client,
@@ -11,7 +12,7 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { createOutboundClient, outboundFetch } from "@svc/common";
+import { CLOSED_WITHOUT_ANSWER, createOutboundClient, OutboundError, outboundFetch } from "@svc/common";
 import type { SkillDefinition } from "./catalog";
 
 /** Spec "Limits" of this area: 30 s per call, answers up to 1 MB. */
@@ -120,6 +121,23 @@ async function discard(skill: SkillDefinition, entry: Promise<Connection>): Prom
 const isForgottenSession = (err: unknown, conn: Connection | null) =>
   SdkHttpError.isInstance(err) && err.status === 404 && Boolean(conn?.transport.sessionId);
 
+/**
+ * The request went out on a kept-alive connection the server had closed (it restarted, or timed the
+ * connection out): nothing was answered, so nothing was done; it is sent again on a new connection.
+ */
+function isStaleConnection(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof OutboundError && e.reason === "unreachable") {
+      return (
+        e.detail.startsWith(CLOSED_WITHOUT_ANSWER) ||
+        e.socketCode === "ECONNRESET" ||
+        e.socketCode === "EPIPE"
+      );
+    }
+  }
+  return false;
+}
+
 /** The failure as this module's error: the server's JSON-RPC error, or a transport failure. */
 function classify(err: unknown): Error {
   if (ProtocolError.isInstance(err)) return new McpRequestError(err.message);
@@ -140,9 +158,9 @@ async function withClient<T>(skill: SkillDefinition, use: (client: Client) => Pr
       return await usingConnection(conn, use);
     } catch (err) {
       if (ProtocolError.isInstance(err)) throw classify(err);
-      const forgotten = isForgottenSession(err, conn);
+      const retry = isForgottenSession(err, conn) || isStaleConnection(err);
       await discard(skill, entry);
-      if (forgotten && attempt === 0) continue;
+      if (retry && attempt === 0) continue;
       throw classify(err);
     }
   }

@@ -17,7 +17,27 @@ import {
   unknownSkill,
 } from "./errors";
 import { callMcpTool, describeMcpServer, McpRequestError } from "./mcp-client";
+import { countToolCall } from "./metrics";
 import type { ActivationAnswer, SkillSummary, ToolCallAnswer } from "./schema";
+
+/**
+ * Activations this process saw live within this window: their check-and-touch runs alongside the tool call
+ * instead of before it (the answer still waits for both, so an activation gone meanwhile, e.g. deactivated
+ * through another process, still answers 400; only that tool call was made for nothing).
+ */
+export const RECENTLY_ACTIVE_MS = 5_000;
+const RECENT_MAX = 10_000;
+const RECENT = Symbol.for("svc.web.skills.recently-active");
+type WithRecent = typeof globalThis & { [RECENT]?: Map<string, number> };
+const recentHolder = globalThis as WithRecent;
+recentHolder[RECENT] ??= new Map<string, number>();
+const recentlyActive = recentHolder[RECENT];
+const recentKey = (userId: string, skillId: string) => `${userId}\n${skillId}`;
+function markRecentlyActive(key: string, at: number): void {
+  recentlyActive.delete(key);
+  recentlyActive.set(key, at);
+  if (recentlyActive.size > RECENT_MAX) recentlyActive.delete(recentlyActive.keys().next().value as string);
+}
 
 /** An activation unused this long is gone. */
 export const SKILL_IDLE_MS = 30 * 60 * 1000;
@@ -99,6 +119,7 @@ export async function activateSkill(ctx: Ctx, userId: string, skillId: string): 
       .where(eq(skillActivations.userId, userId))
       .orderBy(desc(skillActivations.lastUsedAt), asc(skillActivations.skillId))
       .offset(MAX_ACTIVE_SKILLS);
+    for (const b of beyond) recentlyActive.delete(recentKey(userId, b.skillId));
     if (beyond.length > 0) {
       await tx.delete(skillActivations).where(
         and(
@@ -125,6 +146,7 @@ export async function deactivateSkill(
   skillId: string,
 ): Promise<{ success: true; skillId: string; message: string }> {
   requireSkill(ctx, skillId);
+  recentlyActive.delete(recentKey(userId, skillId));
   const deleted = await ctx.db
     .delete(skillActivations)
     .where(
@@ -180,26 +202,56 @@ export async function callSkillTool(
   const skill = requireSkill(ctx, skillId);
   const args = toolArguments(body);
   if (!args) throw invalidToolParameters(skillId, toolName, "parameters: must be an object");
-  const touched = await ctx.db
-    .update(skillActivations)
-    .set({ lastUsedAt: ctx.clock.now() })
-    .where(
-      and(
-        eq(skillActivations.userId, userId),
-        eq(skillActivations.skillId, skillId),
-        gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
-      ),
-    )
-    .returning({ skillId: skillActivations.skillId });
-  if (touched.length === 0) throw skillNotActive(skillId, toolName);
-  let result: Awaited<ReturnType<typeof callMcpTool>>;
-  try {
-    result = await callMcpTool(skill, toolName, args);
-  } catch (err) {
-    const message = (err as Error).message;
-    if (err instanceof McpRequestError) throw toolCallFailed(skillId, toolName, message);
+  const now = ctx.clock.now();
+  const touch = async () => {
+    const rows = await ctx.db
+      .update(skillActivations)
+      .set({ lastUsedAt: now })
+      .where(
+        and(
+          eq(skillActivations.userId, userId),
+          eq(skillActivations.skillId, skillId),
+          gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
+        ),
+      )
+      .returning({ skillId: skillActivations.skillId });
+    return rows.length > 0;
+  };
+  const call = () =>
+    callMcpTool(skill, toolName, args).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+  const key = recentKey(userId, skillId);
+  const seen = recentlyActive.get(key);
+  let outcome: Awaited<ReturnType<typeof call>>;
+  if (seen !== undefined && now.getTime() - seen >= 0 && now.getTime() - seen < RECENTLY_ACTIVE_MS) {
+    const [active, answer] = await Promise.all([touch(), call()]);
+    if (!active) {
+      recentlyActive.delete(key);
+      countToolCall(skillId, "not_active");
+      throw skillNotActive(skillId, toolName);
+    }
+    outcome = answer;
+  } else {
+    if (!(await touch())) {
+      countToolCall(skillId, "not_active");
+      throw skillNotActive(skillId, toolName);
+    }
+    outcome = await call();
+  }
+  markRecentlyActive(key, now.getTime());
+  if ("error" in outcome) {
+    const message = (outcome.error as Error).message;
+    if (outcome.error instanceof McpRequestError) {
+      countToolCall(skillId, "tool_error");
+      throw toolCallFailed(skillId, toolName, message);
+    }
+    countToolCall(skillId, "transport_error");
     throw toolTransportFailed(skillId, toolName, message);
   }
+  const result = outcome.value;
+  countToolCall(skillId, result.isError ? "tool_error" : "ok");
   if (result.isError) throw toolCallFailed(skillId, toolName, textOf(result.content));
   return { skillId, toolName, success: true, result: result.content };
 }

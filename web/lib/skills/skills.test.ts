@@ -1,4 +1,6 @@
 /** Skill MCP servers against loopback MCP servers speaking the real protocol (one per built-in skill). */
+
+import { metricsRegistry } from "@svc/common/metrics/index";
 import { startFakeMcpServer, startFakeMcpServers } from "@svc/common/testing";
 import { skillActivations } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -166,6 +168,14 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
   });
 
   it("a tool result with isError is 400 carrying the tool's text", async () => {
+    const counted = async (outcome: string) => {
+      const metric = await metricsRegistry().getSingleMetric("skill_tool_calls_total")?.get();
+      return (
+        metric?.values.find((v) => v.labels.skill === "context7" && v.labels.outcome === outcome)?.value ?? 0
+      );
+    };
+    const errorsBefore = await counted("tool_error");
+    const okBefore = await counted("ok");
     const { jar } = await signedInUser();
     await activate(jar, "context7");
     const { status, body } = await callTool(jar, "context7", "query-docs", {
@@ -185,6 +195,8 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.body.result[0].text).toBe('Documentation of /facebook/react for "hooks"');
+    expect(await counted("tool_error")).toBe(errorsBefore + 1);
+    expect(await counted("ok")).toBe(okBefore + 1);
   });
 
   it("arguments that fail the tool's schema, an unknown tool, or an empty call to a tool needing arguments are 400", async () => {
@@ -252,27 +264,53 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
     expect(small.body.result[0].text).toBe("Content of https://example.com/s: xxxxx");
   });
 
-  it("a server restart that forgets the session: one new handshake and the call succeeds", async () => {
+  it("a server that forgot the session (404): one new handshake and the call succeeds", async () => {
     const { jar } = await signedInUser();
     expect((await activate(jar, "sessionful")).status).toBe(200);
     expect((await callTool(jar, "sessionful", "searchGitHub", { query: "before" })).status).toBe(200);
     const opened = sessionful.sessionsOpened();
-    expect(opened).toBeGreaterThanOrEqual(1);
+    const oldSession = sessionful.requests.findLast((r) => r.rpcMethod === "tools/call")?.headers[
+      "mcp-session-id"
+    ];
+    expect(oldSession).toEqual(expect.any(String));
+    await sessionful.forgetSessions();
+    const after = await callTool(jar, "sessionful", "searchGitHub", { query: "after forgetting" });
+    expect(after.body, JSON.stringify(after.body)).toMatchObject({ success: true });
+    expect(after.status).toBe(200);
+    expect(after.body.result[0].text).toContain("after forgetting");
+    expect(sessionful.sessionsOpened()).toBe(opened + 1);
+    // The call went out with the old session id first (answered 404), then again with the new one.
+    const calls = sessionful.requests.filter((r) => r.rpcMethod === "tools/call").slice(-2);
+    expect(calls[0].headers["mcp-session-id"]).toBe(oldSession);
+    expect(calls[1].headers["mcp-session-id"]).not.toBe(oldSession);
+  });
+
+  it("a server restart (sessions and connections gone): the call still succeeds", async () => {
+    const { jar } = await signedInUser();
+    expect((await activate(jar, "sessionful")).status).toBe(200);
+    expect((await callTool(jar, "sessionful", "searchGitHub", { query: "before" })).status).toBe(200);
+    const opened = sessionful.sessionsOpened();
     await sessionful.restart();
     const after = await callTool(jar, "sessionful", "searchGitHub", { query: "after restart" });
-    expect(after.body).toMatchObject({ success: true });
-    expect(after.status).toBe(200);
+    expect(after.body, JSON.stringify(after.body)).toMatchObject({ success: true });
     expect(after.body.result[0].text).toContain("after restart");
     expect(sessionful.sessionsOpened()).toBe(opened + 1);
-    // The request that met the 404 carried the old session id.
-    const forgotten = sessionful.requests.filter(
-      (r) => r.rpcMethod === "tools/call" && r.headers["mcp-session-id"],
-    );
-    expect(forgotten.length).toBeGreaterThanOrEqual(3);
   });
 });
 
 describe("activation lifetime", () => {
+  it("an activation removed by another process answers 400 even right after a successful call", async () => {
+    const { user, jar } = await signedInUser();
+    await activate(jar, "grep_app");
+    expect((await callTool(jar, "grep_app", "searchGitHub", { query: "warm" })).status).toBe(200);
+    // Another web process deactivates it: only the database knows.
+    await webContext().db.delete(skillActivations).where(eq(skillActivations.userId, user.id));
+    const gone = await callTool(jar, "grep_app", "searchGitHub", { query: "late" });
+    expect(gone.status).toBe(400);
+    expect(gone.body.code).toBe("skill_not_active");
+    expect((await callTool(jar, "grep_app", "searchGitHub", { query: "later" })).status).toBe(400);
+  });
+
   it("expires after 30 idle minutes (injected clock); each call counts as use", async () => {
     const { user, jar } = await signedInUser();
     await activate(jar, "websearch");
