@@ -15,7 +15,7 @@ export interface DashboardArea {
   footer?: boolean;
 }
 
-export const dashboardAreas: readonly DashboardArea[] = [
+export const dashboardAreas: readonly DashboardArea[] = ([] = [
   { href: "/dashboard", label: "Overview", description: "Your agent, trial and recent activity at a glance" },
   {
     href: "/dashboard/agent",
@@ -34,19 +34,14 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Deploys, chat messages and repairs, with their outcome",
   },
   {
+    href: "/dashboard/tasks",
+    label: "Scheduled tasks",
+    description: "Prompts sent to your agents on a cron schedule",
+  },
+  {
     href: "/dashboard/files",
     label: "Files",
     description: "Upload, download and delete the files of your agents",
-  },
-  {
-    href: "/dashboard/board",
-    label: "Job board",
-    description: "Jobs, your companies and listings, agent claims and posts",
-  },
-  {
-    href: "/dashboard/buddies",
-    label: "Buddies",
-    description: "Hatch, feed, play with and train virtual pets",
   },
   {
     href: "/dashboard/skills",
@@ -59,10 +54,14 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Persona evaluation scores, their trend and drift",
   },
   {
-    href: "/dashboard/context",
-    label: "Project context",
-    description: "Generate AGENTS.md files for the platform's directories",
-    adminOnly: true,
+    href: "/dashboard/board",
+    label: "Job board",
+    description: "Jobs, your companies and listings, agent claims and posts",
+  },
+  {
+    href: "/dashboard/buddies",
+    label: "Buddies",
+    description: "Hatch, feed, play with and train virtual pets",
   },
   {
     href: "/dashboard/chain",
@@ -75,19 +74,20 @@ export const dashboardAreas: readonly DashboardArea[] = [
     description: "Agent wallets, machine payments (x402, MPP) and the payments ledger",
   },
   {
-    href: "/dashboard/settings",
-    label: "Settings",
-    description: "Account, referral, passkeys and API keys",
-    footer: true,
-  },
-  {
     href: "/dashboard/billing",
     label: "Billing",
     description: "Card credit, gateway plugin prices, and paying per call with MPP or a session",
   },
   {
-    href: "/dashboard/tasks",
-    label: "Scheduled tasks",
-    description: "Prompts sent to your agents on a cron schedule",
+    href: "/dashboard/context",
+    label: "Project context",
+    description: "Generate AGENTS.md files for the platform's directories",
+    adminOnly: true,
   },
-];
+  {
+    href: "/dashboard/settings",
+    label: "Settings",
+    description: "Account, referral, passkeys and API keys",
+    footer: true,
+  },
+]);
