@@ -15,7 +15,7 @@ export interface DashboardArea {
   footer?: boolean;
 }
 
-export const dashboardAreas: readonly DashboardArea[] = ([] = [
+export const dashboardAreas: readonly DashboardArea[] = [
   { href: "/dashboard", label: "Overview", description: "Your agent, trial and recent activity at a glance" },
   {
     href: "/dashboard/agent",
@@ -90,4 +90,4 @@ export const dashboardAreas: readonly DashboardArea[] = ([] = [
     description: "Account, referral, passkeys and API keys",
     footer: true,
   },
-]);
+];
