@@ -18,6 +18,9 @@ export default defineConfig({
     setupFiles: ["common/testing/database-per-file.ts"],
     pool: "forks",
     testTimeout: 30_000,
+    // expect.poll waits for a condition (a page hydrating, a row appearing); its 1 s default is a speed
+    // assumption that a loaded machine breaks. The ceiling only matters when the condition never comes.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
     reporters: ["default", "./common/testing/summary-reporter.ts"],
   },
