@@ -180,6 +180,22 @@ async function sessionBilling(delayMs: number): Promise<void> {
       answered += g.ok;
       through.push(g);
     }
+    // Every call the gateway passed on was paid: the upstream's count is the number served (autocannon
+    // drops the answers still in flight when a run ends, so its 2xx count can be a few lower). Calls
+    // autocannon had sent before it stopped are still being paid and passed on: wait until the upstream's
+    // count stops moving before the balance is read, or the read races them.
+    const pluginCalls = () =>
+      new Promise<number>((resolve) => {
+        upstream.worker.once("message", (m: { pluginCalls: number }) => resolve(m.pluginCalls));
+        upstream.worker.postMessage("count");
+      });
+    let served = await pluginCalls();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = await pluginCalls();
+      if (now === served) break;
+      served = now;
+    }
     const balance = await db.query<{ micros: string; vouchers: string }>(
       `select (s.balance_usd * 1000000)::bigint::text as micros,
         (select count(*) from payment_session_vouchers v where v.session_id = s.id)::text as vouchers
@@ -187,12 +203,6 @@ async function sessionBilling(delayMs: number): Promise<void> {
       [SESSION_ID],
     );
     await db.end();
-    // Every call the gateway passed on was paid: the upstream's count is the number served (autocannon
-    // drops the answers still in flight when a run ends, so its 2xx count can be a few lower).
-    const served = await new Promise<number>((resolve) => {
-      upstream.worker.once("message", (m: { pluginCalls: number }) => resolve(m.pluginCalls));
-      upstream.worker.postMessage("count");
-    });
     const expected = START_BALANCE_MICROS - BigInt(served) * 50_000n;
     const actual = BigInt(balance.rows[0].micros);
     const exact = actual === expected && Number(balance.rows[0].vouchers) === served && served >= answered;
