@@ -196,7 +196,7 @@ try {
     `  bare x402 client ${mean(rates.bare).toFixed(1)} payments/s (${rates.bare.map((r) => r.toFixed(1)).join(", ")})`,
   );
   console.log(`  ratio ${ratio.toFixed(2)}x (goal >= 0.7x) ${ratio >= 0.7 ? "✔" : "✘"}`);
-  console.log(`  settled by the facilitator: ${facilitator.settlements.length}`);
+  console.log(`  settled by the facilitator: ${facilitator.settlements.filter((s) => s.transaction).length}`);
 } finally {
   await closeWebContext();
   await Promise.all([rpc.close(), seller.close(), facilitator.close()]);

@@ -7,7 +7,6 @@ export * from "./fakes/hosting-platform";
 export * from "./fakes/kv";
 export * from "./fakes/market-data";
 export * from "./fakes/mcp-servers";
-export * from "./fakes/mpp-facilitator";
 export * from "./fakes/oidc-provider";
 export * from "./fakes/radio-api";
 export * from "./fakes/railway";

@@ -1,8 +1,14 @@
 /**
  * Loopback x402 parties for tests and benches, speaking the real wire formats of @x402/core 2.x:
- * - a facilitator (`POST /verify`, `POST /settle`) that checks the EIP-3009 `TransferWithAuthorization`
- *   signature against the requirements' EIP-712 domain (name, version, chain, asset), the recipient, the
- *   amount, the validity window and that the nonce was never settled before;
+ * - the one fake facilitator (`POST /verify`, `POST /settle` with `{x402Version, paymentPayload,
+ *   paymentRequirements}`), used by the x402 sellers below and by the gateway's MPP settlement. Like the real
+ *   thing it checks the EIP-3009 `TransferWithAuthorization` signature against the requirements' EIP-712
+ *   domain (name, version, chain, asset), the validity window, that the authorization pays the requirements
+ *   (recipient, exact amount) and that its `(from, nonce)` was never settled before (as the token contract
+ *   does). `/verify` answers `{isValid, payer}` or `{isValid: false, invalidReason, payer?}`; `/settle`
+ *   answers `{success, transaction, network, payer}` or `{success: false, errorReason, transaction: "",
+ *   network, payer}`. It records every settle request with its outcome; `failWith(reason)` refuses
+ *   everything with that reason.
  * - a seller of one paid resource, in protocol v1 (402 JSON body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`) or v2
  *   (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), which verifies and settles every payment
  *   with the facilitator before it answers. `/redirect?to=<url>` answers a 302 to `to`.
@@ -31,40 +37,54 @@ interface Requirements {
   network: string;
   asset: string;
   payTo: string;
+  /** v2. */
   amount?: string;
+  /** v1. */
   maxAmountRequired?: string;
   extra?: { name?: string; version?: string };
 }
 
+/** One settle request that carried an authorization, with its outcome: `transaction` or `errorReason`. */
+export interface FakeSettlement {
+  from: string;
+  to: string;
+  value: string;
+  nonce: string;
+  network: string;
+  transaction?: string;
+  errorReason?: string;
+}
+
 export interface FakeFacilitator {
   url: string;
+  upstream: FakeUpstream;
   requests: FakeUpstream["requests"];
-  /** Settled payments, in order. */
-  settlements: { payer: string; to: string; value: string; network: string; transaction: string }[];
+  /** Every settle request, in order, with its outcome (refused ones carry `errorReason`, no `transaction`). */
+  settlements: FakeSettlement[];
+  /** Refuse every verification and settlement with this reason; null to accept again. */
+  failWith(reason: string | null): void;
   close(): Promise<void>;
 }
 
 const chainIdOf = (network: string) =>
   network.startsWith("eip155:") ? Number(network.slice(7)) : getEvmChainIdV1(network as never);
 
-export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
-  const settledNonces = new Set<string>();
-  const settlements: FakeFacilitator["settlements"] = [];
+interface FacilitatorBody {
+  paymentPayload?: { payload?: { authorization?: Authorization; signature?: Hex } };
+  paymentRequirements?: Requirements;
+}
 
-  const check = async (body: {
-    paymentPayload: { payload: { authorization: Authorization; signature: Hex } };
-    paymentRequirements: Requirements;
-  }): Promise<{ ok: true; auth: Authorization } | { ok: false; reason: string; payer?: string }> => {
-    const { authorization: auth, signature } = body.paymentPayload.payload;
-    const req = body.paymentRequirements;
-    const required = BigInt(req.amount ?? req.maxAmountRequired ?? "0");
-    if (getAddress(auth.to) !== getAddress(req.payTo)) return { ok: false, reason: "invalid_recipient" };
-    if (BigInt(auth.value) < required) return { ok: false, reason: "insufficient_amount" };
-    if (BigInt(auth.validBefore) <= BigInt(Math.floor(Date.now() / 1000)))
-      return { ok: false, reason: "expired" };
-    if (settledNonces.has(auth.nonce)) return { ok: false, reason: "nonce_already_used" };
+export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
+  const settled = new Set<string>();
+  const settlements: FakeSettlement[] = [];
+  let failure: string | null = null;
+  const keyOf = (auth: Authorization) => `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
+
+  /** The reason to refuse this authorization, or null when it pays the requirements. */
+  const refusal = async (auth: Authorization, signature: Hex, req: Requirements): Promise<string | null> => {
+    if (failure) return failure;
     const valid = await verifyTypedData({
-      address: auth.from,
+      address: getAddress(auth.from),
       domain: {
         name: req.extra?.name,
         version: req.extra?.version,
@@ -83,40 +103,93 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
       },
       signature,
     }).catch(() => false);
-    if (!valid) return { ok: false, reason: "invalid_signature", payer: auth.from };
-    return { ok: true, auth };
+    if (!valid) return "invalid_exact_evm_signature";
+    if (getAddress(auth.to) !== getAddress(req.payTo)) return "invalid_exact_evm_recipient_mismatch";
+    const required = req.amount ?? req.maxAmountRequired;
+    if (required !== undefined && BigInt(auth.value) !== BigInt(required))
+      return "invalid_exact_evm_payload_authorization_value_mismatch";
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    if (BigInt(auth.validBefore) <= now) return "invalid_exact_evm_payload_authorization_valid_before";
+    if (BigInt(auth.validAfter) > now) return "invalid_exact_evm_payload_authorization_valid_after";
+    if (settled.has(keyOf(auth))) return "invalid_exact_evm_nonce_already_used";
+    return null;
   };
 
   const upstream = await startFakeUpstream(async (req, res, raw) => {
-    const body = JSON.parse(raw.toString("utf8"));
-    const result = await check(body);
-    if (req.url === "/verify") {
+    const path = req.url?.split("?")[0];
+    if (req.method !== "POST" || (path !== "/verify" && path !== "/settle"))
+      return sendJson(res, 404, { error: "not found" });
+    const bad = (reason: string) =>
+      sendJson(
+        res,
+        400,
+        path === "/verify"
+          ? { isValid: false, invalidReason: reason }
+          : { success: false, errorReason: reason },
+      );
+    let body: FacilitatorBody;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return bad("invalid_json");
+    }
+    const auth = body.paymentPayload?.payload?.authorization;
+    const signature = body.paymentPayload?.payload?.signature;
+    const requirements = body.paymentRequirements;
+    if (!auth || !signature || !requirements?.asset || !requirements.network || !requirements.payTo)
+      return bad("invalid_payload");
+    const network = requirements.network;
+
+    if (path === "/verify") {
+      const reason = await refusal(auth, signature, requirements);
       return sendJson(
         res,
         200,
-        result.ok
-          ? { isValid: true, payer: result.auth.from }
-          : { isValid: false, invalidReason: result.reason },
+        reason === null
+          ? { isValid: true, payer: auth.from }
+          : { isValid: false, invalidReason: reason, payer: auth.from },
       );
     }
-    if (req.url === "/settle") {
-      const network = body.paymentRequirements.network as string;
-      if (!result.ok)
-        return sendJson(res, 200, { success: false, errorReason: result.reason, transaction: "", network });
-      settledNonces.add(result.auth.nonce);
-      const transaction = keccak256(body.paymentPayload.payload.signature);
-      settlements.push({
-        payer: result.auth.from,
-        to: result.auth.to,
-        value: result.auth.value,
+
+    const record: FakeSettlement = {
+      from: auth.from,
+      to: auth.to,
+      value: auth.value,
+      nonce: auth.nonce,
+      network,
+    };
+    settlements.push(record);
+    const reason = await refusal(auth, signature, requirements);
+    // Checked again after the await: of two copies settled at once, one only gets through.
+    if (reason === null && !settled.has(keyOf(auth))) {
+      settled.add(keyOf(auth));
+      record.transaction = keccak256(signature);
+      return sendJson(res, 200, {
+        success: true,
+        transaction: record.transaction,
         network,
-        transaction,
+        payer: auth.from,
       });
-      return sendJson(res, 200, { success: true, transaction, network, payer: result.auth.from });
     }
-    sendJson(res, 404, { error: "not found" });
+    record.errorReason = reason ?? "invalid_exact_evm_nonce_already_used";
+    return sendJson(res, 200, {
+      success: false,
+      errorReason: record.errorReason,
+      transaction: "",
+      network,
+      payer: auth.from,
+    });
   });
-  return { url: upstream.url, requests: upstream.requests, settlements, close: () => upstream.close() };
+  return {
+    url: upstream.url,
+    upstream,
+    requests: upstream.requests,
+    settlements,
+    failWith(reason) {
+      failure = reason;
+    },
+    close: () => upstream.close(),
+  };
 }
 
 export interface FakeX402SellerOptions {

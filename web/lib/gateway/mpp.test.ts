@@ -1,4 +1,4 @@
-import { startFakeFacilitator } from "@svc/common/testing";
+import { startFakeX402Facilitator } from "@svc/common/testing/fakes/x402";
 import { mppUsedNonces } from "@svc/db/schema";
 import { Challenge } from "mppx";
 import { Types } from "mppx/evm";
@@ -10,7 +10,7 @@ import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-suppor
 import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
-const facilitator = await startFakeFacilitator();
+const facilitator = await startFakeX402Facilitator();
 const plugin = await startFakePlugin();
 const RECIPIENT = newAccount().address;
 const TOKEN = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";

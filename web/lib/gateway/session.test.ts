@@ -1,4 +1,5 @@
-import { startFakeFacilitator, startFakeUpstream } from "@svc/common/testing";
+import { startFakeUpstream } from "@svc/common/testing";
+import { startFakeX402Facilitator } from "@svc/common/testing/fakes/x402";
 import { paymentSessionVouchers } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import type { LocalAccount } from "viem";
@@ -11,7 +12,7 @@ import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-suppor
 import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
-const facilitator = await startFakeFacilitator();
+const facilitator = await startFakeX402Facilitator();
 const plugin = await startFakePlugin();
 const { clock, config } = useWebTestContext({
   GATEWAY_PLUGIN_AGENT_URL: plugin.url,

@@ -91,7 +91,7 @@ describe("make-payment pays each protocol once", () => {
     const settled = facilitator.settlements.slice(settledBefore);
     expect(settled).toHaveLength(1);
     expect(settled[0]).toMatchObject({
-      payer: address,
+      from: address,
       to: SELLER_PAY_TO,
       value: "10000",
       network: "eip155:84532",
@@ -135,7 +135,7 @@ describe("make-payment pays each protocol once", () => {
     expect(v1.paid).toBe(paidBefore + 1);
     const settled = facilitator.settlements.slice(settledBefore);
     expect(settled).toEqual([
-      expect.objectContaining({ payer: address, network: "base-sepolia", value: "10000" }),
+      expect.objectContaining({ from: address, network: "base-sepolia", value: "10000" }),
     ]);
     expect(v1.requests.at(-1)?.headers["x-payment"]).toBeTruthy();
     const [row] = await ledgerOf(user.id, agent.id);
