@@ -18,6 +18,7 @@ import {
   isAllowedHost,
   OutboundError,
   type OutboundPolicy,
+  outboundPolicy,
 } from "./guard";
 
 export interface OutboundClientOptions {
@@ -429,4 +430,23 @@ async function readLimited(res: IncomingMessage, maxBytes: number, name: string)
     stream.once("end", resolve);
   });
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * Clients of user-supplied URLs, one per allow list (the list comes from config, so in practice one per
+ * process): each passes the outbound URL guard with its list and keeps its connection pool between calls.
+ */
+export function guardedClients(
+  options: Omit<OutboundClientOptions, "policy">,
+): (allowHosts: readonly string[]) => OutboundClient {
+  const clients = new Map<string, OutboundClient>();
+  return (allowHosts) => {
+    const key = allowHosts.join(",");
+    let client = clients.get(key);
+    if (!client) {
+      client = createOutboundClient({ ...options, policy: outboundPolicy(allowHosts) });
+      clients.set(key, client);
+    }
+    return client;
+  };
 }

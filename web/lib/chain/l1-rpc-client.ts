@@ -3,7 +3,7 @@
  * checked with zod. The platform's configured URL is called as configured; a URL a user saved goes through
  * the outbound URL guard on every call (no loopback, private or link-local targets).
  */
-import { createOutboundClient, type OutboundClient, OutboundError, outboundPolicy } from "@svc/common";
+import { createOutboundClient, guardedClients, OutboundError } from "@svc/common";
 import { z } from "zod";
 
 export const L1_RPC_TIMEOUT_MS = 10_000;
@@ -19,22 +19,8 @@ export class L1RpcError extends Error {
 }
 
 const configured = createOutboundClient({ name: "the L1 RPC", maxResponseBytes: L1_MAX_RESPONSE_BYTES });
-const guarded = new Map<string, OutboundClient>();
-
-/** The guarded client for user-saved URLs, one per allow list (kept for its connection pool). */
-function guardedClient(allowHosts: readonly string[]): OutboundClient {
-  const key = allowHosts.join(",");
-  let client = guarded.get(key);
-  if (!client) {
-    client = createOutboundClient({
-      name: "your saved L1 RPC",
-      policy: outboundPolicy(allowHosts),
-      maxResponseBytes: L1_MAX_RESPONSE_BYTES,
-    });
-    guarded.set(key, client);
-  }
-  return client;
-}
+/** The guarded clients for user-saved URLs, one per allow list (kept for their connection pools). */
+const guardedClient = guardedClients({ name: "your saved L1 RPC", maxResponseBytes: L1_MAX_RESPONSE_BYTES });
 
 export interface L1Endpoint {
   url: string;

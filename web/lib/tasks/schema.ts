@@ -93,5 +93,3 @@ export type TaskList = z.infer<typeof taskList>;
 export const deletedTask = z.object({ success: z.literal(true), taskId: z.string() });
 
 /** An agent a task can be given to, as the dashboard lists it. */
-export const taskAgentChoice = z.object({ id: z.string(), name: z.string() });
-export type TaskAgentChoice = z.infer<typeof taskAgentChoice>;

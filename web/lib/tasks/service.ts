@@ -6,18 +6,12 @@
  */
 import { newId } from "@svc/common";
 import { nextCronRun } from "@svc/common/cron";
-import { agents, type ScheduledTask, scheduledTasks } from "@svc/db/schema";
+import { type ScheduledTask, scheduledTasks } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
 import { taskNotFound } from "./errors";
-import type {
-  CreateTaskInput,
-  ScheduledTaskView,
-  TaskAgentChoice,
-  TaskList,
-  UpdateTaskInput,
-} from "./schema";
+import type { CreateTaskInput, ScheduledTaskView, TaskList, UpdateTaskInput } from "./schema";
 
 type Deps = Pick<WebContext, "db" | "clock" | "config" | "logger">;
 
@@ -44,15 +38,6 @@ export function toTaskView(row: ScheduledTask): ScheduledTaskView {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
-}
-
-/** The user's agents a task can be given to (the dashboard's choices), newest first. */
-export async function taskAgentChoices(deps: Deps, userId: string): Promise<TaskAgentChoice[]> {
-  return deps.db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.userId, userId))
-    .orderBy(desc(agents.createdAt), desc(agents.id));
 }
 
 /** The user's tasks, newest first, optionally of one of their agents (404 for an agent not theirs). */

@@ -4,30 +4,19 @@
  * hop is checked (no loopback, private or link-local address, also after a redirect or a DNS answer), at most
  * 5 redirects are followed, the whole exchange has one deadline and the answer a size cap.
  */
-import { createOutboundClient, HOP_BY_HOP_HEADERS, type OutboundClient, outboundPolicy } from "@svc/common";
+import { guardedClients, HOP_BY_HOP_HEADERS } from "@svc/common";
 
 export const TARGET_TIMEOUT_MS = 30_000;
 export const TARGET_MAX_REDIRECTS = 5;
 export const TARGET_MAX_RESPONSE_BYTES = 1024 * 1024;
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-const clients = new Map<string, OutboundClient>();
-
-function clientFor(allowHosts: readonly string[]): OutboundClient {
-  const key = allowHosts.join(",");
-  let client = clients.get(key);
-  if (!client) {
-    client = createOutboundClient({
-      name: "the payment target",
-      policy: outboundPolicy(allowHosts),
-      timeoutMs: TARGET_TIMEOUT_MS,
-      maxRedirects: TARGET_MAX_REDIRECTS,
-      maxResponseBytes: TARGET_MAX_RESPONSE_BYTES,
-    });
-    clients.set(key, client);
-  }
-  return client;
-}
+const clientFor = guardedClients({
+  name: "the payment target",
+  timeoutMs: TARGET_TIMEOUT_MS,
+  maxRedirects: TARGET_MAX_REDIRECTS,
+  maxResponseBytes: TARGET_MAX_RESPONSE_BYTES,
+});
 
 /** A `fetch` whose every call passes the outbound guard with this allow list; failures are OutboundErrors. */
 export function guardedFetch(allowHosts: readonly string[]): typeof fetch {

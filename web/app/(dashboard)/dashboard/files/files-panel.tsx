@@ -13,7 +13,7 @@ import {
   Notice,
   SelectField,
 } from "@/components/ui";
-import type { AgentChoice } from "@/lib/files/agents";
+import type { AgentChoice } from "@/lib/agents/choices";
 import type { FileList, FileQuota, FileView, UploadedFile } from "@/lib/files/schema";
 import { formatBytes } from "@/lib/files/sizes";
 

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { PageHeader } from "@/components/ui";
+import { agentChoicesOf } from "@/lib/agents/choices";
 import { webContext } from "@/lib/context";
-import { agentChoicesOf } from "@/lib/files/agents";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { FilesPanel } from "./files-panel";
 

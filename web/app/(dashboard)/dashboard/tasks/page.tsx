@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { PageHeader } from "@/components/ui";
+import { agentChoicesOf } from "@/lib/agents/choices";
 import { webContext } from "@/lib/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
-import { taskAgentChoices } from "@/lib/tasks/service";
 import { TasksPanel } from "./tasks-panel";
 
 export const metadata: Metadata = { title: "Scheduled tasks" };
@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Scheduled tasks" };
 export default async function TasksPage() {
   const ctx = webContext();
   const session = await findSessionUser(ctx, (await cookies()).get(SESSION_COOKIE)?.value);
-  const agents = session ? await taskAgentChoices(ctx, session.id) : [];
+  const agents = session ? await agentChoicesOf(ctx.db, session.id) : [];
   return (
     <>
       <PageHeader

@@ -3,8 +3,9 @@
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf } from "@/components/data";
 import { Alert, Button, Field, SelectField } from "@/components/ui";
+import type { AgentChoice } from "@/lib/agents/choices";
 import { cronHint, formatUtc } from "@/lib/tasks/cron-hint";
-import type { ScheduledTaskView, TaskAgentChoice } from "@/lib/tasks/schema";
+import type { ScheduledTaskView } from "@/lib/tasks/schema";
 
 const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"];
 
@@ -28,7 +29,7 @@ export function TaskForm({
   onSaved,
   onCancel,
 }: {
-  agents: TaskAgentChoice[];
+  agents: AgentChoice[];
   task?: ScheduledTaskView;
   onSaved: (task: ScheduledTaskView) => unknown;
   onCancel?: () => void;

@@ -13,8 +13,9 @@ import {
   SelectField,
   StatusBadge,
 } from "@/components/ui";
+import type { AgentChoice } from "@/lib/agents/choices";
 import { describeCron, formatUtc } from "@/lib/tasks/cron-hint";
-import type { ScheduledTaskView, TaskAgentChoice, TaskList } from "@/lib/tasks/schema";
+import type { ScheduledTaskView, TaskList } from "@/lib/tasks/schema";
 import { TaskForm } from "./task-form";
 
 /** The list refreshes this often while the page is visible (the scheduler changes states meanwhile). */
@@ -25,7 +26,7 @@ const REFRESH_MS = 15_000;
  * shown as it is typed), enabled or disabled, deleted after a confirmation; state, last and next run,
  * attempts and the last error in the table.
  */
-export function TasksPanel({ agents }: { agents: TaskAgentChoice[] }) {
+export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
   const [agentId, setAgentId] = useState("");
   const tasks = useResource<TaskList>(
     `/api/scheduled-tasks${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ""}`,

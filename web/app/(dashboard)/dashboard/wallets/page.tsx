@@ -1,9 +1,8 @@
-import { agents } from "@svc/db/schema";
-import { asc, eq } from "drizzle-orm";
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui";
+import { agentChoicesOf } from "@/lib/agents/choices";
 import { webContext } from "@/lib/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { WalletsView } from "./wallets-view";
@@ -11,16 +10,12 @@ import { WalletsView } from "./wallets-view";
 export const metadata: Metadata = { title: "Wallets" };
 export const dynamic = "force-dynamic";
 
-/** The user's agents (id and name) are read here, on the server, for the wallet forms' agent choice. */
+/** The user's agents are read here, on the server, for the wallet forms' agent choice. */
 export default async function WalletsPage() {
   const ctx = webContext();
   const session = await findSessionUser(ctx, (await cookies()).get(SESSION_COOKIE)?.value);
   if (!session) redirect("/login");
-  const owned = await ctx.db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.userId, session.id))
-    .orderBy(asc(agents.createdAt));
+  const owned = await agentChoicesOf(ctx.db, session.id);
   return (
     <>
       <PageHeader

@@ -1,16 +1,12 @@
 "use client";
 
 import { useResource } from "@/components/data";
+import type { AgentChoice } from "@/lib/agents/choices";
 import type { AgentWalletView, PaymentRecord } from "@/lib/wallets/schema";
 import { LedgerCard } from "./ledger-card";
 import { NewWalletCard } from "./new-wallet-card";
 import { PaymentCard } from "./payment-card";
 import { WalletList } from "./wallet-list";
-
-export interface AgentChoice {
-  id: string;
-  name: string;
-}
 
 /** Wallets (create, import, balance), the payment form and the payments ledger. */
 export function WalletsView({ agents }: { agents: AgentChoice[] }) {
