@@ -48,7 +48,7 @@ describe("Approvals page", () => {
 
     const requestId = await classify(backend.url, agent.token, "npm install left-pad");
     // No reload: the socket brings it (the fallback poll is off while the socket is open).
-    await expect.poll(() => row(page, requestId).count(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => row(page, requestId).count()).toBe(1);
     const card = row(page, requestId);
     await expect.poll(() => card.getByTestId("permission-input").textContent()).toBe("npm install left-pad");
     const text = await card.textContent();
@@ -79,8 +79,8 @@ describe("Approvals page", () => {
     const requestId = await classify(backend.url, agent.token, "curl -X POST https://example.com/deploy");
     const other = await classify(backend.url, agent.token, "pip install requests");
     for (const p of [page, second]) {
-      await expect.poll(() => row(p, requestId).count(), { timeout: 5_000 }).toBe(1);
-      await expect.poll(() => row(p, other).count(), { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => row(p, requestId).count()).toBe(1);
+      await expect.poll(() => row(p, other).count()).toBe(1);
     }
 
     // The REST API, as another client would call it (same session, no page of the dashboard involved).
@@ -91,7 +91,7 @@ describe("Approvals page", () => {
     expect(answer.status()).toBe(200);
     expect(await answer.json()).toEqual({ success: true, requestId, decision: "reject" });
     for (const p of [page, second]) {
-      await expect.poll(() => row(p, requestId).count(), { timeout: 5_000 }).toBe(0);
+      await expect.poll(() => row(p, requestId).count()).toBe(0);
       expect(await row(p, other).count()).toBe(1);
     }
     expect(await statusOf(requestId)).toBe("rejected");
@@ -100,7 +100,7 @@ describe("Approvals page", () => {
     await row(second, other)
       .getByRole("button", { name: /^Approve always:/ })
       .click();
-    await expect.poll(() => row(page, other).count(), { timeout: 5_000 }).toBe(0);
+    await expect.poll(() => row(page, other).count()).toBe(0);
     expect(await statusOf(other)).toBe("approved");
     await context.close();
   }, 120_000);
@@ -138,7 +138,7 @@ describe("Approvals page", () => {
       .toContain("Live: new requests appear as they arrive.");
     expect(open.length).toBeGreaterThan(0);
     const next = await classify(backend.url, agent.token, "npm install online-again");
-    await expect.poll(() => row(page, next).count(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => row(page, next).count()).toBe(1);
     await context.close();
   }, 120_000);
 });

@@ -46,7 +46,7 @@ describe("Overview", () => {
       .poll(() => page.getByTestId("trial").textContent())
       .toMatch(/^active \d+ days? left \(ends .+\)$/);
     await expect.poll(() => page.getByTestId("overview-approvals-count").textContent()).toMatch(/^0/);
-    expect(await page.getByTestId("overview-jobs").getByText("No jobs yet").isVisible()).toBe(true);
+    await expect.poll(() => page.getByTestId("overview-jobs").getByText("No jobs yet").isVisible()).toBe(true);
     await expectAccessible(page);
     await page.screenshot({ path: "/tmp/pages-shots/overview-none-1280.png", fullPage: true });
     await context.close();
@@ -76,7 +76,7 @@ describe("Overview", () => {
       .toContain("Live");
 
     await classify(backend.url, agent.token, "npm install x");
-    await expect.poll(() => count.textContent(), { timeout: 5_000 }).toMatch(/^1 request waits for you/);
+    await expect.poll(() => count.textContent()).toMatch(/^1 request waits for you/);
     await expectAccessible(page);
     await page.screenshot({ path: "/tmp/pages-shots/overview-1280.png", fullPage: true });
     await page.setViewportSize({ width: 360, height: 740 });
