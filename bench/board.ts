@@ -9,7 +9,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import pg from "pg";
 import { systemClock } from "../common/src/index";
 import { connectDatabase } from "../drizzle/client";
@@ -180,18 +180,28 @@ try {
     `\n${"query".padEnd(36)} ${"rows".padStart(4)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} | ${"no-trgm p50".padStart(11)} ${"p99".padStart(8)} | p50 ratio`,
   );
   if (process.env.BENCH_EXPLAIN) {
-    const { containsPattern, matchStatement, windowStatement } = await import("../web/lib/board/search");
+    const { containsPattern, matchStatement, SEARCH_CONTINUE_MAX, SEARCH_WINDOW, walkStatement } =
+      await import("../web/lib/board/search");
     const { listingFilters } = await import("../web/lib/board/service");
     for (const [label, query, search] of cases) {
       if (!search) continue;
       const params = parseWith(listBoardQuery, Object.fromEntries(new URLSearchParams(query)));
       const filters = listingFilters(undefined, params);
       if (!filters || !params.search) continue;
-      for (const statement of [windowStatement, matchStatement]) {
+      const pattern = containsPattern(params.search);
+      const statements: [string, SQL][] = [
+        ["first window", walkStatement(filters, pattern, { offset: 0, rows: SEARCH_WINDOW, wanted: 50 })],
+        [
+          "longest walk on",
+          walkStatement(filters, pattern, { offset: SEARCH_WINDOW, rows: SEARCH_CONTINUE_MAX, wanted: 50 }),
+        ],
+        ["trigram index", matchStatement(filters, pattern)],
+      ];
+      for (const [name, statement] of statements) {
         const plan = await indexed.db.execute<{ "QUERY PLAN": string }>(
-          sql`explain (analyze, costs off) ${statement(filters, containsPattern(params.search))}`,
+          sql`explain (analyze, costs off) ${statement}`,
         );
-        console.log(`-- ${label} (${statement.name})\n${plan.rows.map((r) => r["QUERY PLAN"]).join("\n")}`);
+        console.log(`-- ${label} (${name})\n${plan.rows.map((r) => r["QUERY PLAN"]).join("\n")}`);
       }
     }
   }

@@ -46,7 +46,9 @@ describe("Overview", () => {
       .poll(() => page.getByTestId("trial").textContent())
       .toMatch(/^active \d+ days? left \(ends .+\)$/);
     await expect.poll(() => page.getByTestId("overview-approvals-count").textContent()).toMatch(/^0/);
-    await expect.poll(() => page.getByTestId("overview-jobs").getByText("No jobs yet").isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByTestId("overview-jobs").getByText("No jobs yet").isVisible())
+      .toBe(true);
     await expectAccessible(page);
     await page.screenshot({ path: "/tmp/pages-shots/overview-none-1280.png", fullPage: true });
     await context.close();

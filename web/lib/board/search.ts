@@ -1,42 +1,66 @@
 import type { Database } from "@svc/db";
 import { companies, jobListings } from "@svc/db/schema";
-import { type SQL, sql } from "drizzle-orm";
+import { getTableName, type SQL, sql } from "drizzle-orm";
 import { BOARD_LIST_MAX } from "./schema";
 
 /**
- * How many of the newest listings (under the other filters) the search reads in order before it turns
- * to the trigram indexes. A common term finds its 50 there at once; a rare one would make an ordered walk
- * read most of the table, so it is answered from the indexes, whose cost grows with the matches instead.
- * The planner cannot make this choice itself: it does not know how rare a term is, nor what LIKE on
- * long text costs.
+ * The search reads the newest listings (under the other filters) in order first, and stops at the 50th
+ * match: a common term is answered there after a few hundred rows. When this first look ends without 50,
+ * the share of matches it saw says how rare the term is, and the service picks the cheaper way to the rest:
+ * - go on walking in order (`SEARCH_CONTINUE_MAX` more rows at most) when the estimated rows still to read
+ *   are fewer than the estimated matches the trigram index would hand back, each of which costs a heap
+ *   fetch and a recheck, like a row of the walk;
+ * - otherwise the trigram index, whose cost grows with the matches instead (a rare term).
+ * The planner cannot make this choice itself: it does not know how rare a term is, nor what LIKE on long
+ * text costs. Every way gives the same answer: the newest 50 matches.
  */
 export const SEARCH_WINDOW = 1000;
+/** The most rows the walk goes on for after the first window before it turns to the index. */
+export const SEARCH_CONTINUE_MAX = 4000;
 
 /** `%term%` for LIKE on the lower-cased `search_text`, the term's own `%`, `_` and `\` taken literally. */
 export function containsPattern(term: string): string {
   return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-const newestFirst = sql`${jobListings.publishedAt} desc nulls first, ${jobListings.createdAt} desc`;
+/** The board's order with the id last, so that two reads of one order skip and see the same rows. */
+const newestFirst = sql`${jobListings.publishedAt} desc nulls first, ${jobListings.createdAt} desc, ${jobListings.id} desc`;
 
-/** The matches among the newest SEARCH_WINDOW listings under `filters`, and how many of those there were. */
-export function windowStatement(filters: SQL, pattern: string): SQL {
+export type WalkRow = {
+  id: string;
+  matched: boolean;
+  /** 1-based position of the row in the board's order under the filters. */
+  pos: number;
+  /** pg_class.reltuples of job_listings: the planner's estimate of its rows (-1 before the first ANALYZE). */
+  table_rows: number;
+};
+
+/**
+ * Walks `rows` listings under `filters` in the board's order after the first `offset`, and returns each
+ * match (up to `wanted`, where it stops reading) and the walk's last row whether it matched or not, so the
+ * caller can tell a walk that ran out of listings from one that ran out of rows to read.
+ */
+export function walkStatement(
+  filters: SQL,
+  pattern: string,
+  walk: { offset: number; rows: number; wanted: number },
+): SQL {
+  const last = walk.offset + walk.rows;
   return sql`
-    with newest as (
-      select ${jobListings.id} as id, ${jobListings.searchText} as search_text,
-        ${jobListings.publishedAt} as published_at, ${jobListings.createdAt} as created_at
-      from ${jobListings} inner join ${companies} on ${companies.id} = ${jobListings.companyId}
-      where ${filters}
-      order by ${newestFirst}
-      limit ${sql.raw(String(SEARCH_WINDOW))})
-    select counted.scanned, matched.id
-    from (select count(*)::int as scanned from newest) as counted
-    left join lateral (
-      select id, published_at, created_at from newest
-      where search_text like ${pattern}
-      order by published_at desc nulls first, created_at desc
-      limit ${sql.raw(String(BOARD_LIST_MAX))}) as matched on true
-    order by matched.published_at desc nulls first, matched.created_at desc`;
+    select id, matched, pos::int as pos,
+      (select reltuples::float8 from pg_class where oid = ${getTableName(jobListings)}::regclass) as table_rows
+    from (
+      select id, search_text like ${pattern} as matched,
+        ${sql.raw(String(walk.offset))} + row_number() over (order by published_at desc nulls first, created_at desc, id desc) as pos
+      from (
+        select ${jobListings.id} as id, ${jobListings.searchText} as search_text,
+          ${jobListings.publishedAt} as published_at, ${jobListings.createdAt} as created_at
+        from ${jobListings} inner join ${companies} on ${companies.id} = ${jobListings.companyId}
+        where ${filters}
+        order by ${newestFirst}
+        limit ${sql.raw(String(walk.rows))} offset ${sql.raw(String(walk.offset))}) as newest) as walked
+    where matched or pos = ${sql.raw(String(last))}
+    limit ${sql.raw(String(walk.wanted))}`;
 }
 
 /**
@@ -50,19 +74,61 @@ export function matchStatement(filters: SQL, pattern: string): SQL {
       from ${jobListings} inner join ${companies} on ${companies.id} = ${jobListings.companyId}
       where ${filters} and ${jobListings.searchText} like ${pattern})
     select id from matches
-    order by published_at desc nulls first, created_at desc
+    order by published_at desc nulls first, created_at desc, id desc
     limit ${sql.raw(String(BOARD_LIST_MAX))}`;
+}
+
+interface Walked {
+  ids: string[];
+  /** The walk reached its last row: there may be more listings after it. */
+  cut: boolean;
+  tableRows: number;
+}
+
+async function walkListings(
+  db: Database,
+  filters: SQL,
+  pattern: string,
+  walk: { offset: number; rows: number; wanted: number },
+): Promise<Walked> {
+  const { rows } = await db.execute<WalkRow>(walkStatement(filters, pattern, walk));
+  return {
+    ids: rows.flatMap((row) => (row.matched ? [row.id] : [])),
+    cut: rows.some((row) => row.pos === walk.offset + walk.rows),
+    tableRows: Number(rows[0]?.table_rows ?? -1),
+  };
+}
+
+/**
+ * How many more rows to walk after a first window that found `found` matches, or null when the trigram
+ * index is the cheaper way to the rest: rows still to read ≈ (50 − found) / share, against matches the
+ * index returns ≈ share × the table's rows.
+ */
+export function continueRows(found: number, tableRows: number): number | null {
+  if (found === 0 || tableRows <= 0) return null;
+  const share = found / SEARCH_WINDOW;
+  const toRead = Math.ceil((BOARD_LIST_MAX - found) / share);
+  if (toRead > share * tableRows) return null;
+  // Twice the estimate, so an unlucky stretch of the walk still finds its matches without a third read.
+  return Math.min(2 * toRead, SEARCH_CONTINUE_MAX);
 }
 
 /** The ids of the newest 50 listings under `filters` whose title or description contains `term`. */
 export async function searchListingIds(db: Database, filters: SQL, term: string): Promise<string[]> {
   const pattern = containsPattern(term);
-  const { rows } = await db.execute<{ scanned: number; id: string | null }>(
-    windowStatement(filters, pattern),
-  );
-  const ids = rows.flatMap((row) => (row.id ? [row.id] : []));
-  // The window held every listing under the filters, or already 50 matches: these are the newest.
-  if (ids.length === BOARD_LIST_MAX || (rows[0]?.scanned ?? 0) < SEARCH_WINDOW) return ids;
+  const first = await walkListings(db, filters, pattern, {
+    offset: 0,
+    rows: SEARCH_WINDOW,
+    wanted: BOARD_LIST_MAX,
+  });
+  // 50 matches among the newest, or the window held every listing under the filters: these are the answer.
+  if (first.ids.length === BOARD_LIST_MAX || !first.cut) return first.ids;
+  const rows = continueRows(first.ids.length, first.tableRows);
+  if (rows !== null) {
+    const wanted = BOARD_LIST_MAX - first.ids.length;
+    const next = await walkListings(db, filters, pattern, { offset: SEARCH_WINDOW, rows, wanted });
+    if (next.ids.length === wanted || !next.cut) return [...first.ids, ...next.ids];
+  }
   const matches = await db.execute<{ id: string }>(matchStatement(filters, pattern));
   return matches.rows.map((row) => row.id);
 }

@@ -89,7 +89,8 @@ function visibleTo(userId: string | undefined): SQL {
  * default) and `closed` are public; any other status lists only listings of the caller's own companies
  * (nothing for an anonymous caller). `mine=true` lists the caller's own listings of every status (drafts
  * first, as they have no `publishedAt`). `search` is a case-insensitive substring of title or description
- * (./search.ts: the newest listings first, then the pg_trgm GIN indexes of both columns).
+ * (./search.ts: the newest listings in order first, then by the share of matches seen there, a longer
+ * walk or the pg_trgm GIN index of the lower-cased search text).
  */
 export async function listListings(
   deps: BoardDeps,
@@ -123,7 +124,11 @@ function selectListings(db: Database) {
 }
 
 function newestFirst(): SQL[] {
-  return [sql`${jobListings.publishedAt} desc nulls first`, desc(jobListings.createdAt)];
+  return [
+    sql`${jobListings.publishedAt} desc nulls first`,
+    desc(jobListings.createdAt),
+    desc(jobListings.id),
+  ];
 }
 
 /** The list's conditions other than `search`; null when the caller may see nothing. */
