@@ -6,7 +6,8 @@
  *    loopback plugin upstream (node:http, small JSON answer, its own worker thread); autocannon from the main
  *    thread. Anchor: the same upstream called directly. Rounds alternate direct and gateway; the median round
  *    counts. Afterwards the balance must be exact: start − (2xx answers × price), and one voucher per 2xx.
- *    Goal: gateway ≥ 0.5x direct.
+ *    Goal: gateway ≥ 0.5x direct. Ceiling beside it in the same rounds: a raw TCP relay (bench/lib/relay.ts,
+ *    its own worker thread) in front of the same upstream, the most any proxy process can do here.
  * 2. MPP verification: `verifyMppCredential` (mppx: credential parse, challenge HMAC, expiry, route binding,
  *    EIP-3009 terms and signature recovery) over N hand-signed credentials, beside viem's bare
  *    `recoverTypedDataAddress` on the same credentials; rounds alternate. Goal: ≥ 0.8x the bare recovery.
@@ -16,9 +17,11 @@
  * BENCH_UPSTREAM_DELAY_MS (20), BENCH_ONLY (`mpp` or `session`).
  */
 import http from "node:http";
+import type net from "node:net";
 import type { AddressInfo } from "node:net";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
+import { relayServer } from "./lib/relay";
 import { startBenchWorker } from "./lib/workers";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -43,10 +46,11 @@ const MPP = {
 
 type Role =
   | { role: "upstream"; delayMs: number }
+  | { role: "relay"; upstreamPort: number }
   | { role: "gateway"; databaseUrl: string; upstreamPort: number };
 
-function listen(server: http.Server): void {
-  server.keepAliveTimeout = 60_000;
+function listen(server: http.Server | net.Server): void {
+  if (server instanceof http.Server) server.keepAliveTimeout = 60_000;
   server.listen(0, "127.0.0.1", () => parentPort?.postMessage((server.address() as AddressInfo).port));
 }
 
@@ -110,6 +114,7 @@ async function gatewayServer(databaseUrl: string, upstreamPort: number): Promise
 async function worker(): Promise<void> {
   const data = workerData as Role;
   if (data.role === "upstream") listen(upstreamServer(data.delayMs));
+  else if (data.role === "relay") listen(relayServer(data.upstreamPort));
   else listen(await gatewayServer(data.databaseUrl, data.upstreamPort));
 }
 
@@ -140,6 +145,8 @@ async function sessionBilling(delayMs: number): Promise<void> {
       upstreamPort: upstream.port,
     });
     workers.push(gateway.worker);
+    const relay = await startBenchWorker(import.meta.url, { role: "relay", upstreamPort: upstream.port });
+    workers.push(relay.worker);
 
     const body = JSON.stringify({ messages: [{ role: "user", content: "hi" }] });
     const cannon = async (port: number, path: string, headers: Record<string, string>, duration: number) => {
@@ -171,11 +178,14 @@ async function sessionBilling(delayMs: number): Promise<void> {
     let answered = 0;
     // Warm both paths (JIT, pools) before measuring.
     await cannon(upstream.port, "/direct", {}, 1);
+    await cannon(relay.port, "/direct", {}, 1);
     answered += (await cannon(gateway.port, "/api/v1/gateway", billed, 1)).ok;
     const direct: Awaited<ReturnType<typeof cannon>>[] = [];
     const through: Awaited<ReturnType<typeof cannon>>[] = [];
+    const relayed: Awaited<ReturnType<typeof cannon>>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       direct.push(await cannon(upstream.port, "/direct", {}, DURATION));
+      relayed.push(await cannon(relay.port, "/direct", {}, DURATION));
       const g = await cannon(gateway.port, "/api/v1/gateway", billed, DURATION);
       answered += g.ok;
       through.push(g);
@@ -216,8 +226,11 @@ async function sessionBilling(delayMs: number): Promise<void> {
     );
     console.log(line("gateway (session-billed)", through));
     console.log(line("anchor: upstream direct  ", direct));
+    console.log(line("ceiling: raw TCP relay   ", relayed));
+    const r = median(relayed.map((row) => row.rps));
     console.log(
-      `ratio gateway/direct ${(g / d).toFixed(2)}x (goal >= 0.5x: ${g / d >= 0.5 ? "met" : "MISSED"})`,
+      `ratio gateway/direct ${(g / d).toFixed(2)}x (goal >= 0.5x: ${g / d >= 0.5 ? "met" : "MISSED"}); ` +
+        `raw TCP relay/direct ${(r / d).toFixed(2)}x (no proxy process can do more); gateway/relay ${(g / r).toFixed(2)}x`,
     );
     console.log(
       `balances: ${served} calls passed on (${answered} answers counted by autocannon), balance ${actual} µUSD, ` +

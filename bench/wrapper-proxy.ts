@@ -18,12 +18,14 @@
 import { readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import http from "node:http";
-import net, { type AddressInfo } from "node:net";
+import type net from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
+import { relayServer } from "./lib/relay";
 import { startBenchWorker } from "./lib/workers";
 
 type ProxyRole = "wrapper" | "relay" | "http-proxy" | "fastify";
@@ -39,19 +41,6 @@ function upstreamServer(): http.Server {
   });
   upstream.keepAliveTimeout = 60_000;
   return upstream;
-}
-
-/** Two sockets piped, one upstream connection per client connection: no HTTP at all. */
-function relayServer(upstreamPort: number): net.Server {
-  return net.createServer((client) => {
-    const upstream = net.connect(upstreamPort, "127.0.0.1");
-    client.setNoDelay(true);
-    upstream.setNoDelay(true);
-    client.pipe(upstream).on("error", () => client.destroy());
-    upstream.pipe(client).on("error", () => upstream.destroy());
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-  });
 }
 
 /** node-http-proxy as its README deploys it, with a keep-alive agent (without one it opens a socket per request). */

@@ -7,8 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
 import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
+import type { HttpError } from "../http/errors";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
+import { debitPaymentSession, sessionDebitBatch } from "./billing/session";
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
+import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";
 
@@ -308,5 +311,83 @@ describe("POST /api/v1/gateway billed to a session", () => {
       await hung.close();
     }
     expect(await balanceOf(session.sessionId)).toBe("1.000000");
+  });
+});
+
+describe("debits of a busy session go together (one statement for the calls that wait)", () => {
+  const debit = (sessionId: string, wallet: string, usd: string, idempotencyKey: string | null = null) =>
+    debitPaymentSession(webContext().db, {
+      sessionId,
+      wallet,
+      micros: usdToMicros(usd),
+      pluginId: "agent",
+      idempotencyKey,
+      now: clock.now(),
+    }).then(
+      (result) => ({ voucher: result.voucher, remaining: microsToUsd(result.remaining) }),
+      (err: HttpError) => ({ error: err.code, status: err.status }),
+    );
+  const statements = async () => {
+    const [metric] = (await sessionDebitBatch.get()).values.filter((v) => v.metricName?.endsWith("_count"));
+    return metric?.value ?? 0;
+  };
+
+  it("debits each call exactly as alone, in arrival order: a later cheaper call still fits", async () => {
+    const { session } = await openSession("1.00");
+    const wallet = session.walletAddress;
+    const before = await statements();
+    const results = await Promise.all(
+      ["0.50", "0.60", "0.30", "0.20"].map((usd) => debit(session.sessionId, wallet, usd)),
+    );
+    expect(results).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.50" },
+      { error: "insufficient_balance", status: 402 },
+      { voucher: `session:${session.sessionId}:2`, remaining: "0.20" },
+      { voucher: `session:${session.sessionId}:3`, remaining: "0.00" },
+    ]);
+    // The first went at once; the three that arrived meanwhile went in one statement.
+    expect((await statements()) - before).toBe(2);
+    expect(await balanceOf(session.sessionId)).toBe("0.000000");
+  });
+
+  it("20 calls at once take fewer statements than calls, with exact vouchers and balance", async () => {
+    const { session } = await openSession("1.00");
+    const before = await statements();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => debit(session.sessionId, session.walletAddress, "0.05")),
+    );
+    expect(new Set(results.map((r) => ("voucher" in r ? r.voucher : r.error))).size).toBe(20);
+    expect((await statements()) - before).toBeLessThan(20);
+    expect(await balanceOf(session.sessionId)).toBe("0.000000");
+  });
+
+  it("one Idempotency-Key sent three times at once is debited once; the others wait for its answer (409)", async () => {
+    const { session } = await openSession("1.00");
+    const results = await Promise.all(
+      [1, 2, 3].map(() => debit(session.sessionId, session.walletAddress, "0.05", "same-key")),
+    );
+    expect(results.filter((r) => "voucher" in r)).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.95" },
+    ]);
+    expect(results.filter((r) => "error" in r)).toEqual([
+      { error: "idempotency_in_progress", status: 409 },
+      { error: "idempotency_in_progress", status: 409 },
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
+  });
+
+  it("an unknown session or another wallet in a batch is session_invalid, debiting nothing", async () => {
+    const { session } = await openSession("1.00");
+    const results = await Promise.all([
+      debit(session.sessionId, session.walletAddress, "0.05"),
+      debit(session.sessionId, newAccount().address, "0.05"),
+      debit(session.sessionId, session.walletAddress, "0.05"),
+    ]);
+    expect(results.map((r) => ("error" in r ? r.error : "debited"))).toEqual([
+      "debited",
+      "session_invalid",
+      "debited",
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
   });
 });

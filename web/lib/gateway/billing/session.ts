@@ -1,11 +1,13 @@
 /**
  * Pre-funded payment sessions (spec "Gateway plugin and payment session"): opened by paying a deposit with an
- * MPP credential (its signer is the session's wallet), then debited per call off-chain. Each debit is one
- * statement that checks and takes the price (the row lock serializes calls of one session, the balance never
- * goes negative) and records the voucher `session:<sessionId>:<nonce>`; if the voucher cannot be recorded the
- * statement fails whole and nothing is debited. A refund gives a debit back the same way.
+ * MPP credential (its signer is the session's wallet), then debited per call off-chain. Each debit checks and
+ * takes the price in the database (the row lock serializes calls of one session, the balance never goes
+ * negative) and records the voucher `session:<sessionId>:<nonce>`; if the voucher cannot be recorded nothing
+ * is debited. Calls of a busy session are debited in batches, each exactly as alone (SessionDebitQueue). A
+ * refund gives a debit back in one statement.
  */
 import { newId } from "@svc/common";
+import { histogram } from "@svc/common/metrics/index";
 import type { Database } from "@svc/db";
 import { paymentSessions } from "@svc/db/schema";
 import { sql } from "drizzle-orm";
@@ -26,8 +28,6 @@ import { type MppCharge, settleMppPayment, verifyMppCredential } from "./mpp";
 const SESSION_ID_LENGTH = 26;
 /** Largest answer kept for Idempotency-Key replays (its body, base64 in the voucher row). */
 export const MAX_STORED_ANSWER_BYTES = 1024 * 1024;
-
-const usdParam = (micros: bigint) => sql`(${micros.toString()}::numeric / 1000000)`;
 
 /** What opening a session for `depositUsd` costs, as an MPP charge; 400 outside the configured range. */
 export function depositCharge(ctx: WebContext, depositUsd: string): MppCharge {
@@ -117,41 +117,131 @@ export async function debitPaymentSession(db: Database, call: SessionDebitReques
     const replay = await replayOf(db, call.sessionId, wallet, call.idempotencyKey);
     if (replay) return replay;
   }
-  let rows: { voucher: string; remaining: string }[];
-  try {
-    const result = await db.execute<{ voucher: string; remaining: string }>(sql`
-      with debited as (
-        update payment_sessions
-        set balance_usd = balance_usd - ${usdParam(call.micros)}, nonce = nonce + 1, updated_at = now()
-        where id = ${call.sessionId} and wallet_address = ${wallet} and status = 'active'
-          and expires_at > ${call.now} and balance_usd >= ${usdParam(call.micros)}
-        returning id, nonce, balance_usd
-      )
-      insert into payment_session_vouchers (id, session_id, nonce, amount_usd, plugin_id, idempotency_key)
-      select 'session:' || id || ':' || nonce, id, nonce, ${usdParam(call.micros)}, ${call.pluginId},
-        ${call.idempotencyKey}
-      from debited
-      returning id as voucher, (select balance_usd::text from debited) as remaining`);
-    rows = result.rows;
-  } catch (err) {
-    if (call.idempotencyKey && constraintOf(err) === "payment_session_vouchers_idempotency_key") {
-      const replay = await replayOf(db, call.sessionId, wallet, call.idempotencyKey);
+  const result = await debitQueue(db).debit({ ...call, wallet });
+  switch (result.outcome) {
+    case "debited":
+      return { kind: "debited", voucher: result.voucher, remaining: numericToMicros(result.remaining) };
+    case "insufficient":
+      throw insufficientBalance(microsToUsd(numericToMicros(result.remaining)), microsToUsd(call.micros));
+    case "invalid":
+      throw sessionInvalid();
+    case "idempotent": {
+      const replay = call.idempotencyKey && (await replayOf(db, call.sessionId, wallet, call.idempotencyKey));
       if (replay) return replay;
+      throw voucherFailed();
     }
-    throw voucherFailed();
+    default:
+      throw voucherFailed();
   }
-  const row = rows[0];
-  if (row) return { kind: "debited", voucher: row.voucher, remaining: numericToMicros(row.remaining) };
-  throw await whyNotDebited(db, call, wallet);
 }
 
-async function whyNotDebited(db: Database, call: SessionDebitRequest, wallet: string) {
-  const result = await db.execute<{ balance: string; usable: boolean }>(sql`
-    select balance_usd::text as balance, (status = 'active' and expires_at > ${call.now}) as usable
-    from payment_sessions where id = ${call.sessionId} and wallet_address = ${wallet}`);
-  const row = result.rows[0];
-  if (!row?.usable) return sessionInvalid();
-  return insufficientBalance(microsToUsd(numericToMicros(row.balance)), microsToUsd(call.micros));
+/** Most calls of one session debited by one statement. */
+export const MAX_DEBIT_BATCH = 50;
+
+export const sessionDebitBatch = histogram({
+  name: "gateway_session_debits_per_statement",
+  help: "Payment-session calls debited by one database statement (calls of a busy session go together)",
+  buckets: [1, 2, 5, 10, 20, MAX_DEBIT_BATCH],
+});
+
+type DebitOutcome =
+  | { outcome: "debited"; voucher: string; remaining: string }
+  | { outcome: "insufficient"; remaining: string }
+  | { outcome: "invalid" | "idempotent" | "voucher_failed" };
+
+interface QueuedDebit {
+  call: SessionDebitRequest;
+  settle: (outcome: DebitOutcome) => void;
+}
+
+/**
+ * Group commit per session: a call whose session has no debit in flight goes to the database at once; the
+ * calls that arrive meanwhile wait for it and then go together, in their order, in one statement
+ * (`debit_payment_session`, migration 0013), which debits each exactly as a statement of its own would.
+ * The row lock serializes a session's debits either way; this takes it once per batch instead of once per
+ * call, so a busy session is not held to one database round trip per call. Other processes' debits of the
+ * same session interleave through the same row lock.
+ */
+class SessionDebitQueue {
+  private readonly waiting = new Map<string, QueuedDebit[]>();
+
+  constructor(private readonly db: Database) {}
+
+  debit(call: SessionDebitRequest): Promise<DebitOutcome> {
+    return new Promise((settle) => {
+      const queued = this.waiting.get(call.sessionId);
+      if (queued) {
+        queued.push({ call, settle });
+        return;
+      }
+      this.waiting.set(call.sessionId, []);
+      void this.flush(call.sessionId, [{ call, settle }]);
+    });
+  }
+
+  private async flush(sessionId: string, batch: QueuedDebit[]): Promise<void> {
+    let current = batch;
+    for (;;) {
+      await this.run(current);
+      const queued = this.waiting.get(sessionId) ?? [];
+      if (queued.length === 0) {
+        this.waiting.delete(sessionId);
+        return;
+      }
+      current = queued.splice(0, MAX_DEBIT_BATCH);
+    }
+  }
+
+  /**
+   * One statement per wallet in the batch (a batch is one session's, normally one wallet's). Expiry is
+   * checked at the latest arrival among them: every call of the batch arrived by then, and is debited then.
+   */
+  private async run(batch: QueuedDebit[]): Promise<void> {
+    const groups = new Map<string, QueuedDebit[]>();
+    for (const item of batch) {
+      const group = groups.get(item.call.wallet);
+      if (group) group.push(item);
+      else groups.set(item.call.wallet, [item]);
+    }
+    for (const group of groups.values()) {
+      const [{ call }] = group;
+      const now = new Date(Math.max(...group.map((item) => item.call.now.getTime())));
+      const calls = group.map((item) => ({
+        amount: microsToUsd(item.call.micros),
+        plugin: item.call.pluginId,
+        key: item.call.idempotencyKey,
+      }));
+      sessionDebitBatch.observe(group.length);
+      try {
+        const { rows } = await this.db.execute<{
+          ord: number;
+          outcome: DebitOutcome["outcome"];
+          voucher: string | null;
+          remaining: string | null;
+        }>(sql`
+          select ord, outcome, voucher, remaining from debit_payment_session(
+            ${call.sessionId}, ${call.wallet}, ${now}, ${JSON.stringify(calls)}::jsonb)`);
+        for (const row of rows) group[row.ord - 1].settle(row as DebitOutcome);
+        // Every call has its row; were one missing, its caller would hear voucher_failed, not wait forever
+        // (a promise settles once: the rows above came first).
+        for (const item of group) item.settle({ outcome: "voucher_failed" });
+      } catch {
+        // The statement did not run at all: nothing was debited.
+        for (const item of group) item.settle({ outcome: "voucher_failed" });
+      }
+    }
+  }
+}
+
+const debitQueues = new WeakMap<Database, SessionDebitQueue>();
+
+function debitQueue(db: Database): SessionDebitQueue {
+  let queue = debitQueues.get(db);
+  if (!queue) {
+    queue = new SessionDebitQueue(db);
+    debitQueues.set(db, queue);
+  }
+  return queue;
 }
 
 async function replayOf(
@@ -212,14 +302,4 @@ export async function refundVoucher(db: Database, voucher: string): Promise<bigi
     returning s.balance_usd::text as remaining`);
   const row = result.rows[0];
   return row ? numericToMicros(row.remaining) : null;
-}
-
-function constraintOf(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let i = 0; i < 3 && current; i++) {
-    const constraint = (current as { constraint?: unknown }).constraint;
-    if (typeof constraint === "string") return constraint;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
