@@ -1,5 +1,6 @@
 import type { Database } from "@svc/db";
 import {
+  agents,
   apiKeys,
   emailVerificationTokens,
   idpAccounts,
@@ -8,7 +9,7 @@ import {
   sessions,
   users,
 } from "@svc/db/schema";
-import { eq } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
 
 type Tx = Pick<Database, "update" | "delete">;
 
@@ -16,10 +17,13 @@ type Tx = Pick<Database, "update" | "delete">;
  * A verified identity claims an account whose email was never proven: whoever set the account up may not
  * own the address (an attacker can register someone else's email), so every way back in that they could
  * have added goes — password, sessions, passkeys and their open challenges, API keys, identity-provider
- * links, pending verification tokens — and the email counts as proven from now. Run it in the claiming
- * transaction, before the new identity link is written.
+ * links, pending verification tokens — and the email counts as proven from now. The gateway tokens of the
+ * account's agents are revoked too: the first owner could have read them through the agent, and with one
+ * they could still call the platform as the agent. Run it in the claiming transaction, before the new
+ * identity link is written. Answers the agents whose token was revoked: each needs a new one
+ * (`healClaimedAgents`), which the backend issues and hands to the runtime.
  */
-export async function claimUnprovenAccount(db: Tx, userId: string, now: Date): Promise<void> {
+export async function claimUnprovenAccount(db: Tx, userId: string, now: Date): Promise<string[]> {
   await db
     .update(users)
     .set({ passwordHash: null, emailVerifiedAt: now, updatedAt: now })
@@ -30,4 +34,10 @@ export async function claimUnprovenAccount(db: Tx, userId: string, now: Date): P
   await db.delete(apiKeys).where(eq(apiKeys.userId, userId));
   await db.delete(idpAccounts).where(eq(idpAccounts.userId, userId));
   await db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId));
+  const revoked = await db
+    .update(agents)
+    .set({ gatewayTokenEncrypted: null, updatedAt: now })
+    .where(and(eq(agents.userId, userId), isNotNull(agents.gatewayTokenEncrypted)))
+    .returning({ id: agents.id });
+  return revoked.map((agent) => agent.id);
 }

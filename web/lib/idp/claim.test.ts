@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { sealGatewayToken } from "@svc/common";
 import { findApiKeyOwner } from "@svc/common/credentials";
 import { startFakeOidcProvider } from "@svc/common/testing";
 import {
+  agents,
   apiKeys,
   emailVerificationTokens,
   idpAccounts,
@@ -22,6 +25,7 @@ import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { POST as registerRoute } from "@/app/api/register/route";
 import { authOptions, registerPasskey } from "../passkeys/testing/flows";
+import { startTestBackend } from "../runtime/testing/backend";
 import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { signInThroughProvider } from "./testing/sign-in";
 
@@ -29,15 +33,25 @@ import { signInThroughProvider } from "./testing/sign-in";
 // ways back in; the victim's first identity-provider sign-in must leave none of them working.
 const dataDir = `/tmp/svc-idp-claim-test-${process.pid}`;
 const fake = await startFakeOidcProvider();
+// The real backend (in-process, behind a recording relay): it is asked for the claimed agents' new tokens.
+const backendEnv = {
+  INTERNAL_API_KEY: "claim-internal-key-0123456789abcdef",
+  HMAC_SECRET: "claim-hmac-secret-0123456789abcdef",
+  DATA_ENCRYPTION_KEY: "c1a1".repeat(16),
+};
+const backend = await startTestBackend(backendEnv);
 const { clock, config } = useWebTestContext({
   IDP_ISSUER: fake.url,
   IDP_CLIENT_ID: fake.clientId,
   IDP_CLIENT_SECRET: fake.clientSecret,
   DATA_DIR: dataDir,
+  BACKEND_URL: backend.url,
+  ...backendEnv,
 });
 fake.setNow(() => clock.now());
 afterAll(async () => {
   await fake.close();
+  await backend.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 beforeEach(() => fake.reset());
@@ -180,5 +194,51 @@ describe("identity-provider sign-in claiming an account whose email was never pr
     expect(retry.error).toBe("IdpAuthFailed");
     expect(await sessionUser(again)).toBeNull();
     expect((await rowsOf(id)).links).toEqual(["sub-owner"]);
+  });
+
+  it("revokes the gateway token of the first owner's agent and asks the backend for a new one", async () => {
+    const email = "agent-victim@example.com";
+    const registered = await call(registerRoute, {
+      method: "POST",
+      path: "/api/register",
+      json: { email, password: "attacker-password" },
+      ip: freshIp(),
+    });
+    expect(registered.status).toBe(201);
+    const [account] = await db().select().from(users).where(eq(users.email, email));
+    // The attacker's agent, whose token they could have read through the agent itself.
+    const token = randomBytes(32).toString("hex");
+    const [agent] = await db()
+      .insert(agents)
+      .values({
+        id: `agt_${randomBytes(8).toString("hex")}`,
+        userId: account.id,
+        name: "Squatter's agent",
+        gatewayTokenEncrypted: sealGatewayToken(backendEnv.DATA_ENCRYPTION_KEY, token),
+        status: "running",
+      })
+      .returning();
+    // The agent's own call to the backend with its token (an empty body on purpose): a known token gets as far
+    // as the body (400); a bearer that is neither a gateway token nor the internal key is refused (403).
+    const agentCall = () =>
+      fetch(`${backend.directUrl}/api/ai/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [] }),
+      }).then((res) => res.status);
+    expect(await agentCall()).toBe(400);
+
+    fake.setAccount({ sub: "sub-agent-victim", email, email_verified: true, name: "Victim" });
+    expect((await signInThroughProvider(new CookieJar())).location).toBe("http://localhost:3000/dashboard");
+
+    const [after] = await db().select().from(agents).where(eq(agents.id, agent.id));
+    expect(after.gatewayTokenEncrypted).toBeNull();
+    // The backend re-checks a token it knows against the stored one within a second: wait for that.
+    await expect.poll(agentCall).toBe(403);
+    // The web asked the backend to issue a new token and hand it to the runtime, for the claimed account.
+    const heal = () => backend.exchanges.filter((e) => e.path === `/api/agents/${agent.id}/heal-token`);
+    await expect.poll(() => heal().length).toBe(1);
+    expect(heal()[0].method).toBe("POST");
+    expect(heal()[0].headers["x-user-id"]).toBe(account.id);
   });
 });

@@ -11,6 +11,7 @@ import { claimUnprovenAccount } from "../accounts/claim";
 import { createUser, findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
+import { healClaimedAgents } from "../runtime/operations";
 import { createSession } from "../sessions/service";
 import { discoverOidc, exchangeCode, IdpUpstreamError, idTokenKeys } from "./client";
 import { codeChallengeS256, newFlowState, openFlowState, sealFlowState } from "./flow";
@@ -191,7 +192,8 @@ interface ProviderIdentity {
  */
 async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise<string> {
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  let revokedAgents: string[] = [];
+  const linked = await ctx.db.transaction(async (tx) => {
     const linked = await tx
       .select({ user: users })
       .from(idpAccounts)
@@ -206,7 +208,7 @@ async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise
           throw new IdpSignInError("IdpAuthFailed", "email not verified by the provider; account not linked");
         }
         assertNotBlocked(user);
-        if (!user.emailVerifiedAt) await claimUnprovenAccount(tx, user.id, now);
+        if (!user.emailVerifiedAt) revokedAgents = await claimUnprovenAccount(tx, user.id, now);
       } else {
         user = await createUser(
           { db: tx, clock: ctx.clock },
@@ -250,8 +252,10 @@ async function linkAccount(ctx: WebContext, identity: ProviderIdentity): Promise
           updatedAt: now,
         },
       });
-    return user.id;
+    return { id: user.id, email: user.email };
   });
+  if (revokedAgents.length > 0) void healClaimedAgents(ctx, linked, revokedAgents);
+  return linked.id;
 }
 
 function assertNotBlocked(user: User): void {

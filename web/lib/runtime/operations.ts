@@ -89,5 +89,40 @@ export async function forwardRuntimeOperation(
   });
 }
 
+/**
+ * Asks the backend for a new gateway token for each agent whose token a claimed account revoked
+ * (`claimUnprovenAccount`): the backend writes it and hands it to the runtime (`heal-token`). Never throws:
+ * the sign-in that claimed the account does not wait for it. Until it succeeds the agent has no token, so
+ * nothing authenticates as it; a failure is logged, and the Agent page's Repair (which issues a token when
+ * the agent has none) or an operator's `heal-token` gives it one.
+ */
+export async function healClaimedAgents(
+  ctx: WebContext,
+  user: BackendUser,
+  agentIds: string[],
+): Promise<void> {
+  for (const agentId of agentIds) {
+    try {
+      const answer = await callBackend(ctx.config, {
+        method: "POST",
+        path: `/api/agents/${encodeURIComponent(agentId)}/heal-token`,
+        user,
+        timeoutMs: LIFECYCLE_TIMEOUT_MS,
+      });
+      if (answer.status >= 400) {
+        ctx.logger.warn(
+          { agentId, status: answer.status, answer: answer.text.slice(0, 200) },
+          "claimed account: the agent's revoked gateway token was not replaced",
+        );
+      } else ctx.logger.info({ agentId }, "claimed account: the agent has a new gateway token");
+    } catch (err) {
+      ctx.logger.warn(
+        { agentId, reason: (err as Error).message },
+        "claimed account: the agent's revoked gateway token was not replaced",
+      );
+    }
+  }
+}
+
 /** Operation answers (the gateway token among them) are never cached. */
 const NO_STORE = { "cache-control": "no-store" };
