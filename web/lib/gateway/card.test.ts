@@ -1,3 +1,4 @@
+import { freePort } from "@svc/common";
 import { checkoutCompletedEvent, signStripeWebhook, startFakeStripe } from "@svc/common/testing";
 import { cardCreditEvents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -65,6 +66,19 @@ describe("GET /api/v1/payments/card/create", () => {
       status: 503,
       message: expect.stringContaining("STRIPE_SECRET_KEY"),
     });
+  });
+
+  it("502 card_provider_unavailable when the provider cannot be reached; nothing is created", async () => {
+    const { createCardCheckout } = await import("./billing/card");
+    const { user } = await signedInUser();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const ctx = { ...webContext(), config: { ...config, STRIPE_API_BASE: closed } };
+    const before = stripe.sessions.length;
+    await expect(createCardCheckout(ctx, user, "agent")).rejects.toMatchObject({
+      status: 502,
+      code: "card_provider_unavailable",
+    });
+    expect(stripe.sessions.length).toBe(before);
   });
 });
 

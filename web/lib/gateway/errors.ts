@@ -35,6 +35,12 @@ export const upstreamTimeout = (id: string, seconds: number) =>
   new HttpError(504, "upstream_timeout", `plugin "${id}" did not answer within ${seconds} s`);
 export const upstreamUnreachable = (id: string, detail: string) =>
   new HttpError(502, "upstream_unreachable", `plugin "${id}" could not be reached: ${detail}`);
+export const cardProviderFailed = (detail: string) =>
+  new HttpError(
+    502,
+    "card_provider_unavailable",
+    `the card payments provider did not create a checkout: ${detail}`,
+  );
 export const notConfigured = (variable: string, what: string) =>
   new HttpError(503, "not_configured", `${what} is not configured: set ${variable}`);
 export const sessionNotFound = () => new HttpError(404, "not_found", "payment session not found");

@@ -57,7 +57,12 @@ export const gatewayOperations: readonly ApiOperation[] = [
     auth: ["session"],
     query: checkoutQuery,
     success: { status: 303, description: "redirect to the provider's checkout page" },
-    errors: { 400: "unknown plugin", 401: "not signed in", 503: "STRIPE_SECRET_KEY unset" },
+    errors: {
+      400: "unknown plugin",
+      401: "not signed in",
+      502: "the card provider could not be reached or refused",
+      503: "STRIPE_SECRET_KEY unset",
+    },
   },
   {
     method: "post",

@@ -5,9 +5,9 @@
  */
 import type { Database } from "@svc/db";
 import { sql } from "drizzle-orm";
-import type Stripe from "stripe";
+import Stripe from "stripe";
 import type { WebContext } from "../../context";
-import { badSignature, notConfigured, unknownPlugin } from "../errors";
+import { badSignature, cardProviderFailed, notConfigured, unknownPlugin } from "../errors";
 import { DEFAULT_PLUGIN, pluginRegistry } from "../plugins";
 import { microsToUsd, numericToMicros, usdToMicros } from "../pricing";
 import { stripeClient, verifyStripeEvent } from "./stripe-client";
@@ -58,24 +58,30 @@ export async function createCardCheckout(
   if (!stripe) throw notConfigured("STRIPE_SECRET_KEY", "card payments");
   const pack = usdToMicros(ctx.config.CARD_CREDIT_PACK_USD);
   const base = ctx.config.PUBLIC_URL.replace(/\/+$/, "");
-  const session = await stripe.checkout.sessions.create({
-    mode: "payment",
-    client_reference_id: user.id,
-    customer_email: user.email,
-    line_items: [
-      {
-        quantity: 1,
-        price_data: {
-          currency: "usd",
-          unit_amount: Number(pack / 10_000n),
-          product_data: { name: `Gateway credit (${microsToUsd(pack)} USD)` },
+  const session = await stripe.checkout.sessions
+    .create({
+      mode: "payment",
+      client_reference_id: user.id,
+      customer_email: user.email,
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: "usd",
+            unit_amount: Number(pack / 10_000n),
+            product_data: { name: `Gateway credit (${microsToUsd(pack)} USD)` },
+          },
         },
-      },
-    ],
-    metadata: { userId: user.id, plugin },
-    success_url: `${base}/dashboard/billing?checkout=success`,
-    cancel_url: `${base}/dashboard/billing?checkout=cancelled`,
-  });
+      ],
+      metadata: { userId: user.id, plugin },
+      success_url: `${base}/dashboard/billing?checkout=success`,
+      cancel_url: `${base}/dashboard/billing?checkout=cancelled`,
+    })
+    .catch((err: unknown) => {
+      // Unreachable, too slow, or refusing (a bad key): 502 in words, nothing changed here.
+      if (err instanceof Stripe.errors.StripeError) throw cardProviderFailed(err.message);
+      throw err;
+    });
   if (!session.url) throw new Error("the card provider returned a checkout session without a URL");
   return session.url;
 }

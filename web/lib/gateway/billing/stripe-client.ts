@@ -1,12 +1,25 @@
 /**
  * The card payments provider's client (Stripe). Its base URL comes from configuration: `STRIPE_API_BASE`
- * points it at a loopback fake in tests (the SDK accepts `host`, `port`, `protocol`). The SDK makes its own
- * HTTP calls, with our timeout and no retries.
+ * points it at a loopback fake in tests (the SDK accepts `host`, `port`, `protocol`). The SDK's requests go
+ * through the one outbound client (its fetch adapter, as the MCP client's do): our timeout, no redirects,
+ * answers capped, failures named; no retries. A configured upstream, so no URL guard.
  */
+import { createOutboundClient, outboundFetch } from "@svc/common";
 import Stripe from "stripe";
 import type { WebConfig } from "../../config";
 
 export const STRIPE_TIMEOUT_MS = 15_000;
+/** Largest answer read from the provider (a Checkout Session is a few kilobytes). */
+const STRIPE_MAX_ANSWER_BYTES = 1024 * 1024;
+const PROVIDER = "the card payments provider";
+
+const stripeHttpClient = Stripe.createFetchHttpClient(
+  outboundFetch(createOutboundClient({ name: PROVIDER }), {
+    name: PROVIDER,
+    timeoutMs: STRIPE_TIMEOUT_MS,
+    maxResponseBytes: STRIPE_MAX_ANSWER_BYTES,
+  }),
+);
 
 const clients = new Map<string, Stripe>();
 
@@ -24,6 +37,7 @@ export function stripeClient(
       maxNetworkRetries: 0,
       timeout: STRIPE_TIMEOUT_MS,
       telemetry: false,
+      httpClient: stripeHttpClient,
       ...(base
         ? {
             host: base.hostname,
