@@ -1,26 +1,15 @@
 /**
  * End to end on this machine: the real backend (routes + job worker) with the LOCAL hosting driver, which
  * runs real wrapper processes in front of the fake runtime (common/testing/fakes/agent-runtime.mjs).
- * Provisioning through the queue, then the operations and the proxy against the live agent.
+ * Provisioning through the queue, then the operations and the proxy against the live agent. The backend is
+ * ./testing/local-agents.ts, the one the dashboard's e2e tests deploy agents with.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createLogger, openGatewayToken } from "@svc/common";
+import { openGatewayToken } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
-import { createLocalHostingPlatform, type LocalHostingPlatform } from "../hosting/local";
-import { platformProcessors } from "../jobs/registry";
-import { createJobWorker, type JobWorker } from "../jobs/worker";
-import { runtimeProxyUpgrade } from "./proxy";
 import {
   createUser,
   DATA_KEY,
@@ -30,67 +19,29 @@ import {
   readAgent,
   type TestUser,
 } from "./testing/fixtures";
+import { type LocalAgentBackend, startLocalAgentBackend } from "./testing/local-agents";
 
-const FAKE_RUNTIME = fileURLToPath(
-  new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
-);
 const database = connectDatabase(process.env.DATABASE_URL ?? "");
-const logger = createLogger("runtime-local-e2e", "silent");
-let dir = "";
-let platform: LocalHostingPlatform;
-let worker: JobWorker;
-let server: Server;
+let backend: LocalAgentBackend;
 let base = "";
 let owner: TestUser;
 const agentId = "agt_locale2e0000000001";
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "svc-runtime-e2e-"));
-  platform = createLocalHostingPlatform({
-    agentsDir: dir,
-    runtimeCommand: `${process.execPath} ${FAKE_RUNTIME}`,
-    wrapperEnv: { LOG_LEVEL: "warn", RUNTIME_HEALTH_POLL_MS: "50", FAKE_RUNTIME_READY_AFTER_MS: "50" },
-    stopTimeoutMs: 5_000,
-    statsSampleMs: 100,
-  });
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
+  backend = await startLocalAgentBackend({
     INTERNAL_API_KEY,
     HMAC_SECRET,
     DATA_ENCRYPTION_KEY: DATA_KEY,
-    HOSTING_PROVIDER: "local",
     RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
-    PROVISION_HEALTH_POLL_MS: "100",
-    PROVISION_HEALTH_TIMEOUT_MS: "30000",
   });
-  server = createServer(createApp({ config, database, logger, platform }));
-  const upgrade = runtimeProxyUpgrade({ db: database.db, config });
-  server.on("upgrade", (req, socket, head) => {
-    if (!upgrade(req, socket, head)) socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  worker = createJobWorker({
-    connectionString: config.DATABASE_URL,
-    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY, platform, config }),
-    logger,
-    concurrency: 2,
-    pollIntervalMs: 100,
-    staleAfterMs: 600_000,
-    shutdownGraceMs: 5_000,
-  });
-  await worker.start();
+  base = backend.url;
   owner = await createUser(database.db, { plan: "pro" });
   await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "Local" });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  await platform?.close();
+  await backend?.close();
   await database.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 function op(method: "GET" | "POST", name: string, body?: unknown) {

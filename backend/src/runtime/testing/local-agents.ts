@@ -1,8 +1,9 @@
 /**
  * The REAL backend with real agents: its HTTP routes, a job worker, and the LOCAL hosting driver, which runs
  * a real wrapper process per agent in front of the fake runtime (common/testing/fakes/agent-runtime.mjs),
- * as ../local-e2e.test.ts does. Used by the web's dashboard e2e tests (web/e2e/testing/agent-backend.ts). A deploy made in the dashboard is provisioned for real;
- * stats, logs, restart, factory reset, heartbeat and the gateway status then act on a live agent.
+ * with the runtime proxy's WebSocket upgrade. Used by ../local-e2e.test.ts and by the web's dashboard e2e
+ * tests (web/e2e/testing/agent-backend.ts): a deploy made in the dashboard is provisioned for real; stats,
+ * logs, restart, factory reset, heartbeat and the gateway status then act on a live agent.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -17,6 +18,7 @@ import { loadBackendConfig } from "../../config";
 import { createLocalHostingPlatform } from "../../hosting/local";
 import { platformProcessors } from "../../jobs/registry";
 import { createJobWorker } from "../../jobs/worker";
+import { runtimeProxyUpgrade } from "../proxy";
 
 const FAKE_RUNTIME = fileURLToPath(
   new URL("../../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
@@ -51,6 +53,10 @@ export async function startLocalAgentBackend(env: Record<string, string>): Promi
     max: 5,
   });
   const server = createServer(createApp({ config, database, logger, platform }));
+  const upgrade = runtimeProxyUpgrade({ db: database.db, config });
+  server.on("upgrade", (req, socket, head) => {
+    if (!upgrade(req, socket, head)) socket.destroy();
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const worker = createJobWorker({
     connectionString: config.DATABASE_URL,
