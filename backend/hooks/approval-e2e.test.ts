@@ -6,21 +6,14 @@
  * the provider asks for a shell command; the runtime asks the hook; a person decides over the REST API.
  */
 import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger, freePort, openGatewayToken } from "@svc/common";
+import { freePort, openGatewayToken } from "@svc/common";
 import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createBackendListener } from "../src/app";
-import { loadBackendConfig } from "../src/config";
-import { createLocalHostingPlatform, type LocalHostingPlatform } from "../src/hosting/local";
-import { platformProcessors } from "../src/jobs/registry";
-import { createJobWorker, type JobWorker } from "../src/jobs/worker";
-import { createPermissionBus } from "../src/permissions/bus";
 import {
   createUser,
   DATA_KEY,
@@ -30,11 +23,10 @@ import {
   readAgent,
   type TestUser,
 } from "../src/runtime/testing/fixtures";
+import { type LocalAgentBackend, startLocalAgentBackend } from "../src/runtime/testing/local-agents";
 
 const DEV_RUNTIME = fileURLToPath(new URL("../../wrapper/dev-runtime/server.mjs", import.meta.url));
 const database = connectDatabase(process.env.DATABASE_URL ?? "");
-const logger = createLogger("approval-e2e", "silent");
-const bus = createPermissionBus({ connectionString: process.env.DATABASE_URL ?? "", logger });
 const agentId = "agt_approvale2e00000001";
 // biome-ignore lint/suspicious/noExplicitAny: the tests assert the shapes of these JSON answers themselves
 type Json = any;
@@ -42,9 +34,7 @@ type Json = any;
 let dir = "";
 let workspace = "";
 let provider: FakeAiProvider;
-let platform: LocalHostingPlatform;
-let worker: JobWorker;
-let server: Server;
+let backend: LocalAgentBackend;
 let base = "";
 let owner: TestUser;
 
@@ -84,53 +74,37 @@ beforeAll(async () => {
 
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    HOSTING_PROVIDER: "local",
-    RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
-    BACKEND_PUBLIC_URL: base,
-    AI_PROVIDER_URL: provider.url,
-    AI_PROVIDER_KEY: provider.apiKey,
-    PROVISION_HEALTH_POLL_MS: "100",
-    PROVISION_HEALTH_TIMEOUT_MS: "60000",
-  });
-  platform = createLocalHostingPlatform({
-    agentsDir: join(dir, "agents"),
-    runtimeCommand: `${process.execPath} ${DEV_RUNTIME} --port {port}`,
-    wrapperEnv: {
-      LOG_LEVEL: "warn",
-      RUNTIME_HEALTH_POLL_MS: "50",
-      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-      PERMISSION_WAIT_SECONDS: "60",
+  // The whole backend listener (the classify hook ahead of Express, the permission bus), with wrappers
+  // starting the development runtime with --hook-pre-tool-use.
+  backend = await startLocalAgentBackend(
+    {
+      INTERNAL_API_KEY,
+      HMAC_SECRET,
+      DATA_ENCRYPTION_KEY: DATA_KEY,
+      RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
+      BACKEND_PUBLIC_URL: base,
+      AI_PROVIDER_URL: provider.url,
+      AI_PROVIDER_KEY: provider.apiKey,
+      PROVISION_HEALTH_TIMEOUT_MS: "60000",
     },
-    stopTimeoutMs: 5_000,
-  });
-  await bus.start();
-  server = createServer(createBackendListener({ config, database, logger, platform, permissionBus: bus }));
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  worker = createJobWorker({
-    connectionString: config.DATABASE_URL,
-    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY, platform, config }),
-    logger,
-    concurrency: 2,
-    pollIntervalMs: 100,
-    staleAfterMs: 600_000,
-    shutdownGraceMs: 5_000,
-  });
-  await worker.start();
+    {
+      port,
+      permissions: true,
+      agentsDir: join(dir, "agents"),
+      runtimeCommand: `${process.execPath} ${DEV_RUNTIME} --port {port}`,
+      wrapperEnv: {
+        LOG_LEVEL: "warn",
+        PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+        PERMISSION_WAIT_SECONDS: "60",
+      },
+    },
+  );
   owner = await createUser(database.db, { plan: "pro" });
   await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "Approvals" });
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await platform?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  await bus.stop();
+  await backend?.close();
   await provider?.close();
   await database.close();
   if (dir) await rm(dir, { recursive: true, force: true });

@@ -1,28 +1,44 @@
 /**
- * The REAL backend with real agents: its HTTP routes, a job worker, and the LOCAL hosting driver, which runs
- * a real wrapper process per agent in front of the fake runtime (common/testing/fakes/agent-runtime.mjs),
- * with the runtime proxy's WebSocket upgrade. Used by ../local-e2e.test.ts and by the web's dashboard e2e
- * tests (web/e2e/testing/agent-backend.ts): a deploy made in the dashboard is provisioned for real; stats,
- * logs, restart, factory reset, heartbeat and the gateway status then act on a live agent.
+ * The REAL backend with real agents: its HTTP routes (with the runtime proxy's WebSocket upgrade), a job
+ * worker, and the LOCAL hosting driver, which runs a real wrapper process per agent in front of a runtime:
+ * the fake runtime (common/testing/fakes/agent-runtime.mjs) unless told otherwise. With `permissions` it is
+ * the whole backend listener `server.ts` serves (the classify hook ahead of Express, the LISTEN/NOTIFY
+ * permission bus). Used by ../local-e2e.test.ts, backend/hooks/approval-e2e.test.ts and the web's dashboard
+ * e2e tests (web/e2e/testing/agent-backend.ts): a deploy made in the dashboard is provisioned for real;
+ * stats, logs, restart, factory reset, heartbeat and the gateway status then act on a live agent.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@svc/common";
 import { connectDatabase } from "@svc/db";
-import { createApp } from "../../app";
+import { createApp, createBackendListener } from "../../app";
 import { loadBackendConfig } from "../../config";
 import { createLocalHostingPlatform } from "../../hosting/local";
 import { platformProcessors } from "../../jobs/registry";
 import { createJobWorker } from "../../jobs/worker";
+import { createPermissionBus, type PermissionBus } from "../../permissions/bus";
 import { runtimeProxyUpgrade } from "../proxy";
 
 const FAKE_RUNTIME = fileURLToPath(
   new URL("../../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
+
+export interface LocalAgentOptions {
+  /** The runtime each wrapper starts (`{port}` is replaced); the fake runtime unless given. */
+  runtimeCommand?: string;
+  /** Added to the wrappers' environment (over LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, FAKE_RUNTIME_READY_AFTER_MS). */
+  wrapperEnv?: Record<string, string>;
+  /** Where the agents live; a temporary directory (removed on close) unless given. */
+  agentsDir?: string;
+  /** The port to listen on (a free one unless given). */
+  port?: number;
+  /** Serve the classify hook and the permission routes over a running permission bus. */
+  permissions?: boolean;
+}
 
 export interface LocalAgentBackend {
   url: string;
@@ -30,12 +46,20 @@ export interface LocalAgentBackend {
 }
 
 /** Starts it on loopback against `DATABASE_URL`; `env` are the backend's variables (keys, secrets). */
-export async function startLocalAgentBackend(env: Record<string, string>): Promise<LocalAgentBackend> {
-  const dir = await mkdtemp(join(tmpdir(), "svc-dashboard-agents-"));
+export async function startLocalAgentBackend(
+  env: Record<string, string>,
+  options: LocalAgentOptions = {},
+): Promise<LocalAgentBackend> {
+  const ownDir = options.agentsDir ? null : await mkdtemp(join(tmpdir(), "svc-local-agents-"));
   const platform = createLocalHostingPlatform({
-    agentsDir: dir,
-    runtimeCommand: `${process.execPath} ${FAKE_RUNTIME}`,
-    wrapperEnv: { LOG_LEVEL: "info", RUNTIME_HEALTH_POLL_MS: "50", FAKE_RUNTIME_READY_AFTER_MS: "50" },
+    agentsDir: options.agentsDir ?? (ownDir as string),
+    runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}`,
+    wrapperEnv: {
+      LOG_LEVEL: "info",
+      RUNTIME_HEALTH_POLL_MS: "50",
+      FAKE_RUNTIME_READY_AFTER_MS: "50",
+      ...options.wrapperEnv,
+    },
     stopTimeoutMs: 5_000,
     statsSampleMs: 100,
   });
@@ -47,17 +71,23 @@ export async function startLocalAgentBackend(env: Record<string, string>): Promi
     PROVISION_HEALTH_TIMEOUT_MS: "30000",
     ...env,
   });
-  const logger = createLogger("dashboard-agent-backend", config.LOG_LEVEL);
-  const database = connectDatabase(config.DATABASE_URL, {
-    applicationName: "dashboard-agent-backend",
-    max: 5,
-  });
-  const server = createServer(createApp({ config, database, logger, platform }));
+  const logger = createLogger("local-agent-backend", config.LOG_LEVEL);
+  const database = connectDatabase(config.DATABASE_URL, { applicationName: "local-agent-backend", max: 5 });
+  let bus: PermissionBus | undefined;
+  let listener: RequestListener;
+  if (options.permissions) {
+    bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
+    await bus.start();
+    listener = createBackendListener({ config, database, logger, platform, permissionBus: bus });
+  } else {
+    listener = createApp({ config, database, logger, platform });
+  }
+  const server = createServer(listener);
   const upgrade = runtimeProxyUpgrade({ db: database.db, config });
   server.on("upgrade", (req, socket, head) => {
     if (!upgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const worker = createJobWorker({
     connectionString: config.DATABASE_URL,
     processors: platformProcessors({
@@ -77,11 +107,12 @@ export async function startLocalAgentBackend(env: Record<string, string>): Promi
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     async close() {
       await worker.stop();
+      await platform.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await platform.close();
+      await bus?.stop();
       await database.close();
-      await rm(dir, { recursive: true, force: true });
+      if (ownDir) await rm(ownDir, { recursive: true, force: true });
     },
   };
 }
