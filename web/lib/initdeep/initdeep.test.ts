@@ -180,16 +180,19 @@ describe("POST /api/init-deep", () => {
 
   it("refuses paths that leave the root through .., an absolute path or a symbolic link (400, nothing written)", async () => {
     const { jar } = await admin();
-    for (const path of ["../outside", "src/../../outside", outside, "linked", "linked/"]) {
+    for (const path of ["../outside", "src/../../outside", outside]) {
       const { status: code, body } = await generate(jar, { path, force: true });
       expect(code, path).toBe(400);
       expect(body.error).toBe("path: must stay inside the project root");
     }
+    // Through the link: the same answer as a path that does not exist.
+    for (const path of ["linked", "linked/", "nope"]) {
+      const { status: code, body } = await generate(jar, { path, force: true });
+      expect(code, path).toBe(400);
+      expect(body.error).toBe("path: not a directory inside the project root");
+    }
     expect(await exists(join(outside, "AGENTS.md"))).toBe(false);
     for (const file of agentsFiles) expect(await exists(join(root, file))).toBe(false);
-    const missing = await generate(jar, { path: "nope" });
-    expect(missing.status).toBe(400);
-    expect(missing.body.error).toBe("path: not a directory of the project");
   });
 
   it("bad input is 400 naming the field", async () => {
@@ -207,7 +210,7 @@ describe("POST /api/init-deep", () => {
     const { jar } = await signedInUser();
     const { status: code, body } = await generate(jar, {});
     expect(code).toBe(403);
-    expect(body.code).toBe("admin_required");
+    expect(body.code).toBe("ADMIN_REQUIRED");
     for (const file of agentsFiles) expect(await exists(join(root, file))).toBe(false);
   });
 });
@@ -243,5 +246,37 @@ describe("GET /api/init-deep (public)", () => {
     }
     const nested = await status("src");
     expect(nested.body).toEqual({ rootPath: "src", status: [], allGenerated: false });
+  });
+
+  it("answers the same for what exists outside (through the link) as for what exists nowhere", async () => {
+    await mkdir(join(outside, "dir"));
+    const answers = [];
+    for (const path of [
+      "linked",
+      "linked/dir",
+      "linked/secret.ts",
+      "linked/missing",
+      "missing",
+      "src/index.ts",
+    ]) {
+      answers.push(await status(path));
+    }
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toEqual({
+      status: 400,
+      body: { error: "path: not a directory inside the project root", code: "invalid_request" },
+    });
+  });
+
+  it("a priority directory reached through a link to outside (here `web`) is absent", async () => {
+    await mkdir(join(outside, "web/app/api"), { recursive: true });
+    await writeFile(join(outside, "web/app/api/AGENTS.md"), "outside\n");
+    await mkdir(join(root, "probe/backend/src"), { recursive: true });
+    await symlink(join(outside, "web"), join(root, "probe/web"));
+    expect((await status("probe")).body).toEqual({
+      rootPath: "probe",
+      status: [{ directory: "backend/src", hasAgentsMd: false, path: "probe/backend/src/AGENTS.md" }],
+      allGenerated: false,
+    });
   });
 });

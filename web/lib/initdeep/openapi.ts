@@ -11,7 +11,7 @@ export const initDeepOperations: readonly ApiOperation[] = [
     auth: ["none"],
     query: initDeepQuery,
     success: { status: 200, description: "`{rootPath, status, allGenerated}`", schema: initDeepStatus },
-    errors: { 400: "a path outside the project root" },
+    errors: { 400: "a path outside the project root, or not a directory inside it (one answer for both)" },
   },
   {
     method: "post",
@@ -22,9 +22,9 @@ export const initDeepOperations: readonly ApiOperation[] = [
     body: initDeepBody,
     success: { status: 200, description: "`{success, dryRun, summary, results}`", schema: initDeepAnswer },
     errors: {
-      400: "bad field, or a path outside the project root (through `..` or a symbolic link)",
+      400: "bad field, or a path outside the project root (through `..` or a symbolic link) or not a directory inside it",
       401: "not signed in",
-      403: "not an administrator, or a request from another site",
+      403: "not an administrator (`ADMIN_REQUIRED`), or a request from another site",
       500: "the walk failed",
     },
   },

@@ -72,19 +72,28 @@ const isInside = (root: string, target: string) => {
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 };
 
-/** `path` as a directory inside the root, its real path checked too; 400 otherwise, before anything is read. */
+/** The real path of a directory inside the root, or null: missing, not a directory, or resolving outside. */
+async function realDirectoryInside(root: string, target: string): Promise<string | null> {
+  try {
+    const real = await realpath(target);
+    if (!isInside(root, real)) return null;
+    return (await lstat(real)).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `path` as a directory inside the root, its real path checked too; 400 otherwise, before anything is read.
+ * Past the text check, a missing path and one that resolves outside get the same answer (nothing is said
+ * about what exists outside the root).
+ */
 export async function resolveInsideRoot(root: string, path: string): Promise<string> {
   if (isAbsolute(path) || path.includes("\0")) throw pathOutsideRoot();
   const target = resolve(root, path);
   if (!isInside(root, target)) throw pathOutsideRoot();
-  let real: string;
-  try {
-    real = await realpath(target);
-  } catch {
-    throw pathNotADirectory();
-  }
-  if (!isInside(root, real)) throw pathOutsideRoot();
-  if (!(await lstat(real)).isDirectory()) throw pathNotADirectory();
+  const real = await realDirectoryInside(root, target);
+  if (real === null) throw pathNotADirectory();
   return real;
 }
 
@@ -237,14 +246,12 @@ export async function agentsFilesStatus(config: Config, path = ""): Promise<Init
   const status: InitDeepStatus["status"] = [];
   for (const directory of PRIORITY_DIRECTORIES) {
     const full = join(base, directory);
-    const present = await lstat(full).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!present) continue;
+    // Resolved with every link followed (`web` itself may be one), and counted only inside the root.
+    const real = await realDirectoryInside(root, full);
+    if (real === null) continue;
     status.push({
       directory,
-      hasAgentsMd: await hasAgentsFileOnDisk(full),
+      hasAgentsMd: await hasAgentsFileOnDisk(real),
       path: relative(root, join(full, AGENTS_FILE)),
     });
   }

@@ -22,6 +22,9 @@ export const toolTransportFailed = (skillId: string, toolName: string, error: st
   callFailure(500, "mcp_call_failed", skillId, toolName, error);
 export const invalidToolParameters = (skillId: string, toolName: string, error: string) =>
   callFailure(400, "invalid_request", skillId, toolName, error);
+/** A body the call refused before it was made (bad JSON, content type, not an object, too large), in the call's shape. */
+export const toolCallBodyRefused = (skillId: string, toolName: string, refused: HttpError) =>
+  callFailure(refused.status, refused.code, skillId, toolName, refused.message);
 export const activationFailed = (skillId: string, error: string) =>
   new HttpError(500, "mcp_activation_failed", `skill "${skillId}" could not be started: ${error}`, {
     skillId,

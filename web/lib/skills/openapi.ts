@@ -71,10 +71,12 @@ export const skillsOperations: readonly ApiOperation[] = [
       ...crossSite,
       400: {
         status: 400,
-        description: "the skill is not active, bad parameters, or the tool reported an error (`isError`)",
+        description:
+          "a body that is not a JSON object, the skill is not active, bad parameters, or the tool reported an error (`isError`)",
         schema: toolCallFailure,
       },
-      404: "no such skill",
+      404: "no such skill (before the body is read)",
+      413: { status: 413, description: "a body over 1 MB", schema: toolCallFailure },
       500: {
         status: 500,
         description: "no usable answer from the MCP server (unreachable, 30 s, over 1 MB)",

@@ -4,21 +4,25 @@
  * active, and deactivates it. An activation expires after 30 idle minutes; a user keeps at most 10, the least
  * recently used going first. Every query is scoped to the user.
  */
+
+import { isHttpError } from "@svc/common";
 import { type SkillActivation, skillActivations } from "@svc/db/schema";
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { WebContext } from "../context";
+import { readJson } from "../http/body";
 import { findSkill, type SkillDefinition, skillCatalog } from "./catalog";
 import {
   activationFailed,
   invalidToolParameters,
   skillNotActive,
+  toolCallBodyRefused,
   toolCallFailed,
   toolTransportFailed,
   unknownSkill,
 } from "./errors";
 import { callMcpTool, describeMcpServer, McpRequestError } from "./mcp-client";
 import { countToolCall } from "./metrics";
-import type { ActivationAnswer, SkillSummary, ToolCallAnswer } from "./schema";
+import { type ActivationAnswer, type SkillSummary, type ToolCallAnswer, toolCallBody } from "./schema";
 
 /**
  * Activations this process saw live within this window: their check-and-touch runs alongside the tool call
@@ -188,19 +192,29 @@ function textOf(content: unknown[]): string {
   return texts.length > 0 ? texts.join("\n") : "the tool reported an error";
 }
 
+/** The call's body (empty stands for `{}`); a refused one answers in the call's shape, `{skillId, toolName, success: false, error, code}`. */
+async function readToolCallBody(request: Request, skillId: string, toolName: string) {
+  try {
+    return await readJson(request, toolCallBody, { optional: true });
+  } catch (err) {
+    throw isHttpError(err) ? toolCallBodyRefused(skillId, toolName, err) : err;
+  }
+}
+
 /**
- * Calls a tool of an active skill (the call counts as use). `isError` from the tool: 400 with its text; the
- * server's JSON-RPC error: 400; no usable answer (unreachable, 30 s, over 1 MB): 500.
+ * Calls a tool of an active skill (the call counts as use): an unknown skill is 404 before the body is read;
+ * a bad body 400. `isError` from the tool: 400 with its text; the server's JSON-RPC error: 400; no usable
+ * answer (unreachable, 30 s, over 1 MB): 500.
  */
 export async function callSkillTool(
   ctx: Ctx,
   userId: string,
   skillId: string,
   toolName: string,
-  body: Record<string, unknown>,
+  request: Request,
 ): Promise<ToolCallAnswer> {
   const skill = requireSkill(ctx, skillId);
-  const args = toolArguments(body);
+  const args = toolArguments(await readToolCallBody(request, skillId, toolName));
   if (!args) throw invalidToolParameters(skillId, toolName, "parameters: must be an object");
   const now = ctx.clock.now();
   const touch = async () => {

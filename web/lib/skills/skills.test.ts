@@ -217,6 +217,44 @@ describe("POST /api/mcp/:skillId/call/:toolName", () => {
     expect(notObject.body.error).toMatch(/parameters/);
   });
 
+  it("a body that is not a JSON object is 400 in the call's shape, nothing called; an unknown skill is 404 first", async () => {
+    const { jar, user } = await signedInUser();
+    await activate(jar, "websearch");
+    const [before] = await activeRows(user.id);
+    const calls = servers.websearch.toolCalls();
+    clock.advance(60_000);
+    const raw = async (skillId: string, body: string, contentType: string) => {
+      const res = await CALL(
+        makeRequest({
+          method: "POST",
+          path: `/api/mcp/${skillId}/call/web_search_exa`,
+          jar,
+          body,
+          headers: { "content-type": contentType },
+        }),
+        { params: Promise.resolve({ skillId, toolName: "web_search_exa" }) },
+      );
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const cases: Array<[string, string, string, string]> = [
+      ['{"query": "x"}', "text/plain", "bad_content_type", "Content-Type must be application/json"],
+      ["{not json", "application/json", "invalid_json", "request body is not valid JSON"],
+      ["[1, 2]", "application/json", "invalid_body", "request body must be a JSON object"],
+      ['"query"', "application/json", "invalid_body", "request body must be a JSON object"],
+    ];
+    for (const [body, contentType, code, error] of cases) {
+      expect(await raw("websearch", body, contentType), body).toEqual({
+        status: 400,
+        body: { skillId: "websearch", toolName: "web_search_exa", success: false, error, code },
+      });
+      const unknown = await raw("nope", body, contentType);
+      expect(unknown.status, body).toBe(404);
+      expect(unknown.body.code).toBe("unknown_skill");
+    }
+    expect(servers.websearch.toolCalls()).toBe(calls);
+    expect((await activeRows(user.id))[0]?.lastUsedAt).toEqual(before?.lastUsedAt);
+  });
+
   it("an inactive skill is 400, and another user's activation does not count", async () => {
     const owner = await signedInUser();
     const other = await signedInUser();

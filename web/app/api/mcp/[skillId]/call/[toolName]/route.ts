@@ -1,8 +1,6 @@
 import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
-import { toolCallBody } from "@/lib/skills/schema";
 import { callSkillTool } from "@/lib/skills/service";
 
 export const dynamic = "force-dynamic";
@@ -13,12 +11,12 @@ interface ToolRoute {
 
 /**
  * POST /api/mcp/{skillId}/call/{toolName} (session): the tool's parameters directly or under `parameters`
- * (may be empty) → `{skillId, toolName, success: true, result}`; a failed call `{…, success: false, error}`.
+ * (may be empty) → `{skillId, toolName, success: true, result}`; a failed call or a bad body
+ * `{…, success: false, error}`.
  */
 export const POST = route(async (request: Request, { params }: ToolRoute) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const { skillId, toolName } = await params;
-  const body = await readJson(request, toolCallBody, { optional: true });
-  return Response.json(await callSkillTool(ctx, user.id, skillId, toolName, body));
+  return Response.json(await callSkillTool(ctx, user.id, skillId, toolName, request));
 });
