@@ -1,10 +1,12 @@
 /**
  * The job board page (/dashboard/board) in real headless Chromium against the built web app: a company
  * and a draft listing created, published, applied to and claimed by another user's agent, the claim read
- * by the owner, a post written; drafts never reach another user's board. Accessibility at each step.
+ * by the owner, a post written; drafts never reach another user's board nor, moved back to draft, an
+ * applicant's list of applications. Accessibility at each step.
  */
 import { newId } from "@svc/common";
-import { agents } from "@svc/db/schema";
+import { agents, jobListings } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
@@ -102,6 +104,21 @@ describe("Job board page", () => {
     await page.getByRole("button", { name: "Close Rust wizard" }).click();
     await expect.poll(() => mine.textContent()).toContain("closed");
     await expectAccessible(page);
+
+    // Back in draft (the owner's PATCH; the page has no button for it), the listing leaves the applicant's
+    // applications row: the application stays, its listing withheld.
+    await webContext()
+      .db.update(jobListings)
+      .set({ status: "draft" })
+      .where(eq(jobListings.title, "Rust wizard"));
+    await other.reload();
+    const applied = other.getByTestId("applications");
+    await expect
+      .poll(() => applied.textContent(), { timeout: 20_000 })
+      .toContain("Listing no longer published");
+    expect(await applied.textContent()).not.toContain("Rust wizard");
+    expect(await applied.textContent()).not.toContain("Acme Robotics");
+    await expectAccessible(other);
     await owner.context.close();
     await applicant.context.close();
   }, 120_000);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { POST as APPLY, GET as LIST } from "@/app/api/jobs/apply/route";
 import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
 import type { ApplicationWithListingView } from "./schema";
-import { publishedListing } from "./testing";
+import { publishedListing, setStatusAs } from "./testing";
 
 const { clock } = useWebTestContext();
 const db = () => webContext().db;
@@ -140,7 +140,29 @@ describe("GET /api/jobs/apply", () => {
     const body = (await res.json()) as { applications: ApplicationWithListingView[] };
     expect(body.applications.map((x) => x.id)).toEqual([b.id, a.id]);
     expect(body.applications[0]).toEqual({ ...b, listing: { ...second, applyCount: 1 } });
-    expect(body.applications[1].listing.company.id).toBe(first.companyId);
+    expect(body.applications[1].listing?.company.id).toBe(first.companyId);
+  });
+
+  it("a listing moved back to draft is withheld (listing null) from applicants, shown to its owner, back once republished", async () => {
+    const owner = await signedInUser();
+    const listing = await publishedListing(owner.jar, { title: "Soon secret" });
+    const applicant = await signedInUser();
+    const application = (await apply({ listingId: listing.id }, applicant.jar)).body.application;
+    // The owner applies too (while it is active), so the owner's own view of its draft can be checked.
+    await apply({ listingId: listing.id }, owner.jar);
+    expect((await setStatusAs(owner.jar, listing.id, "draft")).status).toBe(200);
+    const listOf = async (jar: CookieJar) => {
+      const res = await LIST(makeRequest({ path: "/api/jobs/apply", jar }));
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { applications: ApplicationWithListingView[] }).applications;
+    };
+    const seen = await listOf(applicant.jar);
+    expect(seen).toEqual([{ ...application, listing: null }]);
+    expect(JSON.stringify(seen)).not.toContain("Soon secret");
+    const own = await listOf(owner.jar);
+    expect(own[0].listing).toMatchObject({ id: listing.id, status: "draft", title: "Soon secret" });
+    expect((await setStatusAs(owner.jar, listing.id, "active")).status).toBe(200);
+    expect((await listOf(applicant.jar))[0].listing).toMatchObject({ id: listing.id, status: "active" });
   });
 
   it("401 without a session", async () => {

@@ -3,7 +3,7 @@ import { companies, type JobApplication, jobApplications, jobListings } from "@s
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alreadyApplied, listingNotActive } from "./errors";
 import { countBoardEvent } from "./metrics";
-import type { ApplicationView, ApplicationWithListingView } from "./schema";
+import { type ApplicationView, type ApplicationWithListingView, PUBLIC_STATUSES } from "./schema";
 import { type BoardDeps, listingView } from "./service";
 
 function applicationView(row: JobApplication): ApplicationView {
@@ -47,7 +47,11 @@ export async function applyToListing(
   return application;
 }
 
-/** `GET /api/jobs/apply`: the caller's applications, newest first, each with its listing and company. */
+/**
+ * `GET /api/jobs/apply`: the caller's applications, newest first, each with its listing and company. A listing
+ * moved back to `draft` after the caller applied is its company owner's alone again: the application stays
+ * (it still exists, and applying again is still "already applied") with `listing: null`.
+ */
 export async function listApplications(
   deps: BoardDeps,
   userId: string,
@@ -61,6 +65,9 @@ export async function listApplications(
     .orderBy(desc(jobApplications.createdAt), desc(jobApplications.id));
   return rows.map((row) => ({
     ...applicationView(row.application),
-    listing: listingView(row.listing, row.company),
+    listing:
+      PUBLIC_STATUSES.includes(row.listing.status) || row.company.advertiserId === userId
+        ? listingView(row.listing, row.company)
+        : null,
   }));
 }

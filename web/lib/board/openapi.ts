@@ -111,7 +111,8 @@ export const boardOperations: readonly ApiOperation[] = [
     auth: ["session"],
     success: {
       status: 200,
-      description: "`{applications}`",
+      description:
+        "`{applications}`; `listing` is null while it is back in draft (unless the caller owns its company)",
       schema: z.object({ applications: z.array(applicationWithListingSchema) }),
     },
     errors: session,

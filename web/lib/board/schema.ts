@@ -210,8 +210,9 @@ export const applicationSchema = z
   })
   .meta({ id: "Application" });
 export type ApplicationView = z.infer<typeof applicationSchema>;
+/** `listing` is null while the listing is a draft of somebody else's company (drafts are their owner's alone). */
 export const applicationWithListingSchema = applicationSchema
-  .extend({ listing: listingSchema })
+  .extend({ listing: listingSchema.nullable() })
   .meta({ id: "ApplicationWithListing" });
 export type ApplicationWithListingView = z.infer<typeof applicationWithListingSchema>;
 

@@ -94,6 +94,19 @@ describe("POST /api/buddies", () => {
     expect(buddy.name).toBe("x".repeat(30));
   });
 
+  it("characters are code points: 30 emoji (60 UTF-16 units) are accepted and stored, 31 are 400", async () => {
+    const { jar } = await signedInUser();
+    const name = "🦀".repeat(30);
+    const buddy = await hatch(jar, name);
+    expect(buddy.name).toBe(name);
+    expect((await rowOf(buddy.id)).name).toBe(name);
+    const before = await total();
+    const { status, body } = await create({ name: "🦀".repeat(31), type: "crab" }, jar);
+    expect(status).toBe(400);
+    expect(body.error).toContain("name must be at most 30 characters");
+    expect(await total()).toBe(before);
+  });
+
   it("bad JSON or a non-JSON body → 400; an oversize body → 413; no session → 401; nothing written", async () => {
     const { jar } = await signedInUser();
     const before = await total();
@@ -223,12 +236,43 @@ describe("PATCH /api/buddies/{buddyId}", () => {
   });
 
   it.each([
+    ["feed", "x"],
+    ["play", null],
+    ["train", ""],
+  ])("%s with a newName (%j) ignores it: the action applies, the name stays", async (action, newName) => {
+    const { jar } = await signedInUser();
+    const buddy = await hatch(jar);
+    const { status, body } = await act(buddy.id, { action, newName }, jar);
+    expect(status).toBe(200);
+    expect(body.buddy.name).toBe("Pip");
+    expect(body.buddy.xp).toBe({ feed: 10, play: 25, train: 50 }[action]);
+  });
+
+  it("rename to 30 emoji is accepted; to 31 emoji is 400", async () => {
+    const { jar } = await signedInUser();
+    const buddy = await hatch(jar);
+    const ok = await act(buddy.id, { action: "rename", newName: "👻".repeat(30) }, jar);
+    expect(ok.status).toBe(200);
+    expect(ok.body.buddy.name).toBe("👻".repeat(30));
+    const refused = await act(buddy.id, { action: "rename", newName: "👻".repeat(31) }, jar);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain("newName must be at most 30");
+    expect((await rowOf(buddy.id)).name).toBe("👻".repeat(30));
+  });
+
+  it.each([
     ["an unknown action", { action: "pet" }, "action must be feed, play, train or rename"],
     ["no action", {}, "action must be feed, play, train or rename"],
     ["rename without newName", { action: "rename" }, "newName is required"],
     ["rename to blanks", { action: "rename", newName: "  " }, "newName must not be empty"],
     ["rename to 31 characters", { action: "rename", newName: "y".repeat(31) }, "newName must be at most 30"],
     ["feed with an extra field", { action: "feed", amount: 100 }, "unknown field: amount"],
+    [
+      "play with newName and an extra field",
+      { action: "play", newName: "x", mood: 1 },
+      "unknown field: mood",
+    ],
+    ["feed with a numeric newName", { action: "feed", newName: 7 }, "newName must be a string or null"],
   ])("%s → 400, the buddy unchanged", async (_label, json, message) => {
     const { jar } = await signedInUser();
     const buddy = await hatch(jar);

@@ -11,13 +11,19 @@ const unknownKeys = {
     issue.code === "unrecognized_keys" ? `unknown field: ${issue.keys?.join(", ")}` : undefined,
 };
 
-/** A buddy name: 1 to 30 characters after trimming. */
+/**
+ * A buddy name: 1 to 30 characters after trimming. zod 4.6 measures strings in Unicode code points (an emoji is
+ * one), as PostgreSQL's `varchar(30)` does.
+ */
 const buddyName = (field: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .trim()
     .min(1, `${field} must not be empty`)
     .max(BUDDY_NAME_MAX, `${field} must be at most ${BUDDY_NAME_MAX} characters`);
+
+/** `newName` beside feed, play or train (a client may send the form's field with every action): ignored. */
+const ignoredNewName = z.string({ error: "newName must be a string or null" }).nullable().optional();
 
 /** `POST /api/buddies` `{name, type}`. */
 export const createBuddyBody = z.strictObject(
@@ -32,13 +38,13 @@ export const createBuddyBody = z.strictObject(
 );
 export type CreateBuddyInput = z.infer<typeof createBuddyBody>;
 
-/** `PATCH /api/buddies/{buddyId}`: one action; `rename` carries `newName`. */
+/** `PATCH /api/buddies/{buddyId}`: one action; `rename` carries `newName`, the others may and ignore it. */
 export const buddyActionBody = z.discriminatedUnion(
   "action",
   [
-    z.strictObject({ action: z.literal("feed") }, unknownKeys),
-    z.strictObject({ action: z.literal("play") }, unknownKeys),
-    z.strictObject({ action: z.literal("train") }, unknownKeys),
+    z.strictObject({ action: z.literal("feed"), newName: ignoredNewName }, unknownKeys),
+    z.strictObject({ action: z.literal("play"), newName: ignoredNewName }, unknownKeys),
+    z.strictObject({ action: z.literal("train"), newName: ignoredNewName }, unknownKeys),
     z.strictObject({ action: z.literal("rename"), newName: buddyName("newName") }, unknownKeys),
   ],
   { error: () => "action must be feed, play, train or rename" },

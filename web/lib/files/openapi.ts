@@ -32,7 +32,7 @@ export const filesOperations: readonly ApiOperation[] = [
       ...session,
       400: "bad query",
       403: "the file's stored path lies outside the upload directory",
-      404: "no such file of the caller (download)",
+      404: "no such file of the caller (download), or `agentId` is not one of the caller's agents",
     },
   },
   {

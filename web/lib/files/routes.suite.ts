@@ -489,8 +489,17 @@ export function describeFileRoutes(
         const one = await (await call(GET, { path: `/api/files?agentId=${agent.id}`, jar })).json();
         expect(one).toMatchObject({ count: 2, totalSize: 150 });
         expect(one.files.map((f: { id: string }) => f.id)).toEqual([c.id, a.id]);
-        const none = await (await call(GET, { path: `/api/files?agentId=${other.agent.id}`, jar })).json();
-        expect(none).toEqual({ files: [], totalSize: 0, count: 0 });
+      });
+
+      it("?agentId= of another user's agent or an unknown one is 404 agent not found, as on upload", async () => {
+        const { jar } = await userWithAgent();
+        const other = await userWithAgent();
+        await uploaded(other.jar, other.agent.id, bytes(10));
+        for (const agentId of [other.agent.id, "agt_unknown"]) {
+          const res = await call(GET, { path: `/api/files?agentId=${agentId}`, jar });
+          expect(res.status).toBe(404);
+          expect(await res.json()).toEqual({ error: "agent not found", code: "agent_not_found" });
+        }
       });
 
       it("401 without a session; 400 for an unknown query field", async () => {

@@ -35,12 +35,16 @@ function view(row: FileRecord): FileView {
   };
 }
 
-/** The user's files (one agent's with `agentId`), newest first, with their total size. */
+/**
+ * The user's files (one agent's with `agentId`), newest first, with their total size. An `agentId` that is
+ * not one of the user's agents is 404 "agent not found", as on upload and in scheduled tasks.
+ */
 export async function listFiles(deps: FilesDeps, userId: string, agentId?: string): Promise<FileList> {
+  if (agentId !== undefined) await requireUserAgent(deps, userId, agentId);
   const rows = await deps.db
     .select()
     .from(files)
-    .where(and(eq(files.userId, userId), agentId ? eq(files.agentId, agentId) : undefined))
+    .where(and(eq(files.userId, userId), agentId !== undefined ? eq(files.agentId, agentId) : undefined))
     .orderBy(desc(files.createdAt), desc(files.id));
   const list = rows.map(view);
   return { files: list, totalSize: list.reduce((sum, f) => sum + f.size, 0), count: list.length };

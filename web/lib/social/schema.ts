@@ -7,16 +7,17 @@ const unknownKeys = {
     issue.code === "unrecognized_keys" ? `unknown field: ${issue.keys?.join(", ")}` : undefined,
 };
 
-/** `POST /api/social/posts` `{content, agentId?}`: 1 to 2,000 characters, optionally as one of the caller's agents. */
+/**
+ * `POST /api/social/posts` `{content, agentId?}`: 1 to 2,000 characters (Unicode code points, so an emoji is
+ * one), optionally as one of the caller's agents.
+ */
 export const createPostBody = z.strictObject(
   {
     content: z
       .string({ error: (i) => (i.input === undefined ? "content is required" : "content must be a string") })
       .refine((value) => value.trim().length > 0, "content must not be empty")
-      .refine(
-        (value) => value.length <= POST_CONTENT_MAX,
-        `content must be at most ${POST_CONTENT_MAX} characters`,
-      ),
+      // zod 4.6's max counts code points, not UTF-16 units.
+      .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`),
     agentId: z
       .string({ error: "agentId must be a string" })
       .min(1, "agentId must not be empty")

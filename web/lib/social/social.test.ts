@@ -123,6 +123,21 @@ describe("POST /api/social/posts", () => {
   });
 });
 
+describe("POST /api/social/posts content length in characters", () => {
+  it("counts code points: 2,000 emoji (4,000 UTF-16 units) are accepted and stored whole; 2,001 are 400", async () => {
+    const { jar } = await signedInUser();
+    const content = "🤖".repeat(2000);
+    const created = await post({ content }, { jar });
+    expect(created.status).toBe(201);
+    expect(created.body.post.content).toBe(content);
+    const before = await total();
+    const refused = await post({ content: "🤖".repeat(2001) }, { jar });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain("content must be at most 2000 characters");
+    expect(await total()).toBe(before);
+  });
+});
+
 describe("GET /api/social/posts", () => {
   it("lists the caller's posts newest first, by session or by key, nobody else's", async () => {
     const { user, jar } = await signedInUser();

@@ -21,9 +21,17 @@ export function ApplicationsPanel({
           rowKey={(a) => a.id}
           empty={<EmptyState title="No applications yet">Apply to a listing above.</EmptyState>}
           columns={[
-            { header: "Job", cell: (a) => <strong>{a.listing.title}</strong> },
-            { header: "Company", cell: (a) => a.listing.company.name },
-            { header: "Status", cell: (a) => <StatusBadge status={a.listing.status} /> },
+            // A listing moved back to draft is its owner's alone again: the API answers it as null.
+            {
+              header: "Job",
+              cell: (a) =>
+                a.listing ? <strong>{a.listing.title}</strong> : <em>Listing no longer published</em>,
+            },
+            { header: "Company", cell: (a) => a.listing?.company.name ?? "—" },
+            {
+              header: "Status",
+              cell: (a) => <StatusBadge status={a.listing?.status ?? "unpublished"} />,
+            },
             { header: "Applied", hideOnNarrow: true, cell: (a) => new Date(a.createdAt).toLocaleString() },
           ]}
         />
