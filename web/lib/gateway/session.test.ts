@@ -315,14 +315,20 @@ describe("POST /api/v1/gateway billed to a session", () => {
 });
 
 describe("debits of a busy session go together (one statement for the calls that wait)", () => {
-  const debit = (sessionId: string, wallet: string, usd: string, idempotencyKey: string | null = null) =>
+  const debit = (
+    sessionId: string,
+    wallet: string,
+    usd: string | bigint,
+    idempotencyKey: string | null = null,
+    now: Date = clock.now(),
+  ) =>
     debitPaymentSession(webContext().db, {
       sessionId,
       wallet,
-      micros: usdToMicros(usd),
+      micros: typeof usd === "bigint" ? usd : usdToMicros(usd),
       pluginId: "agent",
       idempotencyKey,
-      now: clock.now(),
+      now,
     }).then(
       (result) => ({ voucher: result.voucher, remaining: microsToUsd(result.remaining) }),
       (err: HttpError) => ({ error: err.code, status: err.status }),
@@ -387,6 +393,42 @@ describe("debits of a busy session go together (one statement for the calls that
       "debited",
       "session_invalid",
       "debited",
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+
+  it("checks each call's expiry at its own arrival: in one batch, a call before expiry is debited, one after is not", async () => {
+    const { session } = await openSession("1.00");
+    const expiresAt = Date.parse(session.expiresAt);
+    const before = await statements();
+    const results = await Promise.all([
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt - 1000)),
+      // These two arrive while the first is in flight, so they go together in one statement.
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt - 1)),
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt + 1)),
+    ]);
+    expect((await statements()) - before).toBe(2);
+    expect(results).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.95" },
+      { voucher: `session:${session.sessionId}:2`, remaining: "0.90" },
+      { error: "session_invalid", status: 402 },
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+
+  it("a zero or negative amount debits nothing (voucher_failed), alone or in a batch", async () => {
+    const { session } = await openSession("1.00");
+    const results = await Promise.all([
+      debit(session.sessionId, session.walletAddress, "0.05"),
+      debit(session.sessionId, session.walletAddress, -50_000n),
+      debit(session.sessionId, session.walletAddress, "0"),
+      debit(session.sessionId, session.walletAddress, "0.05"),
+    ]);
+    expect(results).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.95" },
+      { error: "voucher_failed", status: 402 },
+      { error: "voucher_failed", status: 402 },
+      { voucher: `session:${session.sessionId}:2`, remaining: "0.90" },
     ]);
     expect(await balanceOf(session.sessionId)).toBe("0.900000");
   });

@@ -193,8 +193,8 @@ class SessionDebitQueue {
   }
 
   /**
-   * One statement per wallet in the batch (a batch is one session's, normally one wallet's). Expiry is
-   * checked at the latest arrival among them: every call of the batch arrived by then, and is debited then.
+   * One statement per wallet in the batch (a batch is one session's, normally one wallet's). Each call's
+   * expiry is checked at its own arrival time, exactly as a statement of its own would check it.
    */
   private async run(batch: QueuedDebit[]): Promise<void> {
     const groups = new Map<string, QueuedDebit[]>();
@@ -205,11 +205,11 @@ class SessionDebitQueue {
     }
     for (const group of groups.values()) {
       const [{ call }] = group;
-      const now = new Date(Math.max(...group.map((item) => item.call.now.getTime())));
       const calls = group.map((item) => ({
         amount: microsToUsd(item.call.micros),
         plugin: item.call.pluginId,
         key: item.call.idempotencyKey,
+        now: item.call.now.toISOString(),
       }));
       sessionDebitBatch.observe(group.length);
       try {
@@ -220,7 +220,7 @@ class SessionDebitQueue {
           remaining: string | null;
         }>(sql`
           select ord, outcome, voucher, remaining from debit_payment_session(
-            ${call.sessionId}, ${call.wallet}, ${now}, ${JSON.stringify(calls)}::jsonb)`);
+            ${call.sessionId}, ${call.wallet}, ${JSON.stringify(calls)}::jsonb)`);
         for (const row of rows) group[row.ord - 1].settle(row as DebitOutcome);
         // Every call has its row; were one missing, its caller would hear voucher_failed, not wait forever
         // (a promise settles once: the rows above came first).
