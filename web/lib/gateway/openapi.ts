@@ -41,7 +41,10 @@ export const gatewayOperations: readonly ApiOperation[] = [
         ...paymentRequired,
         description: `${paymentRequired.description}; or \`session_required\`, \`session_invalid\`, \`insufficient_balance\` (with \`session.remaining\`, \`session.cost\`), \`voucher_failed\``,
       },
-      409: "`idempotency_in_progress`: the first call with this Idempotency-Key is still running",
+      409:
+        "`idempotency_in_progress`: the first call with this Idempotency-Key is still running; " +
+        "`idempotency_answer_not_kept`: it was answered (status in the message) and paid once (`Payment-Receipt`, " +
+        "`X-Session-Remaining`) but its answer was not kept (over 1 MB, or a stream that did not end)",
       500: "`internal`",
       502: "`no_plugin` (no upstream configured) or `upstream_unreachable`",
       503: "MPP is not configured (names the variable)",

@@ -78,8 +78,13 @@ async function respond(
   const headers = new Headers({ "x-plugin-id": plugin.id, ...payment.headers });
   if (answer.contentType) headers.set("content-type", answer.contentType);
   const keep = !answer.failed ? payment.keep : undefined;
-  const kept = (bytes: Buffer) => ({ status: answer.status, contentType: answer.contentType, body: bytes });
-  // A stream is kept once it ended (a replay before then is told to wait: 409).
+  const kept = (bytes: Buffer | null) => ({
+    status: answer.status,
+    contentType: answer.contentType,
+    body: bytes,
+  });
+  // A stream is kept once it ended (a replay before then is told to wait: 409); one that broke or was given
+  // up is recorded as answered but not kept.
   const body = answer.body(keep ? (bytes) => void keep(kept(bytes)).catch(() => {}) : undefined);
   if (Buffer.isBuffer(body)) {
     // Kept before the answer leaves, so a replay right after it finds it.

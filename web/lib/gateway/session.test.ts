@@ -9,7 +9,7 @@ import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
 import type { HttpError } from "../http/errors";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
-import { debitPaymentSession, sessionDebitBatch } from "./billing/session";
+import { debitPaymentSession, MAX_STORED_ANSWER_BYTES, sessionDebitBatch } from "./billing/session";
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
@@ -239,6 +239,115 @@ describe("POST /api/v1/gateway billed to a session", () => {
     expect(await balanceOf(session.sessionId)).toBe("0.950000");
     const otherKey = await sessionCall(session, { messages: [] }, { "idempotency-key": "k-2" });
     expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+  });
+
+  /** A gateway call billed to `session` whose `agent` plugin is `upstreamUrl`. */
+  function callPluginAt(
+    upstreamUrl: string,
+    session: { sessionId: string; walletAddress: string },
+    headers: Record<string, string>,
+  ) {
+    const ctx = { ...webContext(), config: { ...config, GATEWAY_PLUGIN_AGENT_URL: upstreamUrl } };
+    const request = makeRequest({
+      method: "POST",
+      path: "/api/v1/gateway",
+      json: { messages: [] },
+      headers: {
+        "x-payment-method": "session",
+        "x-session-id": session.sessionId,
+        "x-wallet-address": session.walletAddress,
+        ...headers,
+      },
+    });
+    return handleGatewayCall(ctx, request);
+  }
+  const answerKept = async (voucher: string | null) => {
+    const result = await webContext().db.execute<{ status: number | null }>(
+      sql`select response_status as status from payment_session_vouchers where id = ${voucher}`,
+    );
+    return result.rows[0]?.status ?? null;
+  };
+  async function expectNotKept(replay: Response, first: { voucher: string | null; status: number }) {
+    expect(replay.status).toBe(409);
+    expect(await replay.json()).toEqual({
+      error: "idempotency_answer_not_kept",
+      message: expect.stringContaining(`answered ${first.status} and paid once`),
+    });
+    expect(replay.headers.get("payment-receipt")).toBe(first.voucher);
+    expect(replay.headers.get("x-session-remaining")).toBe("0.95");
+  }
+
+  it("a replay of a key whose answer was over 1 MB: 409 idempotency_answer_not_kept, paid once, not called again", async () => {
+    const { session } = await openSession("1.00");
+    const big = JSON.stringify({ text: "x".repeat(MAX_STORED_ANSWER_BYTES + 1) });
+    const upstream = await startFakeUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(big);
+    });
+    try {
+      const first = await callPluginAt(upstream.url, session, { "idempotency-key": "big" });
+      expect(first.status).toBe(200);
+      expect(await first.text()).toBe(big);
+      const voucher = first.headers.get("payment-receipt");
+      expect(voucher).toBe(`session:${session.sessionId}:1`);
+      const replay = await callPluginAt(upstream.url, session, { "idempotency-key": "big" });
+      await expectNotKept(replay, { voucher, status: 200 });
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
+  });
+
+  it("a replay of a key whose stream broke mid-way: 409 idempotency_answer_not_kept", async () => {
+    const { session } = await openSession("1.00");
+    let breakIt = () => {};
+    const broken = new Promise<void>((resolve) => {
+      breakIt = resolve;
+    });
+    const upstream = await startFakeUpstream(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"n":1}\n\n');
+      await broken;
+      res.socket?.destroy();
+    });
+    const headers = { "idempotency-key": "broken", accept: "text/event-stream" };
+    try {
+      const first = await callPluginAt(upstream.url, session, headers);
+      expect(first.status).toBe(200);
+      const voucher = first.headers.get("payment-receipt");
+      const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n');
+      // Still streaming: a replay is told to wait.
+      const early = await callPluginAt(upstream.url, session, headers).catch((err: unknown) => err);
+      expect(early).toMatchObject({ status: 409, code: "idempotency_in_progress" });
+      breakIt();
+      await expect(reader.read()).rejects.toThrow();
+      await expect.poll(() => answerKept(voucher)).toBe(200);
+      const replay = await callPluginAt(upstream.url, session, headers);
+      await expectNotKept(replay, { voucher, status: 200 });
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("a replay of a key whose stream the caller gave up: 409 idempotency_answer_not_kept", async () => {
+    const { session } = await openSession("1.00");
+    const script = plugin.streamChunks(['data: {"n":1}\n\n', "data: [DONE]\n\n"]);
+    const headers = { "idempotency-key": "abandoned", accept: "text/event-stream" };
+    const first = await sessionCall(session, { messages: [] }, headers);
+    expect(first.status).toBe(200);
+    const voucher = first.headers.get("payment-receipt");
+    const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    // Giving up ends the upstream stream once its pending chunk comes.
+    const cancelled = reader.cancel();
+    script.release();
+    await cancelled;
+    await expect.poll(() => answerKept(voucher)).toBe(200);
+    const replay = await sessionCall(session, { messages: [] }, headers);
+    await expectNotKept(replay, { voucher, status: 200 });
   });
 
   it("a failing voucher insert debits nothing: 402 voucher_failed, no plugin call", async () => {

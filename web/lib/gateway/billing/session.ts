@@ -103,13 +103,19 @@ export interface StoredAnswer {
   body: Buffer;
 }
 
+/** An answer to keep for replays; a null body: the call was answered but its answer is not whole. */
+export type AnswerToKeep = Omit<StoredAnswer, "body"> & { body: Buffer | null };
+
 export type SessionDebit =
   | { kind: "debited"; voucher: string; remaining: bigint }
-  | { kind: "replay"; voucher: string; remaining: bigint; answer: StoredAnswer };
+  | { kind: "replay"; voucher: string; remaining: bigint; answer: StoredAnswer }
+  | { kind: "not_kept"; voucher: string; remaining: bigint; status: number };
 
 /**
  * Debits one call: a new voucher, or (same Idempotency-Key) the first call's voucher and answer, debiting
- * nothing. 402 `session_invalid`, `insufficient_balance` (with remaining and cost) or `voucher_failed`.
+ * nothing; `not_kept` when the first call was answered (with `status`) but its answer was not kept. 402
+ * `session_invalid`, `insufficient_balance` (with remaining and cost) or `voucher_failed`; 409
+ * `idempotency_in_progress` while the first call is still being answered.
  */
 export async function debitPaymentSession(db: Database, call: SessionDebitRequest): Promise<SessionDebit> {
   const wallet = call.wallet.toLowerCase();
@@ -264,6 +270,14 @@ async function replayOf(
   const row = result.rows[0];
   if (!row) return null;
   if (row.status === null) throw idempotencyInProgress();
+  if (row.body === null) {
+    return {
+      kind: "not_kept",
+      voucher: row.voucher,
+      remaining: numericToMicros(row.remaining),
+      status: row.status,
+    };
+  }
   return {
     kind: "replay",
     voucher: row.voucher,
@@ -271,18 +285,22 @@ async function replayOf(
     answer: {
       status: row.status,
       contentType: row.content_type,
-      body: Buffer.from(row.body ?? "", "base64"),
+      body: Buffer.from(row.body, "base64"),
     },
   };
 }
 
-/** Keeps the answer of a voucher for replays of its Idempotency-Key (an oversize answer is not kept). */
-export async function storeVoucherAnswer(db: Database, voucher: string, answer: StoredAnswer): Promise<void> {
-  if (answer.body.length > MAX_STORED_ANSWER_BYTES) return;
+/**
+ * Keeps the answer of a voucher for replays of its Idempotency-Key. An oversize or broken answer is not
+ * kept, but its status is: a replay then hears that the call was answered and paid (a status without a body).
+ */
+export async function storeVoucherAnswer(db: Database, voucher: string, answer: AnswerToKeep): Promise<void> {
+  const body =
+    answer.body && answer.body.length <= MAX_STORED_ANSWER_BYTES ? answer.body.toString("base64") : null;
   await db.execute(sql`
     update payment_session_vouchers
     set response_status = ${answer.status}, response_content_type = ${answer.contentType},
-      response_body = ${answer.body.toString("base64")}
+      response_body = ${body}
     where id = ${voucher}`);
 }
 
