@@ -36,7 +36,9 @@ export const gatewayOperations: readonly ApiOperation[] = [
     errorBody: backendErrorBody,
     errors: {
       400: "`unknown_plugin`, a bad X-Payment-Method, a non-JSON body",
-      401: "`Unauthorized`: a plugin registered with auth and no credential",
+      401:
+        "`Unauthorized`: a plugin registered with auth and no session cookie, verified MPP credential or active " +
+        "payment session (`WWW-Authenticate` carries the plugin's MPP challenge when MPP is configured)",
       402: {
         ...paymentRequired,
         description: `${paymentRequired.description}; or \`session_required\`, \`session_invalid\`, \`insufficient_balance\` (with \`session.remaining\`, \`session.cost\`), \`voucher_failed\``,

@@ -41,7 +41,7 @@ export function selectPaymentMethod(headers: Headers): PaymentMethod {
   return paymentCredentialOf(headers.get("authorization")) ? "mpp" : "stripe";
 }
 
-/** A 402 answered as it is (its headers matter), not through the error mapper. */
+/** A 402 (or an auth plugin's 401) answered as it is (its headers matter), not through the error mapper. */
 export class PaymentChallenge extends Error {
   constructor(readonly response: Response) {
     super("payment required");

@@ -21,6 +21,8 @@ const { clock, config } = useWebTestContext({
   GATEWAY_PLUGIN_AGENT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_PRICE_USD: "0.10",
+  GATEWAY_PLUGIN_TTS_URL: plugin.url,
+  GATEWAY_AUTH_PLUGINS: "tts",
   MPP_RECIPIENT: newAccount().address,
   MPP_CHAIN_ID: "84532",
   MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
@@ -540,5 +542,94 @@ describe("debits of a busy session go together (one statement for the calls that
       { voucher: `session:${session.sessionId}:2`, remaining: "0.90" },
     ]);
     expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+});
+
+describe("a plugin registered with auth (tts here) needs a verified caller", () => {
+  const tts = (headers: Record<string, string>) =>
+    call(POST, { method: "POST", path: "/api/v1/gateway", json: { plugin: "tts", text: "hi" }, headers });
+  async function expectUnauthorized(res: Response) {
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: "Unauthorized", message: expect.any(String) });
+    // The plugin's MPP challenge, so an MPP client can still pay it.
+    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.03, currency=USD, /);
+  }
+  /** A credential for the challenge of a 401 (mppx reads challenges from 402s). */
+  const credentialFor = (res: Response, account: LocalAccount) =>
+    signCredential(new Response(null, { status: 402, headers: res.headers }), account);
+
+  it("401 for a payment session that is unknown, another wallet's, expired, or without its wallet header", async () => {
+    const { session } = await openSession("1.00");
+    const callsBefore = plugin.calls.length;
+    const session401 = (sessionId: string, wallet: string | null) =>
+      tts({
+        "x-payment-method": "session",
+        "x-session-id": sessionId,
+        ...(wallet === null ? {} : { "x-wallet-address": wallet }),
+      });
+    await expectUnauthorized(await session401("ps_unknown", session.walletAddress));
+    await expectUnauthorized(await session401(session.sessionId, newAccount().address));
+    await expectUnauthorized(await session401(session.sessionId, null));
+    clock.advance(24 * 3_600_000 + 1);
+    try {
+      await expectUnauthorized(await session401(session.sessionId, session.walletAddress));
+    } finally {
+      clock.advance(-(24 * 3_600_000 + 1));
+    }
+    await webContext().db.execute(
+      sql`update payment_sessions set status = 'closed' where id = ${session.sessionId}`,
+    );
+    await expectUnauthorized(await session401(session.sessionId, session.walletAddress));
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
+    expect(plugin.calls.length).toBe(callsBefore);
+  });
+
+  it("401 for an MPP credential that does not verify (another plugin's price, a wrong signer, garbage)", async () => {
+    const account = newAccount();
+    const callsBefore = plugin.calls.length;
+    const settled = facilitator.settlements.length;
+    const agentOffer = await call(POST, {
+      method: "POST",
+      path: "/api/v1/gateway",
+      json: { plugin: "agent" },
+      headers: { "x-payment-method": "mpp" },
+    });
+    expect(agentOffer.status).toBe(402);
+    const forAgent = await signCredential(agentOffer, account);
+    await expectUnauthorized(await tts({ authorization: forAgent }));
+    const ttsOffer = await tts({});
+    await expectUnauthorized(ttsOffer);
+    const wrongSigner = await signCredential(
+      new Response(null, { status: 402, headers: ttsOffer.headers }),
+      account,
+      {
+        signer: newAccount(),
+      },
+    );
+    await expectUnauthorized(await tts({ authorization: wrongSigner }));
+    await expectUnauthorized(await tts({ authorization: "Payment not-a-credential" }));
+    expect(plugin.calls.length).toBe(callsBefore);
+    expect(facilitator.settlements.length).toBe(settled);
+  });
+
+  it("a verified MPP credential or an active payment session is served and pays", async () => {
+    const account = newAccount();
+    const offer = await tts({});
+    await expectUnauthorized(offer);
+    const paid = await tts({ authorization: await credentialFor(offer, account) });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("payment-receipt")).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "30000" });
+
+    const { session } = await openSession("1.00");
+    const res = await tts({
+      "x-payment-method": "session",
+      "x-session-id": session.sessionId,
+      "x-wallet-address": session.walletAddress,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ plugin: "tts", echo: { text: "hi" } });
+    expect(res.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
+    expect(res.headers.get("x-session-remaining")).toBe("0.97");
   });
 });

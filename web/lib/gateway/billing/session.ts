@@ -79,6 +79,19 @@ export async function readPaymentSession(
   return viewOf(row.id, row.wallet_address, row.balance, new Date(row.expires_at));
 }
 
+/** Whether `id` is an active payment session of `wallet`, unexpired at `now` (an `auth` plugin's caller). */
+export async function isActivePaymentSession(
+  db: Database,
+  id: string,
+  wallet: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await db.execute(sql`
+    select 1 from payment_sessions
+    where id = ${id} and wallet_address = ${wallet.toLowerCase()} and status = 'active' and expires_at > ${now}`);
+  return result.rows.length > 0;
+}
+
 function viewOf(id: string, wallet: string, balance: string, expiresAt: Date): PaymentSessionView {
   return {
     sessionId: id,
