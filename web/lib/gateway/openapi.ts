@@ -72,7 +72,9 @@ export const gatewayOperations: readonly ApiOperation[] = [
   {
     method: "post",
     path: "/api/webhooks/stripe",
-    summary: "The card provider's events: a paid checkout credits its user once per event id",
+    summary:
+      "The card provider's events: a paid checkout (completed, or a delayed payment's async_payment_succeeded) " +
+      "credits its user once per event id and once per checkout",
     tags: ["webhooks"],
     auth: ["webhookSecret"],
     body: jsonObject,
