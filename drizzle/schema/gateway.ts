@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, numeric, pgTable, text } from "drizzle-orm/pg-core";
+import { check, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
 import { users } from "./accounts";
 import { createdAt, updatedAt } from "./columns";
 
@@ -18,14 +18,19 @@ export const cardCredits = pgTable(
 );
 export type CardCredit = typeof cardCredits.$inferSelect;
 
-// Card-provider webhook events already credited, so a replayed event credits once.
-export const cardCreditEvents = pgTable("card_credit_events", {
-  eventId: text("event_id").primaryKey(),
-  userId: text("user_id")
-    .notNull()
-    .references(() => users.id, { onDelete: "cascade" }),
-  amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
-  checkoutSessionId: text("checkout_session_id"),
-  createdAt: createdAt(),
-});
+// Card-provider webhook events already credited, so a replayed event credits once, and a checkout once
+// (its `completed` and delayed `async_payment_succeeded` events are two events of one payment).
+export const cardCreditEvents = pgTable(
+  "card_credit_events",
+  {
+    eventId: text("event_id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
+    checkoutSessionId: text("checkout_session_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [unique("card_credit_events_checkout_session_id").on(t.checkoutSessionId)],
+);
 export type CardCreditEvent = typeof cardCreditEvents.$inferSelect;

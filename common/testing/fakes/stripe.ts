@@ -89,20 +89,36 @@ export function signStripeWebhook(payload: string, secret: string, timestamp: nu
   return `t=${timestamp},v1=${signature}`;
 }
 
-/** A `checkout.session.completed` event of a paid session (the provider's event shape, the fields we read). */
-export function checkoutCompletedEvent(input: {
+interface CheckoutEventInput {
   eventId?: string;
   sessionId?: string;
   userId: string;
   amountTotalCents: number;
   paid?: boolean;
-}): Record<string, unknown> {
+}
+
+/** A `checkout.session.completed` event of a paid session (the provider's event shape, the fields we read). */
+export function checkoutCompletedEvent(input: CheckoutEventInput): Record<string, unknown> {
+  return checkoutEvent("checkout.session.completed", input);
+}
+
+/**
+ * A `checkout.session.async_payment_succeeded` event: a delayed payment method (a bank debit) paid a checkout
+ * whose `completed` event came earlier unpaid (`checkoutCompletedEvent({..., paid: false})`, same `sessionId`).
+ */
+export function checkoutAsyncPaymentSucceededEvent(
+  input: Omit<CheckoutEventInput, "paid">,
+): Record<string, unknown> {
+  return checkoutEvent("checkout.session.async_payment_succeeded", input);
+}
+
+function checkoutEvent(type: string, input: CheckoutEventInput): Record<string, unknown> {
   return {
     id: input.eventId ?? `evt_${randomBytes(12).toString("hex")}`,
     object: "event",
     api_version: "2025-01-01",
     created: 1_700_000_000,
-    type: "checkout.session.completed",
+    type,
     livemode: false,
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },

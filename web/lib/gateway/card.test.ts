@@ -1,5 +1,10 @@
 import { freePort } from "@svc/common";
-import { checkoutCompletedEvent, signStripeWebhook, startFakeStripe } from "@svc/common/testing";
+import {
+  checkoutAsyncPaymentSucceededEvent,
+  checkoutCompletedEvent,
+  signStripeWebhook,
+  startFakeStripe,
+} from "@svc/common/testing";
 import { cardCreditEvents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
@@ -108,6 +113,51 @@ describe("POST /api/webhooks/stripe", () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => postEvent(payload, header)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(await cardCreditOf(webContext().db, user.id)).toBe(10_000_000n);
+  });
+
+  const send = (event: Record<string, unknown>) => {
+    const payload = JSON.stringify(event);
+    return postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
+  };
+
+  it("a delayed payment: the unpaid completed event credits nothing, its async_payment_succeeded credits once", async () => {
+    const { user } = await signedInUser();
+    const sessionId = "cs_test_delayed_1";
+    const completed = await send(
+      checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500, paid: false }),
+    );
+    expect(await completed.json()).toEqual({ received: true });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(0n);
+    const succeeded = checkoutAsyncPaymentSucceededEvent({
+      userId: user.id,
+      sessionId,
+      amountTotalCents: 500,
+    });
+    const first = await send(succeeded);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ received: true, credited: "5.00" });
+    const replay = await send(succeeded);
+    expect(await replay.json()).toEqual({ received: true });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(5_000_000n);
+  });
+
+  it("two paid events of one checkout (distinct event ids) credit it once, even at once", async () => {
+    const { user } = await signedInUser();
+    const sessionId = "cs_test_twice_1";
+    const answers = await Promise.all([
+      send(checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
+      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
+      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    expect(bodies.filter((b) => b.credited === "7.00")).toHaveLength(1);
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(7_000_000n);
+    const events = await webContext()
+      .db.select()
+      .from(cardCreditEvents)
+      .where(eq(cardCreditEvents.checkoutSessionId, sessionId));
+    expect(events).toHaveLength(1);
   });
 
   it("400 for a tampered body, a wrong secret, an old timestamp or no signature: nothing credited", async () => {

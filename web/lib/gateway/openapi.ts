@@ -36,12 +36,17 @@ export const gatewayOperations: readonly ApiOperation[] = [
     errorBody: backendErrorBody,
     errors: {
       400: "`unknown_plugin`, a bad X-Payment-Method, a non-JSON body",
-      401: "`Unauthorized`: a plugin registered with auth and no credential",
+      401:
+        "`Unauthorized`: a plugin registered with auth and no session cookie, verified MPP credential or active " +
+        "payment session (`WWW-Authenticate` carries the plugin's MPP challenge when MPP is configured)",
       402: {
         ...paymentRequired,
         description: `${paymentRequired.description}; or \`session_required\`, \`session_invalid\`, \`insufficient_balance\` (with \`session.remaining\`, \`session.cost\`), \`voucher_failed\``,
       },
-      409: "`idempotency_in_progress`: the first call with this Idempotency-Key is still running",
+      409:
+        "`idempotency_in_progress`: the first call with this Idempotency-Key is still running; " +
+        "`idempotency_answer_not_kept`: it was answered (status in the message) and paid once (`Payment-Receipt`, " +
+        "`X-Session-Remaining`) but its answer was not kept (over 1 MB, or a stream that did not end)",
       500: "`internal`",
       502: "`no_plugin` (no upstream configured) or `upstream_unreachable`",
       503: "MPP is not configured (names the variable)",
@@ -67,7 +72,9 @@ export const gatewayOperations: readonly ApiOperation[] = [
   {
     method: "post",
     path: "/api/webhooks/stripe",
-    summary: "The card provider's events: a paid checkout credits its user once per event id",
+    summary:
+      "The card provider's events: a paid checkout (completed, or a delayed payment's async_payment_succeeded) " +
+      "credits its user once per event id and once per checkout",
     tags: ["webhooks"],
     auth: ["webhookSecret"],
     body: jsonObject,

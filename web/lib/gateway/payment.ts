@@ -5,7 +5,7 @@
  */
 import { counter } from "@svc/common/metrics/index";
 import type { WebContext } from "../context";
-import { errorResponse } from "../http/errors";
+import { errorResponse, toErrorResponse } from "../http/errors";
 import { sessionUserOf } from "../sessions/service";
 import { cardCreditOf, checkoutUrlOf, debitCardCredit, refundCardCredit } from "./billing/card";
 import {
@@ -18,8 +18,8 @@ import {
   settleMppPayment,
   verifyMppCredential,
 } from "./billing/mpp";
-import { debitPaymentSession, refundVoucher, storeVoucherAnswer } from "./billing/session";
-import { badPaymentMethod, sessionRequired } from "./errors";
+import { type AnswerToKeep, debitPaymentSession, refundVoucher, storeVoucherAnswer } from "./billing/session";
+import { badPaymentMethod, idempotencyAnswerNotKept, sessionRequired } from "./errors";
 import type { Plugin } from "./plugins";
 import { microsToUsd } from "./pricing";
 import { type PaymentMethod, paymentMethod } from "./schema";
@@ -41,7 +41,7 @@ export function selectPaymentMethod(headers: Headers): PaymentMethod {
   return paymentCredentialOf(headers.get("authorization")) ? "mpp" : "stripe";
 }
 
-/** A 402 answered as it is (its headers matter), not through the error mapper. */
+/** A 402 (or an auth plugin's 401) answered as it is (its headers matter), not through the error mapper. */
 export class PaymentChallenge extends Error {
   constructor(readonly response: Response) {
     super("payment required");
@@ -54,10 +54,10 @@ export interface Payment {
   headers: Record<string, string>;
   /** Gives the payment back (the plugin failed); absent when it cannot be (settled on chain). */
   refund?(): Promise<void>;
-  /** A replayed Idempotency-Key: the first answer, served again without calling the plugin. */
+  /** A replayed Idempotency-Key: the first answer served again (or 409 when it was not kept), no plugin call. */
   replay?: Response;
-  /** Keeps the answer for replays. */
-  keep?(answer: { status: number; contentType: string | null; body: Buffer }): Promise<void>;
+  /** Keeps the answer for replays (a null body: answered, but not kept). */
+  keep?(answer: AnswerToKeep): Promise<void>;
 }
 
 export async function pay(
@@ -164,6 +164,13 @@ async function payBySession(ctx: WebContext, request: Request, plugin: Plugin): 
     now: ctx.clock.now(),
   });
   const headers = { "payment-receipt": debit.voucher, "x-session-remaining": microsToUsd(debit.remaining) };
+  if (debit.kind === "not_kept") {
+    const replay = toErrorResponse(idempotencyAnswerNotKept(debit.status), undefined, "gateway");
+    for (const [name, value] of Object.entries({ "x-plugin-id": plugin.id, ...headers })) {
+      replay.headers.set(name, value);
+    }
+    return { method: "session", headers, replay };
+  }
   if (debit.kind === "replay") {
     const replayHeaders = new Headers({
       "x-plugin-id": plugin.id,

@@ -31,8 +31,11 @@ export interface PluginAnswer {
   contentType: string | null;
   /** The upstream failed (5xx): the caller's payment is given back where it can be. */
   failed: boolean;
-  /** The body as it arrives; `onEnd` gets every byte once the stream ended (for Idempotency-Key replays). */
-  body(onEnd?: (bytes: Buffer) => void): ReadableStream<Uint8Array> | Buffer;
+  /**
+   * The body as it arrives. `onEnd` (for Idempotency-Key replays) gets every byte once a stream ended, or
+   * null once it broke or its reader gave up: then it is not whole and must not be served again.
+   */
+  body(onEnd?: (bytes: Buffer | null) => void): ReadableStream<Uint8Array> | Buffer;
 }
 
 /** Calls the plugin; throws 504 `upstream_timeout` / 502 `upstream_unreachable` when there is no answer. */
@@ -79,25 +82,36 @@ export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
   return { status: res.status, contentType, failed, body: () => bytes };
 }
 
-function eventStream(res: OutboundResponse, onEnd?: (bytes: Buffer) => void): ReadableStream<Uint8Array> {
+function eventStream(
+  res: OutboundResponse,
+  onEnd?: (bytes: Buffer | null) => void,
+): ReadableStream<Uint8Array> {
   const iterator = res.stream({ idleTimeout: true })[Symbol.asyncIterator]();
   const seen: Buffer[] = [];
+  let ended = false;
+  const end = (bytes: Buffer | null) => {
+    if (ended) return;
+    ended = true;
+    onEnd?.(bytes);
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await iterator.next();
         if (done) {
           controller.close();
-          onEnd?.(Buffer.concat(seen));
+          end(Buffer.concat(seen));
           return;
         }
         if (onEnd) seen.push(value);
         controller.enqueue(new Uint8Array(value));
       } catch (err) {
+        end(null);
         controller.error(err);
       }
     },
     async cancel() {
+      end(null);
       await iterator.return?.();
     },
   });

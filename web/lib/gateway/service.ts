@@ -6,10 +6,18 @@
  */
 import type { WebContext } from "../context";
 import { readJson } from "../http/body";
+import { toErrorResponse } from "../http/errors";
 import { sessionUserOf } from "../sessions/service";
 import { cardCreditOf } from "./billing/card";
-import { MppRefusal, mppConfigured, mppServer, paymentCredentialOf } from "./billing/mpp";
-import { depositCharge, openPaymentSession } from "./billing/session";
+import {
+  MppRefusal,
+  mppChallenge,
+  mppConfigured,
+  mppServer,
+  paymentCredentialOf,
+  verifyMppCredential,
+} from "./billing/mpp";
+import { depositCharge, isActivePaymentSession, openPaymentSession } from "./billing/session";
 import { noPlugin, unauthorized, unknownPlugin } from "./errors";
 import {
   type Payment,
@@ -17,6 +25,7 @@ import {
   pay,
   paymentRequiredResponse,
   payments,
+  pluginCharge,
   selectPaymentMethod,
 } from "./payment";
 import { DEFAULT_PLUGIN, type Plugin, type PluginUpstream, pluginRegistry } from "./plugins";
@@ -40,7 +49,7 @@ async function gatewayCall(ctx: WebContext, request: Request): Promise<Response>
   const plugin = pluginRegistry(ctx.config).get(pluginId);
   if (!plugin) throw unknownPlugin(pluginId);
   const method = selectPaymentMethod(request.headers);
-  if (plugin.auth) await requireCaller(ctx, request);
+  if (plugin.auth) await requireCaller(ctx, request, plugin);
   if (!plugin.upstream) throw noPlugin(plugin.id);
   const upstreamPlugin = { ...plugin, upstream: plugin.upstream };
 
@@ -78,8 +87,13 @@ async function respond(
   const headers = new Headers({ "x-plugin-id": plugin.id, ...payment.headers });
   if (answer.contentType) headers.set("content-type", answer.contentType);
   const keep = !answer.failed ? payment.keep : undefined;
-  const kept = (bytes: Buffer) => ({ status: answer.status, contentType: answer.contentType, body: bytes });
-  // A stream is kept once it ended (a replay before then is told to wait: 409).
+  const kept = (bytes: Buffer | null) => ({
+    status: answer.status,
+    contentType: answer.contentType,
+    body: bytes,
+  });
+  // A stream is kept once it ended (a replay before then is told to wait: 409); one that broke or was given
+  // up is recorded as answered but not kept.
   const body = answer.body(keep ? (bytes) => void keep(kept(bytes)).catch(() => {}) : undefined);
   if (Buffer.isBuffer(body)) {
     // Kept before the answer leaves, so a replay right after it finds it.
@@ -91,12 +105,35 @@ async function respond(
   return new Response(body, { status: answer.status, headers });
 }
 
-/** A plugin registered with `auth`: a session cookie, an MPP credential or a payment session, else 401. */
-async function requireCaller(ctx: WebContext, request: Request): Promise<void> {
-  if (paymentCredentialOf(request.headers.get("authorization"))) return;
-  if (request.headers.get("x-session-id")) return;
+/**
+ * A plugin registered with `auth`: a session cookie, an MPP credential that verifies (offline, against this
+ * plugin's price; nothing settled here) or an active, unexpired payment session of `X-Wallet-Address`, else
+ * 401 `Unauthorized`, with the plugin's MPP challenge in `WWW-Authenticate` when MPP is configured.
+ */
+async function requireCaller(ctx: WebContext, request: Request, plugin: Plugin): Promise<void> {
   if (await sessionUserOf(ctx, request)) return;
-  throw unauthorized();
+  const sessionId = request.headers.get("x-session-id")?.trim();
+  const wallet = request.headers.get("x-wallet-address")?.trim();
+  if (sessionId && wallet && (await isActivePaymentSession(ctx.db, sessionId, wallet, ctx.clock.now()))) {
+    return;
+  }
+  const credential = paymentCredentialOf(request.headers.get("authorization"));
+  const mpp = mppConfigured(ctx.config);
+  if (credential && mpp) {
+    try {
+      await verifyMppCredential(ctx.config, credential, pluginCharge(plugin));
+      return;
+    } catch (err) {
+      if (!(err instanceof MppRefusal)) throw err;
+    }
+  }
+  const response = toErrorResponse(unauthorized(), undefined, "gateway");
+  if (mpp) {
+    const { wwwAuthenticate } = await mppChallenge(ctx.config, pluginCharge(plugin));
+    response.headers.set("www-authenticate", wwwAuthenticate);
+    response.headers.set("cache-control", "no-store");
+  }
+  throw new PaymentChallenge(response);
 }
 
 /**

@@ -9,7 +9,7 @@ import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
 import type { HttpError } from "../http/errors";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
-import { debitPaymentSession, sessionDebitBatch } from "./billing/session";
+import { debitPaymentSession, MAX_STORED_ANSWER_BYTES, sessionDebitBatch } from "./billing/session";
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
@@ -21,6 +21,8 @@ const { clock, config } = useWebTestContext({
   GATEWAY_PLUGIN_AGENT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_PRICE_USD: "0.10",
+  GATEWAY_PLUGIN_TTS_URL: plugin.url,
+  GATEWAY_AUTH_PLUGINS: "tts",
   MPP_RECIPIENT: newAccount().address,
   MPP_CHAIN_ID: "84532",
   MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
@@ -241,6 +243,115 @@ describe("POST /api/v1/gateway billed to a session", () => {
     expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
   });
 
+  /** A gateway call billed to `session` whose `agent` plugin is `upstreamUrl`. */
+  function callPluginAt(
+    upstreamUrl: string,
+    session: { sessionId: string; walletAddress: string },
+    headers: Record<string, string>,
+  ) {
+    const ctx = { ...webContext(), config: { ...config, GATEWAY_PLUGIN_AGENT_URL: upstreamUrl } };
+    const request = makeRequest({
+      method: "POST",
+      path: "/api/v1/gateway",
+      json: { messages: [] },
+      headers: {
+        "x-payment-method": "session",
+        "x-session-id": session.sessionId,
+        "x-wallet-address": session.walletAddress,
+        ...headers,
+      },
+    });
+    return handleGatewayCall(ctx, request);
+  }
+  const answerKept = async (voucher: string | null) => {
+    const result = await webContext().db.execute<{ status: number | null }>(
+      sql`select response_status as status from payment_session_vouchers where id = ${voucher}`,
+    );
+    return result.rows[0]?.status ?? null;
+  };
+  async function expectNotKept(replay: Response, first: { voucher: string | null; status: number }) {
+    expect(replay.status).toBe(409);
+    expect(await replay.json()).toEqual({
+      error: "idempotency_answer_not_kept",
+      message: expect.stringContaining(`answered ${first.status} and paid once`),
+    });
+    expect(replay.headers.get("payment-receipt")).toBe(first.voucher);
+    expect(replay.headers.get("x-session-remaining")).toBe("0.95");
+  }
+
+  it("a replay of a key whose answer was over 1 MB: 409 idempotency_answer_not_kept, paid once, not called again", async () => {
+    const { session } = await openSession("1.00");
+    const big = JSON.stringify({ text: "x".repeat(MAX_STORED_ANSWER_BYTES + 1) });
+    const upstream = await startFakeUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(big);
+    });
+    try {
+      const first = await callPluginAt(upstream.url, session, { "idempotency-key": "big" });
+      expect(first.status).toBe(200);
+      expect(await first.text()).toBe(big);
+      const voucher = first.headers.get("payment-receipt");
+      expect(voucher).toBe(`session:${session.sessionId}:1`);
+      const replay = await callPluginAt(upstream.url, session, { "idempotency-key": "big" });
+      await expectNotKept(replay, { voucher, status: 200 });
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
+  });
+
+  it("a replay of a key whose stream broke mid-way: 409 idempotency_answer_not_kept", async () => {
+    const { session } = await openSession("1.00");
+    let breakIt = () => {};
+    const broken = new Promise<void>((resolve) => {
+      breakIt = resolve;
+    });
+    const upstream = await startFakeUpstream(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"n":1}\n\n');
+      await broken;
+      res.socket?.destroy();
+    });
+    const headers = { "idempotency-key": "broken", accept: "text/event-stream" };
+    try {
+      const first = await callPluginAt(upstream.url, session, headers);
+      expect(first.status).toBe(200);
+      const voucher = first.headers.get("payment-receipt");
+      const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n');
+      // Still streaming: a replay is told to wait.
+      const early = await callPluginAt(upstream.url, session, headers).catch((err: unknown) => err);
+      expect(early).toMatchObject({ status: 409, code: "idempotency_in_progress" });
+      breakIt();
+      await expect(reader.read()).rejects.toThrow();
+      await expect.poll(() => answerKept(voucher)).toBe(200);
+      const replay = await callPluginAt(upstream.url, session, headers);
+      await expectNotKept(replay, { voucher, status: 200 });
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("a replay of a key whose stream the caller gave up: 409 idempotency_answer_not_kept", async () => {
+    const { session } = await openSession("1.00");
+    const script = plugin.streamChunks(['data: {"n":1}\n\n', "data: [DONE]\n\n"]);
+    const headers = { "idempotency-key": "abandoned", accept: "text/event-stream" };
+    const first = await sessionCall(session, { messages: [] }, headers);
+    expect(first.status).toBe(200);
+    const voucher = first.headers.get("payment-receipt");
+    const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    // Giving up ends the upstream stream once its pending chunk comes.
+    const cancelled = reader.cancel();
+    script.release();
+    await cancelled;
+    await expect.poll(() => answerKept(voucher)).toBe(200);
+    const replay = await sessionCall(session, { messages: [] }, headers);
+    await expectNotKept(replay, { voucher, status: 200 });
+  });
+
   it("a failing voucher insert debits nothing: 402 voucher_failed, no plugin call", async () => {
     const { session } = await openSession("1.00");
     // The next voucher's number is taken already, so recording it fails.
@@ -315,14 +426,20 @@ describe("POST /api/v1/gateway billed to a session", () => {
 });
 
 describe("debits of a busy session go together (one statement for the calls that wait)", () => {
-  const debit = (sessionId: string, wallet: string, usd: string, idempotencyKey: string | null = null) =>
+  const debit = (
+    sessionId: string,
+    wallet: string,
+    usd: string | bigint,
+    idempotencyKey: string | null = null,
+    now: Date = clock.now(),
+  ) =>
     debitPaymentSession(webContext().db, {
       sessionId,
       wallet,
-      micros: usdToMicros(usd),
+      micros: typeof usd === "bigint" ? usd : usdToMicros(usd),
       pluginId: "agent",
       idempotencyKey,
-      now: clock.now(),
+      now,
     }).then(
       (result) => ({ voucher: result.voucher, remaining: microsToUsd(result.remaining) }),
       (err: HttpError) => ({ error: err.code, status: err.status }),
@@ -389,5 +506,130 @@ describe("debits of a busy session go together (one statement for the calls that
       "debited",
     ]);
     expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+
+  it("checks each call's expiry at its own arrival: in one batch, a call before expiry is debited, one after is not", async () => {
+    const { session } = await openSession("1.00");
+    const expiresAt = Date.parse(session.expiresAt);
+    const before = await statements();
+    const results = await Promise.all([
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt - 1000)),
+      // These two arrive while the first is in flight, so they go together in one statement.
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt - 1)),
+      debit(session.sessionId, session.walletAddress, "0.05", null, new Date(expiresAt + 1)),
+    ]);
+    expect((await statements()) - before).toBe(2);
+    expect(results).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.95" },
+      { voucher: `session:${session.sessionId}:2`, remaining: "0.90" },
+      { error: "session_invalid", status: 402 },
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+
+  it("a zero or negative amount debits nothing (voucher_failed), alone or in a batch", async () => {
+    const { session } = await openSession("1.00");
+    const results = await Promise.all([
+      debit(session.sessionId, session.walletAddress, "0.05"),
+      debit(session.sessionId, session.walletAddress, -50_000n),
+      debit(session.sessionId, session.walletAddress, "0"),
+      debit(session.sessionId, session.walletAddress, "0.05"),
+    ]);
+    expect(results).toEqual([
+      { voucher: `session:${session.sessionId}:1`, remaining: "0.95" },
+      { error: "voucher_failed", status: 402 },
+      { error: "voucher_failed", status: 402 },
+      { voucher: `session:${session.sessionId}:2`, remaining: "0.90" },
+    ]);
+    expect(await balanceOf(session.sessionId)).toBe("0.900000");
+  });
+});
+
+describe("a plugin registered with auth (tts here) needs a verified caller", () => {
+  const tts = (headers: Record<string, string>) =>
+    call(POST, { method: "POST", path: "/api/v1/gateway", json: { plugin: "tts", text: "hi" }, headers });
+  async function expectUnauthorized(res: Response) {
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: "Unauthorized", message: expect.any(String) });
+    // The plugin's MPP challenge, so an MPP client can still pay it.
+    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.03, currency=USD, /);
+  }
+  /** A credential for the challenge of a 401 (mppx reads challenges from 402s). */
+  const credentialFor = (res: Response, account: LocalAccount) =>
+    signCredential(new Response(null, { status: 402, headers: res.headers }), account);
+
+  it("401 for a payment session that is unknown, another wallet's, expired, or without its wallet header", async () => {
+    const { session } = await openSession("1.00");
+    const callsBefore = plugin.calls.length;
+    const session401 = (sessionId: string, wallet: string | null) =>
+      tts({
+        "x-payment-method": "session",
+        "x-session-id": sessionId,
+        ...(wallet === null ? {} : { "x-wallet-address": wallet }),
+      });
+    await expectUnauthorized(await session401("ps_unknown", session.walletAddress));
+    await expectUnauthorized(await session401(session.sessionId, newAccount().address));
+    await expectUnauthorized(await session401(session.sessionId, null));
+    clock.advance(24 * 3_600_000 + 1);
+    try {
+      await expectUnauthorized(await session401(session.sessionId, session.walletAddress));
+    } finally {
+      clock.advance(-(24 * 3_600_000 + 1));
+    }
+    await webContext().db.execute(
+      sql`update payment_sessions set status = 'closed' where id = ${session.sessionId}`,
+    );
+    await expectUnauthorized(await session401(session.sessionId, session.walletAddress));
+    expect(await balanceOf(session.sessionId)).toBe("1.000000");
+    expect(plugin.calls.length).toBe(callsBefore);
+  });
+
+  it("401 for an MPP credential that does not verify (another plugin's price, a wrong signer, garbage)", async () => {
+    const account = newAccount();
+    const callsBefore = plugin.calls.length;
+    const settled = facilitator.settlements.length;
+    const agentOffer = await call(POST, {
+      method: "POST",
+      path: "/api/v1/gateway",
+      json: { plugin: "agent" },
+      headers: { "x-payment-method": "mpp" },
+    });
+    expect(agentOffer.status).toBe(402);
+    const forAgent = await signCredential(agentOffer, account);
+    await expectUnauthorized(await tts({ authorization: forAgent }));
+    const ttsOffer = await tts({});
+    await expectUnauthorized(ttsOffer);
+    const wrongSigner = await signCredential(
+      new Response(null, { status: 402, headers: ttsOffer.headers }),
+      account,
+      {
+        signer: newAccount(),
+      },
+    );
+    await expectUnauthorized(await tts({ authorization: wrongSigner }));
+    await expectUnauthorized(await tts({ authorization: "Payment not-a-credential" }));
+    expect(plugin.calls.length).toBe(callsBefore);
+    expect(facilitator.settlements.length).toBe(settled);
+  });
+
+  it("a verified MPP credential or an active payment session is served and pays", async () => {
+    const account = newAccount();
+    const offer = await tts({});
+    await expectUnauthorized(offer);
+    const paid = await tts({ authorization: await credentialFor(offer, account) });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("payment-receipt")).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "30000" });
+
+    const { session } = await openSession("1.00");
+    const res = await tts({
+      "x-payment-method": "session",
+      "x-session-id": session.sessionId,
+      "x-wallet-address": session.walletAddress,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ plugin: "tts", echo: { text: "hi" } });
+    expect(res.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
+    expect(res.headers.get("x-session-remaining")).toBe("0.97");
   });
 });

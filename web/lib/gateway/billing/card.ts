@@ -94,8 +94,10 @@ export interface WebhookOutcome {
 
 /**
  * `POST /api/webhooks/stripe`: the signature over the raw body (`STRIPE_WEBHOOK_SECRET`, 300 s tolerance)
- * or 400, nothing credited; a paid `checkout.session.completed` credits its user the amount paid, once per
- * event id (a replayed event is acknowledged and ignored). Other events are acknowledged.
+ * or 400, nothing credited; a paid `checkout.session.completed`, or the `checkout.session.async_payment_succeeded`
+ * of a delayed payment method, credits its user the amount paid, once per event id and once per checkout (a
+ * replayed event, or a second event of a credited checkout, is acknowledged and ignored). Other events are
+ * acknowledged.
  */
 export async function receiveStripeWebhook(
   ctx: WebContext,
@@ -111,7 +113,12 @@ export async function receiveStripeWebhook(
   } catch (err) {
     throw badSignature(err instanceof Error ? err.message : "invalid signature");
   }
-  if (event.type !== "checkout.session.completed") return { received: true };
+  if (
+    event.type !== "checkout.session.completed" &&
+    event.type !== "checkout.session.async_payment_succeeded"
+  ) {
+    return { received: true };
+  }
   const session = event.data.object;
   const userId = session.client_reference_id ?? session.metadata?.userId;
   if (session.payment_status !== "paid" || !userId || !session.amount_total) return { received: true };
@@ -120,7 +127,10 @@ export async function receiveStripeWebhook(
   return credited ? { received: true, credited: microsToUsd(micros) } : { received: true };
 }
 
-/** Records the event and adds the credit in one statement; false when the event was credited before. */
+/**
+ * Records the event and adds the credit in one statement; false when the event, or another event of the same
+ * checkout, was credited before (either unique key of card_credit_events).
+ */
 async function creditOnce(
   db: Database,
   eventId: string,
@@ -132,7 +142,7 @@ async function creditOnce(
     with event as (
       insert into card_credit_events (event_id, user_id, amount_usd, checkout_session_id)
       select ${eventId}, id, ${usdParam(micros)}, ${checkoutSessionId} from users where id = ${userId}
-      on conflict (event_id) do nothing
+      on conflict do nothing
       returning user_id, amount_usd
     )
     insert into card_credits (user_id, balance_usd)

@@ -79,6 +79,19 @@ export async function readPaymentSession(
   return viewOf(row.id, row.wallet_address, row.balance, new Date(row.expires_at));
 }
 
+/** Whether `id` is an active payment session of `wallet`, unexpired at `now` (an `auth` plugin's caller). */
+export async function isActivePaymentSession(
+  db: Database,
+  id: string,
+  wallet: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await db.execute(sql`
+    select 1 from payment_sessions
+    where id = ${id} and wallet_address = ${wallet.toLowerCase()} and status = 'active' and expires_at > ${now}`);
+  return result.rows.length > 0;
+}
+
 function viewOf(id: string, wallet: string, balance: string, expiresAt: Date): PaymentSessionView {
   return {
     sessionId: id,
@@ -103,13 +116,19 @@ export interface StoredAnswer {
   body: Buffer;
 }
 
+/** An answer to keep for replays; a null body: the call was answered but its answer is not whole. */
+export type AnswerToKeep = Omit<StoredAnswer, "body"> & { body: Buffer | null };
+
 export type SessionDebit =
   | { kind: "debited"; voucher: string; remaining: bigint }
-  | { kind: "replay"; voucher: string; remaining: bigint; answer: StoredAnswer };
+  | { kind: "replay"; voucher: string; remaining: bigint; answer: StoredAnswer }
+  | { kind: "not_kept"; voucher: string; remaining: bigint; status: number };
 
 /**
  * Debits one call: a new voucher, or (same Idempotency-Key) the first call's voucher and answer, debiting
- * nothing. 402 `session_invalid`, `insufficient_balance` (with remaining and cost) or `voucher_failed`.
+ * nothing; `not_kept` when the first call was answered (with `status`) but its answer was not kept. 402
+ * `session_invalid`, `insufficient_balance` (with remaining and cost) or `voucher_failed`; 409
+ * `idempotency_in_progress` while the first call is still being answered.
  */
 export async function debitPaymentSession(db: Database, call: SessionDebitRequest): Promise<SessionDebit> {
   const wallet = call.wallet.toLowerCase();
@@ -193,8 +212,8 @@ class SessionDebitQueue {
   }
 
   /**
-   * One statement per wallet in the batch (a batch is one session's, normally one wallet's). Expiry is
-   * checked at the latest arrival among them: every call of the batch arrived by then, and is debited then.
+   * One statement per wallet in the batch (a batch is one session's, normally one wallet's). Each call's
+   * expiry is checked at its own arrival time, exactly as a statement of its own would check it.
    */
   private async run(batch: QueuedDebit[]): Promise<void> {
     const groups = new Map<string, QueuedDebit[]>();
@@ -205,11 +224,11 @@ class SessionDebitQueue {
     }
     for (const group of groups.values()) {
       const [{ call }] = group;
-      const now = new Date(Math.max(...group.map((item) => item.call.now.getTime())));
       const calls = group.map((item) => ({
         amount: microsToUsd(item.call.micros),
         plugin: item.call.pluginId,
         key: item.call.idempotencyKey,
+        now: item.call.now.toISOString(),
       }));
       sessionDebitBatch.observe(group.length);
       try {
@@ -220,7 +239,7 @@ class SessionDebitQueue {
           remaining: string | null;
         }>(sql`
           select ord, outcome, voucher, remaining from debit_payment_session(
-            ${call.sessionId}, ${call.wallet}, ${now}, ${JSON.stringify(calls)}::jsonb)`);
+            ${call.sessionId}, ${call.wallet}, ${JSON.stringify(calls)}::jsonb)`);
         for (const row of rows) group[row.ord - 1].settle(row as DebitOutcome);
         // Every call has its row; were one missing, its caller would hear voucher_failed, not wait forever
         // (a promise settles once: the rows above came first).
@@ -264,6 +283,14 @@ async function replayOf(
   const row = result.rows[0];
   if (!row) return null;
   if (row.status === null) throw idempotencyInProgress();
+  if (row.body === null) {
+    return {
+      kind: "not_kept",
+      voucher: row.voucher,
+      remaining: numericToMicros(row.remaining),
+      status: row.status,
+    };
+  }
   return {
     kind: "replay",
     voucher: row.voucher,
@@ -271,18 +298,22 @@ async function replayOf(
     answer: {
       status: row.status,
       contentType: row.content_type,
-      body: Buffer.from(row.body ?? "", "base64"),
+      body: Buffer.from(row.body, "base64"),
     },
   };
 }
 
-/** Keeps the answer of a voucher for replays of its Idempotency-Key (an oversize answer is not kept). */
-export async function storeVoucherAnswer(db: Database, voucher: string, answer: StoredAnswer): Promise<void> {
-  if (answer.body.length > MAX_STORED_ANSWER_BYTES) return;
+/**
+ * Keeps the answer of a voucher for replays of its Idempotency-Key. An oversize or broken answer is not
+ * kept, but its status is: a replay then hears that the call was answered and paid (a status without a body).
+ */
+export async function storeVoucherAnswer(db: Database, voucher: string, answer: AnswerToKeep): Promise<void> {
+  const body =
+    answer.body && answer.body.length <= MAX_STORED_ANSWER_BYTES ? answer.body.toString("base64") : null;
   await db.execute(sql`
     update payment_session_vouchers
     set response_status = ${answer.status}, response_content_type = ${answer.contentType},
-      response_body = ${answer.body.toString("base64")}
+      response_body = ${body}
     where id = ${voucher}`);
 }
 
