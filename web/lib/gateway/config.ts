@@ -8,6 +8,10 @@ const usd = (defaultValue: string) =>
     .regex(/^\d{1,9}(\.\d{1,6})?$/, "must be a USD amount such as 0.05 (at most 6 decimals)")
     .default(defaultValue);
 
+/** A plugin's price: above zero, since nothing is served without a verified payment. */
+const price = (defaultValue: string) =>
+  usd(defaultValue).refine((v) => /[1-9]/.test(v), "must be more than 0 (every call is paid)");
+
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
 /** The v1 gateway's variables (plugins, card credit, MPP, pre-funded sessions). */
@@ -22,10 +26,10 @@ export const gatewayEnv = {
   /** How long a plugin has to answer (and, streaming, between two chunks); the spec's 30 s. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
   /** Price per call of each plugin in USD. */
-  GATEWAY_PLUGIN_AGENT_PRICE_USD: usd("0.05"),
-  GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: usd("0.01"),
-  GATEWAY_PLUGIN_TTS_PRICE_USD: usd("0.03"),
-  GATEWAY_PLUGIN_STT_PRICE_USD: usd("0.02"),
+  GATEWAY_PLUGIN_AGENT_PRICE_USD: price("0.05"),
+  GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: price("0.01"),
+  GATEWAY_PLUGIN_TTS_PRICE_USD: price("0.03"),
+  GATEWAY_PLUGIN_STT_PRICE_USD: price("0.02"),
   /** Card payments provider (Stripe): secret key, webhook signing secret, and an API base for a local fake. */
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),

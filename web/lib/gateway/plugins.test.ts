@@ -52,6 +52,15 @@ describe("plugin registry", () => {
       /GATEWAY_PLUGIN_AGENT_PRICE_USD/,
     );
   });
+
+  it("refuses a price of zero: every call is paid", () => {
+    for (const zero of ["0", "0.000000", "000.0"]) {
+      expect(() => loadWebConfig({ ...base, GATEWAY_PLUGIN_TTS_PRICE_USD: zero })).toThrow(
+        /GATEWAY_PLUGIN_TTS_PRICE_USD: must be more than 0/,
+      );
+    }
+    expect(() => loadWebConfig({ ...base, GATEWAY_PLUGIN_TTS_PRICE_USD: "0.000001" })).not.toThrow();
+  });
 });
 
 describe("money", () => {
