@@ -38,6 +38,10 @@ beforeAll(async () => {
       res.writeHead(302, { location: "/echo" });
       return void res.end();
     }
+    if (path.startsWith("/redirect-to?")) {
+      res.writeHead(307, { location: new URL(path, "http://x").searchParams.get("to") ?? "/" });
+      return void res.end();
+    }
     if (path === "/silent") return; // never answers
     if (path === "/trickle") {
       // Headers at once, the body never ends: the deadline still covers the body.
@@ -131,6 +135,93 @@ describe("createOutboundClient", () => {
     const answer = await client().request({ url: "/redirect", maxRedirects: 1 });
     expect(answer.url.pathname).toBe("/echo");
     expect(answer.json()).toMatchObject({ method: "GET" });
+  });
+
+  it("keeps credentials on same-origin hops and drops them (and the sensitive headers) on another origin", async () => {
+    // Another port is another origin.
+    const other = await startFakeUpstream((req, res) => {
+      const path = req.url ?? "/";
+      if (path.startsWith("/back?")) {
+        res.writeHead(302, { location: new URL(path, "http://x").searchParams.get("to") ?? "/" });
+        return void res.end();
+      }
+      sendJson(res, 200, { ok: true });
+    });
+    const headers = {
+      Authorization: "Bearer secret-token",
+      cookie: "sid=secret-cookie",
+      "Proxy-Authorization": "Basic c2VjcmV0",
+      "X-Payment": "signed-payment",
+      "x-plain": "kept",
+    };
+    const credentials = ["authorization", "cookie", "proxy-authorization", "x-payment"];
+    const seen = (r: { headers: Record<string, unknown> }) =>
+      Object.fromEntries(["x-plain", ...credentials].map((h) => [h, r.headers[h] ?? null]));
+    try {
+      const before = upstream.requests.length;
+      const same = await client().request({
+        url: "/redirect",
+        maxRedirects: 1,
+        headers,
+        sensitiveHeaders: ["x-payment"],
+      });
+      expect(same.status).toBe(200);
+      expect(upstream.requests.slice(before).map(seen)).toEqual([
+        {
+          "x-plain": "kept",
+          authorization: "Bearer secret-token",
+          cookie: "sid=secret-cookie",
+          "proxy-authorization": "Basic c2VjcmV0",
+          "x-payment": "signed-payment",
+        },
+        {
+          "x-plain": "kept",
+          authorization: "Bearer secret-token",
+          cookie: "sid=secret-cookie",
+          "proxy-authorization": "Basic c2VjcmV0",
+          "x-payment": "signed-payment",
+        },
+      ]);
+
+      const cross = await client().request({
+        method: "POST",
+        url: `/redirect-to?to=${encodeURIComponent(`${other.url}/landing`)}`,
+        body: "payload",
+        maxRedirects: 1,
+        headers,
+        sensitiveHeaders: ["X-PAYMENT"],
+      });
+      expect(cross.json()).toEqual({ ok: true });
+      const landed = other.requests.at(-1);
+      expect(landed?.path).toBe("/landing");
+      // A 307 keeps the method and body; only the credentials stay behind.
+      expect(landed?.body.toString()).toBe("payload");
+      expect(landed && seen(landed)).toEqual({
+        "x-plain": "kept",
+        authorization: null,
+        cookie: null,
+        "proxy-authorization": null,
+        "x-payment": null,
+      });
+
+      // Once dropped they stay dropped, also when a later hop comes back to the first origin.
+      const roundTrip = await client().request({
+        url: `/redirect-to?to=${encodeURIComponent(`${other.url}/back?to=${encodeURIComponent(`${upstream.url}/echo`)}`)}`,
+        maxRedirects: 2,
+        headers,
+        sensitiveHeaders: ["x-payment"],
+      });
+      expect(roundTrip.json()).toMatchObject({ token: null });
+      const returned = upstream.requests.at(-1);
+      expect(returned?.path).toBe("/echo");
+      expect(returned && seen(returned)).toMatchObject({
+        authorization: null,
+        "x-payment": null,
+        "x-plain": "kept",
+      });
+    } finally {
+      await other.close();
+    }
   });
 
   it("times out when the upstream never answers, and when the body never ends", async () => {

@@ -4,7 +4,8 @@
  * an `x-request-id` header when the caller has one, and failures named by reason and upstream
  * (`OutboundError`). Configured upstreams (the backend, agents, providers) are called as configured; a
  * client for user-supplied URLs gets a `policy`, and then every hop passes the URL guard, names are resolved
- * by the guarded lookup and the connected address is checked again.
+ * by the guarded lookup and the connected address is checked again. A redirect to another origin drops the
+ * credentials (`authorization`, `cookie`, `proxy-authorization` and the request's `sensitiveHeaders`).
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
@@ -55,6 +56,11 @@ export interface OutboundRequest {
   requestId?: string;
   /** Overrides the client's name in failures. */
   name?: string;
+  /**
+   * More headers that only the first origin may see (e.g. a signed payment): dropped, like `authorization`,
+   * `cookie` and `proxy-authorization`, when a redirect leads to another origin.
+   */
+  sensitiveHeaders?: readonly string[];
 }
 
 export interface OutboundResponse {
@@ -99,6 +105,13 @@ export const REQUEST_ID_HEADER = "x-request-id";
 export const CLOSED_WITHOUT_ANSWER = "connection closed without an answer";
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers never carried to another origin by a redirect (browsers' fetch drops `authorization`). */
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+/** Deletes `names` from `headers`, whatever the case of their keys. */
+function dropHeaders(headers: Record<string, string>, names: ReadonlySet<string>): void {
+  for (const key of Object.keys(headers)) if (names.has(key.toLowerCase())) delete headers[key];
+}
 
 export function createOutboundClient(options: OutboundClientOptions = {}): OutboundClient {
   const policy = options.policy;
@@ -189,6 +202,9 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     if (body || (method !== "GET" && method !== "HEAD"))
       headers["content-length"] = String(body?.length ?? 0);
     if (request.requestId) headers[REQUEST_ID_HEADER] = request.requestId;
+    const sensitive = new Set(
+      [...CREDENTIAL_HEADERS, ...(request.sensitiveHeaders ?? [])].map((h) => h.toLowerCase()),
+    );
 
     let url: URL;
     try {
@@ -222,12 +238,16 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
         const detail = `too many redirects (more than ${maxRedirects})`;
         return fail(new OutboundError("too_many_redirects", detail, { upstream: name, detail }));
       }
+      let next: URL;
       try {
-        url = new URL(location, url);
+        next = new URL(location, url);
       } catch {
         const detail = `redirected to an invalid URL (${location})`;
         return fail(new OutboundError("unreachable", `${name} ${detail}`, { upstream: name, detail }));
       }
+      // The credentials were meant for this origin only; once dropped they stay dropped (A → B → A too).
+      if (next.origin !== url.origin) dropHeaders(headers, sensitive);
+      url = next;
       // As browsers do: a 303 (and a 301/302 of a POST) turns into a GET without a body.
       if (res.statusCode === 303 || (method === "POST" && res.statusCode !== 307 && res.statusCode !== 308)) {
         method = "GET";

@@ -11,7 +11,8 @@
  *   everything with that reason.
  * - a seller of one paid resource, in protocol v1 (402 JSON body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`) or v2
  *   (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), which verifies and settles every payment
- *   with the facilitator before it answers. `/redirect?to=<url>` answers a 302 to `to`.
+ *   with the facilitator before it answers. `/redirect?to=<url>` answers a 302 to `to`; with `redirectPaidTo`
+ *   set, a request carrying a payment is answered with a 307 to that URL instead (nothing verified or settled).
  */
 import type { IncomingMessage } from "node:http";
 import { authorizationTypes } from "@x402/evm";
@@ -201,6 +202,8 @@ export interface FakeX402SellerOptions {
   payTo?: string;
   /** v2 CAIP-2 network, or the v1 name (`base-sepolia`). */
   network?: string;
+  /** Send the paid retry elsewhere (a 307 to this URL) instead of settling it; null (the default) settles. */
+  redirectPaidTo?: string | null;
 }
 
 export interface FakeX402Seller {
@@ -222,6 +225,7 @@ export async function startFakeX402Seller(options: FakeX402SellerOptions): Promi
     asset: BASE_SEPOLIA_USDC,
     payTo: SELLER_PAY_TO,
     network: options.version === 1 ? "base-sepolia" : "eip155:84532",
+    redirectPaidTo: null,
     ...options,
   };
   const seller: FakeX402Seller = {
@@ -293,6 +297,10 @@ export async function startFakeX402Seller(options: FakeX402SellerOptions): Promi
       res.end("{}");
     };
     if (!sent) return askForPayment("payment required");
+    if (terms.redirectPaidTo) {
+      res.writeHead(307, { location: terms.redirectPaidTo });
+      return void res.end();
+    }
     const payload = unb64(sent);
     const verified = await facilitate("/verify", payload, requirements);
     if (!verified.isValid) return askForPayment(verified.invalidReason ?? "invalid payment");

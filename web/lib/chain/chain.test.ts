@@ -162,6 +162,19 @@ describe("GET /api/l1/wallet", () => {
     ]);
   });
 
+  it("a balance past Number.MAX_SAFE_INTEGER lamports (a u64, rounded by JSON) is still answered in SOL", async () => {
+    const address = "5xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+    // u64::MAX, as the node's JSON number reads in JavaScript (rentEpoch is u64::MAX on real nodes too).
+    const u64Max = Number("18446744073709551615");
+    rpc.accounts.set(address, { lamports: u64Max, rentEpoch: u64Max, tokens: [] });
+    const { jar } = await signedInUser();
+    const res = await call(WALLET, { path: `/api/l1/wallet?address=${address}`, jar });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.solBalance).toBe(Number("18446744073.709551616"));
+    expect(body.accountInfo.rentEpoch).toBe(u64Max);
+  });
+
   it("keeps at most 20 tokens, largest amount first across decimals, known mints as tickers", async () => {
     const address = "8xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
     const tokens = Array.from({ length: 25 }, (_, i) => ({

@@ -70,7 +70,11 @@ const rpcAnswer = z.object({
 
 const withContext = <T extends z.ZodType>(value: T) => z.object({ value });
 
-export const balanceResult = withContext(z.number().int().nonnegative());
+/**
+ * Lamports are a u64: past 2^53 JSON numbers arrive rounded (still whole), which zod's `.int()` (safe integers
+ * only) would refuse; the SOL figure is lamports / 1e9 either way.
+ */
+export const balanceResult = withContext(z.number().nonnegative().refine(Number.isInteger));
 
 export const tokenAccountsResult = withContext(
   z.array(

@@ -5,15 +5,18 @@
  */
 import { startFakeMarketData, startFakeRadioApi } from "@svc/common/testing";
 import { marketDataCache, radioWallets } from "@svc/db/schema";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as DJ_STATS } from "@/app/api/radio/dj-stats/route";
 import { GET, PATCH } from "@/app/api/user/radio-wallet/route";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { captureProcessOutput } from "../wallets/testing";
+import { LOOKUP_FAILED, TIPS_UNPRICED } from "./service";
 
 const radio = await startFakeRadioApi();
 const market = await startFakeMarketData();
-useWebTestContext({ RADIO_API_URL: radio.url, MARKET_DATA_URL: market.url });
+useWebTestContext({ RADIO_API_URL: radio.url, MARKET_DATA_URL: market.url, LOG_LEVEL: "warn" });
+const output = captureProcessOutput();
 afterAll(async () => {
   await radio.close();
   await market.close();
@@ -146,7 +149,46 @@ describe("GET /api/radio/dj-stats", () => {
     market.failWith(500);
     const body = await (await call(DJ_STATS, { path: "/api/radio/dj-stats", jar })).json();
     expect(body).toMatchObject({ dj: null, stats: null });
-    expect(body.error).toBe("the price could not be fetched: the market data provider answered HTTP 500");
+    expect(body.error).toBe(TIPS_UNPRICED);
+    expect(TIPS_UNPRICED).toBe("the tips could not be priced: the ETH price is not available right now");
+    expect(output.text()).toContain("the market data provider answered HTTP 500");
+  });
+
+  it("a database failure in the ETH price lookup: a fixed sentence in error, the detail only in the log", async () => {
+    radio.djs.set(WALLET.toLowerCase(), {
+      name: "DJ Nova",
+      slug: "dj-nova",
+      avatar: null,
+      followers: 0,
+      genres: [],
+      stats: { totalShows: 1, totalListeners: 1, totalTipsEth: 1 },
+    });
+    const { jar } = await signedInUser();
+    await patch(jar, { wallet: WALLET });
+    const db = webContext().db;
+    // A real database error where the fresh ETH quote is stored.
+    await db.execute(sql`create or replace function fail_market_cache() returns trigger language plpgsql as
+      $$ begin raise exception 'internal detail: tablespace pg_secret_7 is full'; end $$`);
+    await db.execute(sql`create trigger fail_market_cache before insert on market_data_cache
+      for each row execute function fail_market_cache()`);
+    try {
+      const res = await call(DJ_STATS, { path: "/api/radio/dj-stats", jar });
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body).toEqual({
+        linked: true,
+        wallet: WALLET.toLowerCase(),
+        dj: null,
+        stats: null,
+        error: LOOKUP_FAILED,
+      });
+      expect(LOOKUP_FAILED).toBe("the DJ stats could not be read because of an internal error");
+      expect(JSON.stringify(body)).not.toMatch(/pg_secret_7|market_data_cache|insert/);
+      expect(output.text()).toContain("pg_secret_7");
+    } finally {
+      await db.execute(sql`drop trigger fail_market_cache on market_data_cache`);
+      await db.execute(sql`drop function fail_market_cache()`);
+    }
   });
 
   it("a hanging service: nulls and error once the 6 s budget is spent", async () => {

@@ -1,16 +1,17 @@
 /**
  * Streaming-service identity (spec "Streaming-service identity"): the radio wallet a user links, and that
  * wallet's DJ profile and stats from the radio service. The whole lookup has one 6 s budget; when it runs out
- * or the service fails, `dj` and `stats` are null and `error` says why. Tips are recorded in ETH and shown in
- * USD(C) at the market data ETH price, rounded to 2 decimals.
+ * or the service fails, `dj` and `stats` are null and `error` says why: the streaming service's own failure in
+ * words, anything else (the ETH price, our database) a fixed sentence with the detail in the log. Tips are
+ * recorded in ETH and shown in USD(C) at the market data ETH price, rounded to 2 decimals.
  */
-import type { Clock } from "@svc/common";
+import { type Clock, isHttpError, type Logger } from "@svc/common";
 import type { Database } from "@svc/db";
 import { radioWallets } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { getUsdQuote } from "../chain/price";
 import type { WebConfig } from "../config";
-import { fetchDjByWallet, fetchDjStats, fetchLiveSlugs } from "./radio-client";
+import { fetchDjByWallet, fetchDjStats, fetchLiveSlugs, RadioApiError } from "./radio-client";
 import type { DjStats } from "./schema";
 
 /** Spec "Limits": streaming upstream timeout 6 s, for the whole lookup. */
@@ -19,6 +20,7 @@ export const RADIO_BUDGET_MS = 6_000;
 interface Deps {
   db: Database;
   clock: Clock;
+  logger: Logger;
   config: Pick<WebConfig, "RADIO_API_URL" | "MARKET_DATA_URL" | "COINGECKO_API_KEY">;
 }
 
@@ -41,6 +43,11 @@ export async function setRadioWallet(db: Database, userId: string, wallet: strin
 }
 
 class BudgetSpent extends Error {}
+class NoEthPrice extends Error {}
+
+/** `error` for a failure that is not the streaming service's: fixed words, never the internal detail. */
+export const TIPS_UNPRICED = "the tips could not be priced: the ETH price is not available right now";
+export const LOOKUP_FAILED = "the DJ stats could not be read because of an internal error";
 
 export async function getDjStats(deps: Deps, userId: string): Promise<DjStats> {
   const wallet = await getRadioWallet(deps.db, userId);
@@ -57,10 +64,17 @@ export async function getDjStats(deps: Deps, userId: string): Promise<DjStats> {
   try {
     return await Promise.race([spent, lookup(deps, wallet, options)]);
   } catch (err) {
-    const error =
-      err instanceof BudgetSpent || deadline.signal.aborted
-        ? `the radio service did not answer within ${RADIO_BUDGET_MS / 1000} s`
-        : (err as Error).message;
+    let error: string;
+    if (err instanceof BudgetSpent || deadline.signal.aborted)
+      error = `the radio service did not answer within ${RADIO_BUDGET_MS / 1000} s`;
+    else if (err instanceof RadioApiError) error = err.message;
+    else {
+      const unpriced = err instanceof NoEthPrice || (isHttpError(err) && err.code === "market_data_failed");
+      error = unpriced ? TIPS_UNPRICED : LOOKUP_FAILED;
+      // A market data outage is the provider's (a warning); anything else is ours to look at.
+      if (unpriced) deps.logger.warn({ err, userId }, `dj-stats: ${error}`);
+      else deps.logger.error({ err, userId }, `dj-stats: ${error}`);
+    }
     return { linked: true, wallet, dj: null, stats: null, error };
   } finally {
     clearTimeout(timer);
@@ -77,7 +91,7 @@ async function lookup(deps: Deps, wallet: string, options: { signal: AbortSignal
     fetchLiveSlugs(base, options),
     getUsdQuote(deps, "ethereum"),
   ]);
-  if (eth.price === null) throw new Error("the market data provider has no ETH price");
+  if (eth.price === null) throw new NoEthPrice("the market data provider has no ETH price");
   return {
     linked: true as const,
     wallet,

@@ -30,7 +30,7 @@ import {
   walletEndpoints,
 } from "./service";
 
-type GetAction = (typeof walletGetActions)[number] | "list-payments";
+type GetAction = (typeof walletGetActions)[number];
 const isOneOf = <T extends string>(list: readonly T[], value: unknown): value is T =>
   list.includes(value as T);
 
@@ -41,7 +41,7 @@ export async function runWalletQuery(
 ): Promise<unknown> {
   const action = query.get("action");
   if (action === null || action === "") return walletEndpoints(ctx.config);
-  if (!isOneOf<GetAction>([...walletGetActions, "list-payments"], action)) throw invalidAction();
+  if (!isOneOf<GetAction>(walletGetActions, action)) throw invalidAction();
   if (action === "list-wallets") return { wallets: await listWallets(ctx, userId) };
   if (action === "list-payments") return { payments: await listPayments(ctx, userId) };
   const agentId = query.get("agentId")?.trim();

@@ -1,4 +1,5 @@
 import { HttpError } from "@svc/common";
+import { INVALID_PRIVATE_KEY } from "./schema";
 
 /** The agent wallets area's failures; the 400 messages are the spec's, word for word. */
 const badRequest = (message: string) => new HttpError(400, "invalid_request", message);
@@ -7,6 +8,7 @@ export const registerFieldsRequired = () => badRequest("agentId, companyId, and 
 export const urlRequired = () => badRequest("url required");
 export const agentIdRequired = () => badRequest("agentId required");
 export const invalidAction = () => badRequest("Invalid action");
+export const invalidPrivateKey = () => badRequest(INVALID_PRIVATE_KEY);
 export const walletNotFound = () => new HttpError(404, "wallet_not_found", "wallet not found");
 export const walletExists = () => new HttpError(409, "wallet_exists", "this agent already has a wallet");
 export const walletKeyMissing = () =>

@@ -3,7 +3,7 @@ import { jsonObject } from "@svc/common/openapi/index";
 import { z } from "zod";
 import {
   agentWalletSchema,
-  makePaymentInput,
+  makePaymentFields,
   paymentRecordSchema,
   paymentResultSchema,
   walletQuery,
@@ -22,7 +22,7 @@ const postBody = z
       .optional()
       .describe("register-wallet: 32-byte hex; stored encrypted, never returned"),
   })
-  .extend(makePaymentInput.partial().omit({ agentId: true }).shape)
+  .extend(makePaymentFields.partial().omit({ agentId: true }).shape)
   .meta({ id: "AgentWalletAction" });
 
 /** The agent wallet routes (spec "Agent wallets and machine payments"). */
@@ -72,8 +72,8 @@ export const walletsOperations: readonly ApiOperation[] = [
     },
     errors: {
       401: "not signed in",
-      400: "`agentId and companyId required`, `agentId, companyId, and privateKey required`, `url required`, `Invalid action`, or a target URL the outbound guard refuses",
-      402: "the payment was refused by the spending policy (nothing signed) or not accepted by the seller",
+      400: "`agentId and companyId required`, `agentId, companyId, and privateKey required`, `url required`, `Invalid action`, a field that fails its rule (a privateKey that is not a secp256k1 key, a body without POST/PUT/PATCH/DELETE, a header HTTP does not allow), or a target URL the outbound guard refuses",
+      402: "the payment was refused by the spending policy or the seller's offer is malformed (nothing signed), or not accepted by the seller",
       404: "agent or wallet not found",
       409: "the agent already has a wallet",
       500: "the target could not be reached, or wallets are not configured",

@@ -32,6 +32,28 @@ function x402Offer(version: number, requirements: PaymentRequirements): PaymentO
   };
 }
 
+/**
+ * The offers of a decoded 402, each checked to be something we can judge and sign: the seller's document is
+ * untrusted, so a missing `accepts`, asset, payTo or network, or an amount that is not a whole number of
+ * atomic units, is a malformed offer (a reason, not an exception).
+ */
+function offersOf(required: PaymentRequired): PaymentOffer[] | string {
+  const accepts = (required as { accepts?: unknown } | null)?.accepts;
+  if (!Array.isArray(accepts)) return "it has no list of payment options (accepts)";
+  const offers: PaymentOffer[] = [];
+  for (const [i, option] of accepts.entries()) {
+    const r = option as Record<string, unknown> | null;
+    if (typeof r !== "object" || r === null) return `option ${i + 1} is not an object`;
+    const amountField = required.x402Version === 1 ? "maxAmountRequired" : "amount";
+    for (const field of ["network", "asset", "payTo", amountField])
+      if (typeof r[field] !== "string" || r[field] === "") return `option ${i + 1} has no ${field}`;
+    if (!/^\d+$/.test(r[amountField] as string))
+      return `option ${i + 1}'s ${amountField} is not a whole number of atomic units`;
+    offers.push(x402Offer(required.x402Version, option as PaymentRequirements));
+  }
+  return offers;
+}
+
 function safeChainIdV1(name: string): string {
   try {
     return String(getEvmChainIdV1(name as never));
@@ -53,7 +75,9 @@ export async function payX402(args: PayArgs): Promise<PaymentResult> {
   } catch (err) {
     return refuse(args, null, `the x402 offer could not be read: ${(err as Error).message}`);
   }
-  const offers = required.accepts.map((r) => x402Offer(required.x402Version, r));
+  const offers = offersOf(required);
+  if (typeof offers === "string")
+    return refuse(args, null, `the seller's payment offer is malformed: ${offers}`);
   const refusals = offers.map((offer) => refusalOf(ctx.config, offer));
   if (refusals.every((r) => r !== null))
     return refuse(args, offers[0] ?? null, refusals[0] ?? "the offer lists no payment option");

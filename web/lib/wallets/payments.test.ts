@@ -6,6 +6,7 @@
  * private targets and a redirect to a private address; every attempt is in the ledger.
  */
 import { deriveKey, encryptText } from "@svc/common";
+import { sendJson, startFakeUpstream } from "@svc/common/testing";
 import { MPP_SELLER_RECIPIENT, startFakeMppSeller } from "@svc/common/testing/fakes/mpp-seller";
 import {
   BASE_SEPOLIA_USDC,
@@ -27,6 +28,9 @@ const facilitator = await startFakeX402Facilitator();
 const v1 = await startFakeX402Seller({ version: 1, facilitatorUrl: facilitator.url });
 const v2 = await startFakeX402Seller({ version: 2, facilitatorUrl: facilitator.url });
 const mpp = await startFakeMppSeller();
+/** Another origin (another port) the sellers may redirect to, and a seller whose 402 each test writes. */
+const elsewhere = await startFakeUpstream((_req, res) => sendJson(res, 200, { elsewhere: true }));
+const oddSeller = await startFakeUpstream((_req, res) => sendJson(res, 500, { error: "no handler" }));
 useWebTestContext({
   WALLET_ENCRYPTION_KEY: WALLET_KEY,
   OUTBOUND_ALLOW_HOSTS: "localhost",
@@ -35,7 +39,14 @@ useWebTestContext({
   LOG_LEVEL: "error",
 });
 afterAll(async () => {
-  await Promise.all([v1.close(), v2.close(), mpp.close(), facilitator.close()]);
+  await Promise.all([
+    v1.close(),
+    v2.close(),
+    mpp.close(),
+    facilitator.close(),
+    elsewhere.close(),
+    oddSeller.close(),
+  ]);
 });
 
 const output = captureProcessOutput();
@@ -45,6 +56,8 @@ beforeEach(() => {
   v2.options.network = "eip155:84532";
   v2.options.asset = BASE_SEPOLIA_USDC;
   v2.options.payTo = SELLER_PAY_TO;
+  v1.options.redirectPaidTo = null;
+  v2.options.redirectPaidTo = null;
   mpp.amount = "0.01";
 });
 
@@ -180,6 +193,139 @@ describe("make-payment pays each protocol once", () => {
     expect(res.status).toBe(200);
     expect((await res.json()).result.body.path).toBe("/missing");
     expect(await ledgerOf(user.id, agent.id)).toHaveLength(1);
+  });
+});
+
+describe("what make-payment cannot send, and offers it cannot read", () => {
+  it("a paid retry redirected to another origin reaches it without the payment or the caller's credentials", async () => {
+    const { jar, agent } = await payer();
+    const settledBefore = facilitator.settlements.length;
+    for (const [seller, header] of [
+      [v2, "payment-signature"],
+      [v1, "x-payment"],
+    ] as const) {
+      seller.options.redirectPaidTo = `${viaLocalhost(elsewhere.url)}/landing`;
+      const before = elsewhere.requests.length;
+      const res = await post(jar, {
+        action: "make-payment",
+        agentId: agent.id,
+        url: `${viaLocalhost(seller.url)}/report`,
+        method: "POST",
+        headers: { authorization: "Bearer caller-secret", cookie: "sid=caller-cookie", "x-agent": "scout" },
+        body: { topic: "weather" },
+      });
+      expect(res.status, header).toBe(200);
+      expect((await res.json()).result.body).toEqual({ elsewhere: true });
+      // The seller got the signed retry; the other origin got the request (a 307 keeps method and body) bare.
+      expect(seller.requests.at(-1)?.headers[header]).toBeTruthy();
+      const landed = elsewhere.requests.slice(before);
+      expect(landed.map((r) => [r.method, r.path, r.body.toString()])).toEqual([
+        ["POST", "/landing", '{"topic":"weather"}'],
+      ]);
+      expect(landed[0].headers["x-agent"]).toBe("scout");
+      for (const name of ["payment-signature", "x-payment", "authorization", "cookie"])
+        expect(landed[0].headers[name], name).toBeUndefined();
+    }
+    expect(facilitator.settlements.length).toBe(settledBefore);
+  });
+
+  it("a body with GET, or a header HTTP refuses: 400 naming the rule, nothing sent, nothing recorded", async () => {
+    const { user, jar, agent } = await payer();
+    const before = v2.requests.length;
+    const url = `${viaLocalhost(v2.url)}/x`;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ body: { a: 1 } }, "a body needs method POST, PUT, PATCH, DELETE (method is GET)"],
+      [{ method: "get", body: {} }, "a body needs method POST, PUT, PATCH, DELETE (method is GET)"],
+      [{ headers: { "a b": "x" } }, 'headers: "a b" is not a valid header name'],
+      [{ headers: { "": "x" } }, 'headers: "" is not a valid header name'],
+      [
+        { headers: { "x-token": "secret\r\nx-injected: 1" } },
+        "headers: the value of x-token has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+      ],
+      [
+        { headers: { "x-note": "€" } },
+        "headers: the value of x-note has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+      ],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await post(jar, { action: "make-payment", agentId: agent.id, url, ...fields });
+      expect(res.status, JSON.stringify(fields)).toBe(400);
+      const body = await res.json();
+      expect(body).toEqual({ error: message, code: "invalid_request" });
+      expect(JSON.stringify(body)).not.toContain("secret");
+    }
+    expect(v2.requests.length).toBe(before);
+    expect(await ledgerOf(user.id, agent.id)).toEqual([]);
+  });
+
+  it("a malformed x402 offer is a 402 naming what is wrong, with its ledger row, and nothing signed", async () => {
+    const { user, jar, agent } = await payer();
+    const settledBefore = facilitator.settlements.length;
+    const option = {
+      scheme: "exact",
+      network: "eip155:84532",
+      asset: BASE_SEPOLIA_USDC,
+      payTo: SELLER_PAY_TO,
+      amount: "10000",
+      maxTimeoutSeconds: 60,
+      extra: { name: "USDC", version: "2" },
+    };
+    const v2Offer = (accepts: unknown) =>
+      Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: "x" }, accepts })).toString("base64");
+    const { asset: _asset, ...withoutAsset } = option;
+    const cases: [(res: import("node:http").ServerResponse) => void, string][] = [
+      [
+        (res) => sendJson(res, 402, { x402Version: 1, error: "pay" }),
+        "it has no list of payment options (accepts)",
+      ],
+      [
+        (res) => {
+          res.writeHead(402, { "payment-required": v2Offer([withoutAsset]) });
+          res.end("{}");
+        },
+        "option 1 has no asset",
+      ],
+      [
+        (res) => {
+          res.writeHead(402, { "payment-required": v2Offer([{ ...option, amount: "1.5" }]) });
+          res.end("{}");
+        },
+        "option 1's amount is not a whole number of atomic units",
+      ],
+      [
+        (res) => {
+          const { payTo: _payTo, amount: _amount, ...v1Option } = option;
+          sendJson(res, 402, { x402Version: 1, accepts: [{ ...v1Option, maxAmountRequired: "10000" }] });
+        },
+        "option 1 has no payTo",
+      ],
+    ];
+    for (const [answer, reason] of cases) {
+      oddSeller.setHandler((_req, res) => answer(res));
+      const before = oddSeller.requests.length;
+      const res = await post(jar, {
+        action: "make-payment",
+        agentId: agent.id,
+        url: `${viaLocalhost(oddSeller.url)}/odd`,
+      });
+      expect(res.status, reason).toBe(402);
+      const body = await res.json();
+      expect(body).toMatchObject({
+        error: `payment failed: the seller's payment offer is malformed: ${reason}`,
+        code: "payment_failed",
+      });
+      const rows = await ledgerOf(user.id, agent.id);
+      const row = rows.find((r) => r.id === body.paymentId);
+      expect(row).toMatchObject({
+        outcome: "refused",
+        reason: `the seller's payment offer is malformed: ${reason}`,
+        signedAt: null,
+      });
+      // Asked once; no signed retry.
+      expect(oddSeller.requests.length).toBe(before + 1);
+    }
+    expect(await ledgerOf(user.id, agent.id)).toHaveLength(cases.length);
+    expect(facilitator.settlements.length).toBe(settledBefore);
   });
 });
 

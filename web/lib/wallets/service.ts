@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
-import { balanceFailed, walletExists, walletNotFound } from "./errors";
+import { balanceFailed, invalidPrivateKey, walletExists, walletNotFound } from "./errors";
 import { EvmRpcError, erc20Balance } from "./evm-rpc-client";
 import { sealPrivateKey } from "./keys";
 import { paymentView } from "./ledger";
@@ -67,6 +67,15 @@ export async function getWalletBalance(deps: Deps, userId: string, agentId: stri
   }
 }
 
+/** The key's address; a key viem refuses is a 400 without viem's message (it quotes the key as a number). */
+function addressOf(privateKey: Hex): Address {
+  try {
+    return privateKeyToAccount(privateKey).address;
+  } catch {
+    throw invalidPrivateKey();
+  }
+}
+
 async function storeWallet(
   deps: Deps,
   userId: string,
@@ -74,7 +83,7 @@ async function storeWallet(
   privateKey: Hex,
 ): Promise<AgentWalletView> {
   await requireUserAgent(deps as WebContext, userId, input.agentId);
-  const address = privateKeyToAccount(privateKey).address;
+  const address = addressOf(privateKey);
   const rows = await deps.db
     .insert(agentWallets)
     .values({

@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/agent/mpp/route";
 import { deployTestAgent } from "../health/testing/agents";
+import { webOpenApiDocument } from "../openapi/document";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { captureProcessOutput } from "./testing";
 
@@ -123,6 +124,43 @@ describe("create-wallet and register-wallet", () => {
     expect(await walletRows()).toBe(before);
   });
 
+  it("register-wallet: a key of 0 or past the secp256k1 order is a 400 and the key reaches no log line", async () => {
+    const { jar, agent } = await userWithAgent();
+    const before = await walletRows();
+    const order = "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
+    const keys = ["0".repeat(64), `0x${order}`, order.toUpperCase(), "f".repeat(64)];
+    for (const key of keys) {
+      const res = await post(jar, {
+        action: "register-wallet",
+        agentId: agent.id,
+        companyId: "acme",
+        privateKey: key,
+      });
+      expect(res.status, key).toBe(400);
+      expect(await res.json()).toEqual({
+        error: "privateKey is not a valid secp256k1 private key (1 to the curve order)",
+        code: "invalid_request",
+      });
+    }
+    const logged = output.text().toLowerCase();
+    for (const key of keys) {
+      const hex = key.toLowerCase().replace(/^0x/, "");
+      expect(logged).not.toContain(hex);
+      if (BigInt(`0x${hex}`) > 0n) expect(logged).not.toContain(BigInt(`0x${hex}`).toString());
+    }
+    expect(await walletRows()).toBe(before);
+    // The largest key there is (order - 1) still registers.
+    const last = (BigInt(`0x${order}`) - 1n).toString(16);
+    const ok = await post(jar, {
+      action: "register-wallet",
+      agentId: agent.id,
+      companyId: "acme",
+      privateKey: last,
+    });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).address).toBe(privateKeyToAccount(`0x${last}`).address);
+  });
+
   it("404 for another user's agent (nothing written); 409 for a second wallet of one agent", async () => {
     const owner = await userWithAgent();
     const other = await signedInUser();
@@ -212,5 +250,20 @@ describe("list-wallets, get-wallet, get-balance and the index", () => {
     const res = await get(jar, "?action=get-wallet");
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe("agentId required");
+  });
+
+  it("the OpenAPI document lists every action GET answers, list-payments included", async () => {
+    const { jar, agent } = await userWithAgent();
+    await post(jar, { action: "create-wallet", agentId: agent.id, companyId: "acme" });
+    const params = (webOpenApiDocument().paths?.["/api/agent/mpp"]?.get?.parameters ?? []) as {
+      name: string;
+      schema?: { enum?: string[] };
+    }[];
+    const actions = params.find((p) => p.name === "action")?.schema?.enum;
+    expect(actions).toEqual(["list-wallets", "get-wallet", "get-balance", "list-payments"]);
+    for (const action of actions ?? []) {
+      const answer = await get(jar, `?action=${action}&agentId=${agent.id}`);
+      expect((await answer.json()).error, action).not.toBe("Invalid action");
+    }
   });
 });
