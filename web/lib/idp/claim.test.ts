@@ -75,6 +75,16 @@ async function logIn(email: string, password: string): Promise<{ status: number;
   return { status: res.status, jar };
 }
 
+async function registerWithPassword(email: string, password: string): Promise<void> {
+  const registered = await call(registerRoute, {
+    method: "POST",
+    path: "/api/register",
+    json: { email, password },
+    ip: freshIp(),
+  });
+  expect(registered.status).toBe(201);
+}
+
 async function sessionUser(jar: CookieJar) {
   return (await (await call(sessionRoute, { path: "/api/auth/session", jar })).json()).user;
 }
@@ -111,13 +121,7 @@ describe("identity-provider sign-in claiming an account whose email was never pr
     const email = "victim@example.com";
     // The attacker: registers the victim's email with a password, signs in, adds a passkey and an API key,
     // and keeps a passkey challenge open for later.
-    const registered = await call(registerRoute, {
-      method: "POST",
-      path: "/api/register",
-      json: { email, password: "attacker-password" },
-      ip: freshIp(),
-    });
-    expect(registered.status).toBe(201);
+    await registerWithPassword(email, "attacker-password");
     const link = await verificationLink();
     const attacker = await logIn(email, "attacker-password");
     expect(attacker.status).toBe(200);
@@ -198,13 +202,7 @@ describe("identity-provider sign-in claiming an account whose email was never pr
 
   it("revokes the gateway token of the first owner's agent and asks the backend for a new one", async () => {
     const email = "agent-victim@example.com";
-    const registered = await call(registerRoute, {
-      method: "POST",
-      path: "/api/register",
-      json: { email, password: "attacker-password" },
-      ip: freshIp(),
-    });
-    expect(registered.status).toBe(201);
+    await registerWithPassword(email, "attacker-password");
     const [account] = await db().select().from(users).where(eq(users.email, email));
     // The attacker's agent, whose token they could have read through the agent itself.
     const token = randomBytes(32).toString("hex");
