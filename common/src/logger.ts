@@ -25,7 +25,20 @@ const REDACT = [
   "req.headers.cookie",
 ];
 
-/** Structured JSON logs, one line per event, with secrets redacted. `LOG_LEVEL=silent` turns them off. */
-export function createLogger(service: string, level: LogLevel = "info"): Logger {
-  return pino({ name: service, level, base: { service }, redact: { paths: REDACT, censor: "[redacted]" } });
+/**
+ * Structured JSON logs, one line per event, with secrets redacted. `LOG_LEVEL=silent` turns them off.
+ * `destination` (default standard output) receives each line: tests read what was logged through it.
+ */
+export function createLogger(
+  service: string,
+  level: LogLevel = "info",
+  destination?: { write(line: string): void },
+): Logger {
+  const options = {
+    name: service,
+    level,
+    base: { service },
+    redact: { paths: REDACT, censor: "[redacted]" },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -5,6 +5,8 @@
 import { createLogger, openGatewayToken } from "@svc/common";
 import { AGENT_POST_OPERATIONS } from "@svc/common/openapi/index";
 import { connectDatabase } from "@svc/db";
+import { agents } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../app";
@@ -271,7 +273,7 @@ describe("503 and 500", () => {
     });
   });
 
-  it("404 when the agent's service does not exist on the platform", async () => {
+  it("503 service_unresolved when the agent's service does not exist on the platform", async () => {
     const { app, fake } = setup();
     const owner = await createUser(database.db);
     const { agent } = await seedAgent(database.db, fake, owner, {
@@ -279,7 +281,8 @@ describe("503 and 500", () => {
       url: "http://127.0.0.1:9",
     });
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/restart`);
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe("service_unresolved");
     expect(res.body.message).toContain("provision the agent first");
   });
 });
@@ -599,6 +602,28 @@ describe("compatibility check and token heal", () => {
     expect(service.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
     expect(fake.callsOf("deploy")).toHaveLength(1);
     expect((await call(app, owner, "post", `/api/agents/${agent.id}/compat`)).body).toEqual({ applied: [] });
+  });
+
+  it("a revoked token (the runtime still guards its admin API with the old one): the new token first, then the configuration", async () => {
+    const { app, fake } = setup();
+    const owner = await createUser(database.db);
+    const { agent, service } = await seedAgent(database.db, fake, owner, { token: "0d".repeat(32) });
+    if (!service) throw new Error("seed");
+    service.agent.config = { plugins: { entries: {} }, gateway: { pairing: { scopes: [] } } };
+    await database.db.update(agents).set({ gatewayTokenEncrypted: null }).where(eq(agents.id, agent.id));
+    const res = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
+    expect(res.status).toBe(200);
+    expect(res.body.applied).toContain("gateway-token");
+    expect(res.body.applied.length).toBeGreaterThan(1);
+    const token = openGatewayToken(
+      DATA_KEY,
+      (await readAgent(database.db, agent.id)).gatewayTokenEncrypted as string,
+    );
+    expect(token).not.toBe("0d".repeat(32));
+    expect(service.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(token);
+    // The fixed configuration was written with the new token, after the restart.
+    const writes = service.agent.requests.filter((r) => r.method === "POST" && r.path === "/api/config");
+    expect(writes.map((r) => r.headers.authorization)).toEqual([`Bearer ${token}`]);
   });
 
   it("POST heal-token regenerates the token, sets it, restarts and checks health", async () => {

@@ -18,6 +18,7 @@ import type { BackendConfig } from "../config";
 import type { HostedService, HostingPlatform, ServiceLogLine } from "../hosting/types";
 import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "../runtime/agent-client";
 import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "../runtime/compat";
+import { actionFailed } from "../runtime/errors";
 import { type WaitForHealthyOptions, waitForHealthy } from "../runtime/health";
 import {
   environmentFor,
@@ -161,7 +162,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     const { platform, service } = await platformAndService(agent);
     const { token, generated } = await tokens.ensure(agent);
     const url = await setEnvironmentAndRestart(agent, platform, service, token);
-    return { service, url, tokenGenerated: generated };
+    return { service, url, token, tokenGenerated: generated };
   }
 
   async function waitHealthy(url: string) {
@@ -271,18 +272,32 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     compatibilityCheck: (agent) =>
       act("compatibility check", async () => {
         requireControls();
-        const url = requireUrl(agent);
-        const token = tokens.open(agent);
-        const current = (await readAgentConfig(url, token)) ?? {};
-        const { applied, config: fixed } = applyConfigFixes(current);
-        if (applied.length > 0) await writeAgentConfig(url, token, fixed);
+        let url = requireUrl(agent);
+        let token = tokens.open(agent);
+        const applied: string[] = [];
         if (!token) {
-          const { url: deployedUrl } = await rewriteEnvironmentAndRestart(agent);
-          await updateAgentRuntime(db, agent.id, { url: deployedUrl });
+          // No token (never made, or revoked): the runtime's admin API cannot be reached without one, so the
+          // token comes first — a new one in a fresh environment, restarted — and the configuration after it.
+          const rewritten = await rewriteEnvironmentAndRestart(agent);
+          url = rewritten.url ?? url;
+          await updateAgentRuntime(db, agent.id, { url });
           operatorActed(agent.id);
           applied.push(GATEWAY_TOKEN_FIX);
+          token = rewritten.token;
+          const wait = await waitHealthy(url);
+          if (!wait.healthy) {
+            throw actionFailed(
+              "compatibility check",
+              new Error(
+                "the agent has a new gateway token but did not come back healthy to have its configuration checked; run the check again",
+              ),
+            );
+          }
         }
-        return { applied };
+        const current = (await readAgentConfig(url, token)) ?? {};
+        const { applied: fixes, config: fixed } = applyConfigFixes(current);
+        if (fixes.length > 0) await writeAgentConfig(url, token, fixed);
+        return { applied: [...fixes, ...applied] };
       }),
 
     healGatewayToken: (agent) =>

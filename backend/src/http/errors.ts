@@ -40,12 +40,20 @@ export function errorAnswer(err: unknown): ErrorAnswer {
 
 /**
  * The backend's Express error mapper (errorAnswer): `retryAfterSeconds` is also sent as `Retry-After`; an
- * unexpected error is logged with the request id.
+ * unexpected error is logged with the request id, and so is the `cause` of a 5xx HttpError (kept out of
+ * the answer, as a database error's text can carry SQL).
  */
 export function errorMapper(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const { status, body, unexpected } = errorAnswer(err);
-    if (unexpected) logger.error({ err, requestId: (req as { id?: string }).id }, "unhandled error");
+    const requestId = (req as { id?: string }).id;
+    if (unexpected) logger.error({ err, requestId }, "unhandled error");
+    else if (status >= 500 && (err as { cause?: unknown }).cause !== undefined) {
+      logger.error(
+        { err: (err as { cause: unknown }).cause, code: body.error, requestId },
+        String(body.message),
+      );
+    }
     // A refusal that says when to come back says it in the header too.
     if (typeof body.retryAfterSeconds === "number") res.set("retry-after", String(body.retryAfterSeconds));
     res.status(status).json(body);

@@ -130,10 +130,15 @@ describe("GET /api/platform-jobs/:jobId and metrics", () => {
     });
   });
 
-  it("500 when the database fails", async () => {
+  it("500 when the database fails: the database's error is logged, never answered", async () => {
     const dead = connectDatabase("postgres://x:y@127.0.0.1:1/none");
-    const broken = createApp({ config, database: dead, logger: createLogger("test", "silent") });
+    const lines: string[] = [];
+    const logger = createLogger("test", "error", { write: (line) => void lines.push(line) });
+    const broken = createApp({ config, database: dead, logger });
     try {
+      const read = await request(broken).get("/api/platform-jobs/job_1_x").set(auth);
+      expect(read.body).toEqual({ error: "fetch_failed", message: "the job could not be read" });
+      expect(lines.join("")).toContain("ECONNREFUSED");
       expect((await request(broken).get("/api/platform-jobs/metrics").set(auth)).status).toBe(500);
       expect((await request(broken).get("/api/platform-jobs/job_1_x").set(auth)).body.error).toBe(
         "fetch_failed",

@@ -57,8 +57,10 @@ export async function resolveService(
 ): Promise<HostedService> {
   const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
   if (!service) {
-    throw new HostingError(
-      "not_found",
+    // Spec "Errors", lifecycle operations: a service that cannot be resolved is 503, like missing credentials.
+    throw new HttpError(
+      503,
+      "service_unresolved",
       `the agent's runtime service (${agentServiceName(agent.id)}) does not exist on the hosting platform; provision the agent first`,
     );
   }
