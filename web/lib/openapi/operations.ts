@@ -412,7 +412,7 @@ export const webOperations: readonly ApiOperation[] = [
     path: "/api/permissions",
     summary: "The user's pending permission requests",
     tags: ["permissions"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
     query: pendingPageQuery,
     success: {
       status: 200,
@@ -426,7 +426,7 @@ export const webOperations: readonly ApiOperation[] = [
     path: "/api/permissions",
     summary: "Decide a permission request",
     tags: ["permissions"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
     body: decisionBody,
     success: {
       status: 200,

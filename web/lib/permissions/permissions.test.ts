@@ -18,6 +18,7 @@ import { loadBackendConfig } from "../../../backend/src/config";
 import { createPermissionBus } from "../../../backend/src/permissions/bus";
 import { permissionSocketUpgrade } from "../../../backend/src/permissions/socket";
 import { createPermissionRequest } from "../../../backend/src/permissions/store";
+import { createApiKey, revokeApiKey } from "../apikeys/service";
 import { loadWebConfig } from "../config";
 import { overrideWebContext } from "../context";
 import { type RelayedExchange, startRecordingRelay } from "../runtime/testing/backend";
@@ -89,18 +90,48 @@ async function rowOf(id: string) {
   return row;
 }
 
-describe("session required", () => {
-  it("answers 401 without a session, and never calls the backend", async () => {
+describe("session or API key required", () => {
+  it("answers 401 without a session or key (a revoked key too), and never calls the backend", async () => {
+    const { user } = await signedInUser();
+    const key = await createApiKey(webContext(), user.id, { name: "revoked" });
+    await revokeApiKey(webContext(), user.id, key.id);
+    const bearer = { authorization: `Bearer ${key.key}` };
     const before = exchanges.length;
     for (const res of [
       await list(),
       await decide({ requestId: "perm_1_x", decision: "approve" }),
-      await call(WS_TICKET, { path: "/api/permissions/ws-ticket" }),
+      await call(LIST, { path: "/api/permissions", headers: bearer }),
+      await call(DECIDE, { method: "POST", path: "/api/permissions", headers: bearer, json: {} }),
     ]) {
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: "sign in first", code: "unauthorized" });
+      expect(await res.json()).toEqual({
+        error: "sign in or send a valid API key as a Bearer token",
+        code: "unauthorized",
+      });
     }
+    // The WebSocket ticket is for the signed-in browser only.
+    const ticket = await call(WS_TICKET, { path: "/api/permissions/ws-ticket", headers: bearer });
+    expect(ticket.status).toBe(401);
     expect(exchanges.length).toBe(before);
+  });
+
+  it("a bearer API key (the spec's bearer) lists and decides the key owner's requests", async () => {
+    const { user } = await signedInUser();
+    const key = await createApiKey(webContext(), user.id, { name: "ops" });
+    const bearer = { authorization: `Bearer ${key.key}` };
+    const mine = await pendingRequest(user.id);
+    const listed = await call(LIST, { path: "/api/permissions", headers: bearer });
+    expect(listed.status).toBe(200);
+    expect((await listed.json()).pending.map((p: { id: string }) => p.id)).toEqual([mine.id]);
+    expect(exchanges.at(-1)?.headers).toMatchObject({ "x-user-id": user.id });
+    const decided = await call(DECIDE, {
+      method: "POST",
+      path: "/api/permissions",
+      headers: bearer,
+      json: { requestId: mine.id, decision: "approve" },
+    });
+    expect(await decided.json()).toEqual({ success: true, requestId: mine.id, decision: "approve" });
+    expect(await rowOf(mine.id)).toMatchObject({ status: "approved" });
   });
 });
 
