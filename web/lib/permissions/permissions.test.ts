@@ -3,8 +3,11 @@
  * routes, its permission bus and WebSocket, in-process on loopback), seen through a recording relay so the
  * tests see exactly what the web sent and what the backend answered.
  */
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
+import tls from "node:tls";
+import { fileURLToPath } from "node:url";
 import { createLogger, freePort, PERMISSION_TICKET_TTL_MS, verifyPermissionTicket } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { permissionRequests } from "@svc/db/schema";
@@ -359,6 +362,71 @@ describe("the permission WebSocket through the web server (socket relay)", () =>
     } finally {
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));
+    }
+  });
+
+  it("reaches an https BACKEND_URL over TLS (an untrusted certificate is 502), and keeps a path prefix", async () => {
+    const fixtures = fileURLToPath(new URL("../../../common/testing/fixtures/tls/", import.meta.url));
+    const cert = await readFile(`${fixtures}loopback-cert.pem`);
+    const key = await readFile(`${fixtures}loopback-key.pem`);
+    // TLS in front of the backend, as a load balancer terminating it would be.
+    const terminator = tls.createServer({ key, cert }, (clear) => {
+      const plain = net.connect((server.address() as AddressInfo).port, "127.0.0.1");
+      clear.pipe(plain).on("error", () => clear.destroy());
+      plain.pipe(clear).on("error", () => plain.destroy());
+      clear.on("error", () => plain.destroy());
+    });
+    await new Promise<void>((resolve) => terminator.listen(0, "127.0.0.1", resolve));
+    const httpsBackend = `https://127.0.0.1:${(terminator.address() as AddressInfo).port}`;
+    // A plain listener that records the request line it is sent.
+    const lines: string[] = [];
+    const recorder = net.createServer((conn) => {
+      conn.once("data", (data) => {
+        lines.push(data.toString().split("\r\n")[0]);
+        conn.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
+    const prefixed = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/platform/backend/`;
+    const publicUrl = webContext().config.PUBLIC_URL;
+    const relays = {
+      trusted: permissionSocketRelay(httpsBackend, publicUrl, { tls: { ca: cert } }),
+      untrusted: permissionSocketRelay(httpsBackend, publicUrl),
+      prefixed: permissionSocketRelay(prefixed, publicUrl),
+    };
+    const web = createServer((_req, res) => res.end());
+    web.on("upgrade", (req, socket, head) => {
+      const which = new URL(req.url ?? "/", "http://x").searchParams.get("via") as keyof typeof relays;
+      if (!relays[which]?.(req, socket, head)) socket.destroy();
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const webWs = `ws://127.0.0.1:${(web.address() as AddressInfo).port}/ws/permissions`;
+    try {
+      const { user, jar } = await signedInUser();
+      const ticket = await (await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar })).json();
+      const frames: { type: string }[] = [];
+      const socket = new WebSocket(`${webWs}?via=trusted&userId=${user.id}&token=${ticket.token}`);
+      socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+      await vi.waitFor(() => expect(frames[0]).toMatchObject({ type: "connected", userId: user.id }));
+      socket.close();
+
+      const untrusted = new WebSocket(`${webWs}?via=untrusted&userId=${user.id}&token=${ticket.token}`);
+      expect(
+        await new Promise((resolve) =>
+          untrusted.on("unexpected-response", (_req, res) => resolve(res.statusCode)),
+        ),
+      ).toBe(502);
+
+      const viaPrefix = new WebSocket(`${webWs}?via=prefixed&userId=u`);
+      viaPrefix.on("error", () => undefined);
+      await vi.waitFor(() =>
+        expect(lines).toEqual(["GET /platform/backend/ws/permissions?via=prefixed&userId=u HTTP/1.1"]),
+      );
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+      await new Promise((resolve) => terminator.close(resolve));
+      await new Promise((resolve) => recorder.close(resolve));
     }
   });
 

@@ -5,10 +5,14 @@
  * `X-Forwarded-For`. The backend authenticates it. The one thing decided here: an upgrade that would
  * ride on the session cookie (no `token` ticket) from a page of another site (`Origin` other than
  * `PUBLIC_URL`'s) is refused with 403, so another site cannot open the socket as the signed-in user.
+ * An `https:` BACKEND_URL is reached over TLS (certificate checked against the system's trusted CAs, or
+ * `tls.ca` — `NODE_EXTRA_CA_CERTS` works too), and a path in it is kept in front of `/ws/permissions`, as
+ * the web's HTTP calls to the backend keep it.
  */
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import tls from "node:tls";
 import { isPublicOrigin } from "@svc/common";
 
 const PATH = "/ws/permissions";
@@ -19,10 +23,17 @@ const CROSS_SITE = JSON.stringify({ error: "cross-site request refused", code: "
 export function permissionSocketRelay(
   backendUrl: string,
   publicUrl: string,
+  options: { tls?: Pick<tls.ConnectionOptions, "ca"> } = {},
 ): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
   const target = new URL(backendUrl);
-  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const secure = target.protocol === "https:";
+  const port = Number(target.port || (secure ? 443 : 80));
   const host = target.hostname.replace(/^\[|\]$/g, "");
+  const prefix = target.pathname.replace(/\/+$/, "");
+  const connect = () =>
+    secure
+      ? tls.connect({ port, host, servername: net.isIP(host) ? undefined : host, ...options.tls })
+      : net.connect({ port, host });
   return (req, socket, head) => {
     const url = req.url ?? "";
     const query = url.indexOf("?");
@@ -36,7 +47,7 @@ export function permissionSocketRelay(
       );
       return true;
     }
-    const upstream = net.connect({ port, host });
+    const upstream = connect();
     let connected = false;
     socket.on("error", () => upstream.destroy());
     upstream.on("error", () => {
@@ -48,9 +59,9 @@ export function permissionSocketRelay(
       }
       socket.destroy();
     });
-    upstream.on("connect", () => {
+    upstream.on(secure ? "secureConnect" : "connect", () => {
       connected = true;
-      let requestHead = `GET ${url} HTTP/1.1\r\n`;
+      let requestHead = `GET ${prefix}${url} HTTP/1.1\r\n`;
       const raw = req.rawHeaders;
       let forwardedFor: string | null = null;
       for (let i = 0; i < raw.length; i += 2) {
