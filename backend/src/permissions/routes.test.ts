@@ -155,6 +155,18 @@ describe("POST /api/permissions/classify", () => {
   const classify = (body: object, headers: Record<string, string>) =>
     request(app).post("/api/permissions/classify").set(headers).send(body);
 
+  it("404 for a signed context that names no user, even for an existing agent", async () => {
+    const alice = await owner();
+    const nobody = {
+      authorization: `Bearer ${INTERNAL_API_KEY}`,
+      ...userContextHeaders(HMAC_SECRET, { userId: "", userEmail: "", userRole: "user" }),
+    };
+    const before = await rowCount();
+    const res = await classify({ agentId: alice.agentId, ...DANGEROUS }, nobody);
+    expect(res.status).toBe(404);
+    expect(await rowCount()).toBe(before);
+  });
+
   it("safe: allowed, no record; destructive: blocked, no record", async () => {
     const before = await rowCount();
     const safe = await classify({ agentId: alice.agentId, ...SAFE }, alice.headers);

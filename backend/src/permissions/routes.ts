@@ -57,7 +57,9 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
   router.post("/api/permissions/classify", auth, async (req, res) => {
     const { userId } = userContextOf(res);
     const body = parseBody(classifyBody, req.body);
-    const agent = await findAgent(db, body.agentId, userId);
+    // Only the signed user's own agent; a context naming no user owns none (findAgent without a user
+    // would look the agent up for anybody).
+    const agent = userId ? await findAgent(db, body.agentId, userId) : null;
     if (!agent) throw agentNotFound();
     res.json(await classifyAndQueue(service, { prefix: "perm", userId, ...body }));
   });
