@@ -64,9 +64,10 @@ export const jobListings = pgTable(
     /**
      * What `search` matches: title and description lower-cased once, on write. A case-sensitive LIKE on it
      * costs a fraction of ILIKE on both columns (which lower-cases each row on every read); its pg_trgm GIN
-     * index is in the custom migration `*_board_sql.sql`.
+     * index is in the custom migrations `*_board_sql.sql`. The two are joined by a line break, which no
+     * search term contains (the query refuses control characters), so a term never matches across them.
      */
-    searchText: text("search_text").generatedAlwaysAs(sql`lower("title" || ' ' || "description")`),
+    searchText: text("search_text").generatedAlwaysAs(sql`lower("title" || E'\n' || "description")`),
   },
   (t) => [
     check("job_listings_web_type", sql`${t.webType} in ('web2', 'web3', 'both')`),

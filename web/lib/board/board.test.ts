@@ -354,6 +354,12 @@ describe("GET /api/jobs/board", () => {
     // `%` and `_` are literal characters, not wildcards.
     expect(await ids("?search=R_st")).toEqual([]);
     expect(await ids("?search=%25")).toEqual([b.id]);
+    // A term matches inside the title or inside the description, never across the end of one and the start
+    // of the other.
+    const d = await publishedListing(jar, { title: "Seam Cobalt", description: "Harbor keeps the seam shut" });
+    expect(await ids("?search=cobalt")).toEqual([d.id]);
+    expect(await ids("?search=harbor%20keeps")).toEqual([d.id]);
+    expect(await ids("?search=cobalt%20harbor")).toEqual([]);
   });
 
   it("drafts are never public: not listed, filtered or searched for anonymous callers or other users", async () => {
@@ -417,6 +423,7 @@ describe("GET /api/jobs/board", () => {
     for (const [query, message] of [
       ["?webType=web4", "webType must be web2, web3 or both"],
       [`?search=${"x".repeat(201)}`, "search must be at most 200"],
+      ["?search=cobalt%0Aharbor", "search must not contain control characters"],
       ["?sort=salary", "unknown field: sort"],
     ]) {
       const { status, body } = await list(query);

@@ -110,11 +110,13 @@ export const boardPostKind = z.looseObject({
 });
 
 /** `GET /api/jobs/board` query; an empty parameter is the same as none. */
-const queryText = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be given once` })
-    .trim()
-    .max(max, `${name} must be at most ${max} characters`)
+const queryText = (name: string, max: number, refine: (text: z.ZodString) => z.ZodString = (text) => text) =>
+  refine(
+    z
+      .string({ error: `${name} must be given once` })
+      .trim()
+      .max(max, `${name} must be at most ${max} characters`),
+  )
     .transform((value) => (value === "" ? undefined : value))
     .optional();
 
@@ -133,7 +135,12 @@ export const listBoardQuery = z.strictObject(
       .enum([...webTypes, ""], { error: "webType must be web2, web3 or both" })
       .transform((value) => (value === "" ? undefined : value))
       .optional(),
-    search: queryText("search", 200),
+    // No control characters: `search_text` joins title and description with a line break, which a term
+    // must not be able to match across.
+    search: queryText("search", 200, (text) =>
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+      text.regex(/^[^\u0000-\u001f\u007f]*$/, "search must not contain control characters"),
+    ),
   },
   unknownKeys,
 );
