@@ -356,7 +356,10 @@ describe("GET /api/jobs/board", () => {
     expect(await ids("?search=%25")).toEqual([b.id]);
     // A term matches inside the title or inside the description, never across the end of one and the start
     // of the other.
-    const d = await publishedListing(jar, { title: "Seam Cobalt", description: "Harbor keeps the seam shut" });
+    const d = await publishedListing(jar, {
+      title: "Seam Cobalt",
+      description: "Harbor keeps the seam shut",
+    });
     expect(await ids("?search=cobalt")).toEqual([d.id]);
     expect(await ids("?search=harbor%20keeps")).toEqual([d.id]);
     expect(await ids("?search=cobalt%20harbor")).toEqual([]);
