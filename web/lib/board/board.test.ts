@@ -363,6 +363,12 @@ describe("GET /api/jobs/board", () => {
     expect(await ids("?search=cobalt")).toEqual([d.id]);
     expect(await ids("?search=harbor%20keeps")).toEqual([d.id]);
     expect(await ids("?search=cobalt%20harbor")).toEqual([]);
+    // Letters outside ASCII match as typed, ASCII ones in any case: both sides go through the same lower()
+    // (a C-locale database folds ASCII only; a UTF-8 one folds the rest too).
+    const e = await publishedListing(jar, { title: "École Ωmega", description: "Ünïcode spoken here" });
+    expect(await ids(`?search=${encodeURIComponent("École")}`)).toEqual([e.id]);
+    expect(await ids(`?search=${encodeURIComponent("ÜnïCODE SPOKEN")}`)).toEqual([e.id]);
+    expect(await ids(`?search=${encodeURIComponent("Ωmega")}`)).toEqual([e.id]);
   });
 
   it("drafts are never public: not listed, filtered or searched for anonymous callers or other users", async () => {

@@ -18,9 +18,13 @@ export const SEARCH_WINDOW = 1000;
 /** The most rows the walk goes on for after the first window before it turns to the index. */
 export const SEARCH_CONTINUE_MAX = 4000;
 
-/** `%term%` for LIKE on the lower-cased `search_text`, the term's own `%`, `_` and `\` taken literally. */
+/**
+ * `%term%` for LIKE, the term's own `%`, `_` and `\` taken literally. Lower-cased by PostgreSQL in the
+ * statement (`like lower(…)`), with the same `lower()` that made `search_text`, so both sides fold case
+ * alike whatever the database's locale (a C-locale database folds ASCII letters only, on both sides).
+ */
 export function containsPattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The board's order with the id last, so that two reads of one order skip and see the same rows. */
@@ -50,7 +54,7 @@ export function walkStatement(
     select id, matched, pos::int as pos,
       (select reltuples::float8 from pg_class where oid = ${getTableName(jobListings)}::regclass) as table_rows
     from (
-      select id, search_text like ${pattern} as matched,
+      select id, search_text like lower(${pattern}) as matched,
         ${sql.raw(String(walk.offset))} + row_number() over (order by published_at desc nulls first, created_at desc, id desc) as pos
       from (
         select ${jobListings.id} as id, ${jobListings.searchText} as search_text,
@@ -72,7 +76,7 @@ export function matchStatement(filters: SQL, pattern: string): SQL {
     with matches as materialized (
       select ${jobListings.id} as id, ${jobListings.publishedAt} as published_at, ${jobListings.createdAt} as created_at
       from ${jobListings} inner join ${companies} on ${companies.id} = ${jobListings.companyId}
-      where ${filters} and ${jobListings.searchText} like ${pattern})
+      where ${filters} and ${jobListings.searchText} like lower(${pattern}))
     select id from matches
     order by published_at desc nulls first, created_at desc, id desc
     limit ${sql.raw(String(BOARD_LIST_MAX))}`;
