@@ -26,3 +26,18 @@ describe("connectDatabase", () => {
     expect((await handle.pool.query("select 1 as one")).rows).toEqual([{ one: 1 }]);
   });
 });
+
+describe("the embedded cluster's locale", () => {
+  // An external TEST_DATABASE_URL keeps its own locale.
+  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))(
+    "folds case beyond ASCII and keeps code-point order (builtin C.UTF-8)",
+    async () => {
+      const handle = connectDatabase(url, { max: 1 });
+      handles.push(handle);
+      const { rows } = await handle.pool.query(
+        "select lower('ÉCOLE ΣΟΦΟΣ') as lowered, 'b' < 'É' as code_point_order",
+      );
+      expect(rows).toEqual([{ lowered: "école σοφοσ", code_point_order: true }]);
+    },
+  );
+});

@@ -179,7 +179,12 @@ async function initialise(
       `--username=${SUPERUSER}`,
       `--pwfile=${pwfile}`,
       "--encoding=UTF8",
+      // C for messages, and the builtin C.UTF-8 provider for text: the C locale's code-point order, with
+      // Unicode case mapping (lower('École') is 'école'), on which the job board's case-insensitive search
+      // relies. A data dir made before keeps its locale.
       "--locale=C",
+      "--locale-provider=builtin",
+      "--builtin-locale=C.UTF-8",
       ...(options.ephemeral ? ["--no-sync"] : []),
     ];
     const result = spawnSync(binaries.initdb, args, {
