@@ -20,8 +20,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { seedAgent } from "./testing/agents";
-import { useDashboardStack } from "./testing/dashboard";
-import { E2E_DATA_ENCRYPTION_KEY, startPlatformBackend } from "./testing/platform-backend";
+import { E2E_DATA_ENCRYPTION_KEY, useDashboardStack } from "./testing/dashboard";
+import { startPlatformBackend } from "./testing/platform-backend";
 
 const provider = await startFakeAiProvider();
 provider.setResponder((body) => {

@@ -4,7 +4,7 @@ import { newId, sealGatewayToken } from "@svc/common";
 import { agents } from "@svc/db/schema";
 import { expect } from "vitest";
 import { webContext } from "../../lib/testing";
-import { E2E_DATA_ENCRYPTION_KEY } from "./platform-backend";
+import { E2E_DATA_ENCRYPTION_KEY } from "./dashboard";
 
 export async function seedAgent(
   userId: string,

@@ -21,6 +21,7 @@ import { createLocalHostingPlatform } from "../../hosting/local";
 import { platformProcessors } from "../../jobs/registry";
 import { createJobWorker } from "../../jobs/worker";
 import { createPermissionBus, type PermissionBus } from "../../permissions/bus";
+import { permissionSocketUpgrade } from "../../permissions/socket";
 import { runtimeProxyUpgrade } from "../proxy";
 
 const FAKE_RUNTIME = fileURLToPath(
@@ -38,6 +39,12 @@ export interface LocalAgentOptions {
   port?: number;
   /** Serve the classify hook and the permission routes over a running permission bus. */
   permissions?: boolean;
+  /** With `permissions`: also the permission WebSocket (`/ws/permissions`). */
+  permissionSockets?: boolean;
+  /** Without a hosting platform (false): no agents are run; lifecycle operations answer 503. */
+  hosting?: boolean;
+  /** Without the job worker (false): enqueued jobs stay queued. */
+  worker?: boolean;
 }
 
 export interface LocalAgentBackend {
@@ -50,19 +57,22 @@ export async function startLocalAgentBackend(
   env: Record<string, string>,
   options: LocalAgentOptions = {},
 ): Promise<LocalAgentBackend> {
-  const ownDir = options.agentsDir ? null : await mkdtemp(join(tmpdir(), "svc-local-agents-"));
-  const platform = createLocalHostingPlatform({
-    agentsDir: options.agentsDir ?? (ownDir as string),
-    runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}`,
-    wrapperEnv: {
-      LOG_LEVEL: "info",
-      RUNTIME_HEALTH_POLL_MS: "50",
-      FAKE_RUNTIME_READY_AFTER_MS: "50",
-      ...options.wrapperEnv,
-    },
-    stopTimeoutMs: 5_000,
-    statsSampleMs: 100,
-  });
+  const hosting = options.hosting !== false;
+  const ownDir = !hosting || options.agentsDir ? null : await mkdtemp(join(tmpdir(), "svc-local-agents-"));
+  const platform = hosting
+    ? createLocalHostingPlatform({
+        agentsDir: options.agentsDir ?? (ownDir as string),
+        runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}`,
+        wrapperEnv: {
+          LOG_LEVEL: "info",
+          RUNTIME_HEALTH_POLL_MS: "50",
+          FAKE_RUNTIME_READY_AFTER_MS: "50",
+          ...options.wrapperEnv,
+        },
+        stopTimeoutMs: 5_000,
+        statsSampleMs: 100,
+      })
+    : undefined;
   const config = loadBackendConfig({
     DATABASE_URL: process.env.DATABASE_URL,
     LOG_LEVEL: "silent",
@@ -83,31 +93,40 @@ export async function startLocalAgentBackend(
     listener = createApp({ config, database, logger, platform });
   }
   const server = createServer(listener);
-  const upgrade = runtimeProxyUpgrade({ db: database.db, config });
+  const proxyUpgrade = runtimeProxyUpgrade({ db: database.db, config });
+  const sockets =
+    bus && options.permissionSockets
+      ? permissionSocketUpgrade({ db: database.db, bus, config, logger })
+      : undefined;
   server.on("upgrade", (req, socket, head) => {
-    if (!upgrade(req, socket, head)) socket.destroy();
+    if (sockets?.(req, socket, head)) return;
+    if (!proxyUpgrade(req, socket, head)) socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const worker = createJobWorker({
-    connectionString: config.DATABASE_URL,
-    processors: platformProcessors({
-      db: database.db,
-      dataEncryptionKey: config.DATA_ENCRYPTION_KEY as string,
-      platform,
-      config,
-    }),
-    logger,
-    concurrency: 2,
-    pollIntervalMs: 100,
-    staleAfterMs: 600_000,
-    shutdownGraceMs: 5_000,
-  });
-  await worker.start();
+  const worker =
+    options.worker === false
+      ? undefined
+      : createJobWorker({
+          connectionString: config.DATABASE_URL,
+          processors: platformProcessors({
+            db: database.db,
+            dataEncryptionKey: config.DATA_ENCRYPTION_KEY as string,
+            platform,
+            config,
+          }),
+          logger,
+          concurrency: 2,
+          pollIntervalMs: 100,
+          staleAfterMs: 600_000,
+          shutdownGraceMs: 5_000,
+        });
+  await worker?.start();
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     async close() {
-      await worker.stop();
-      await platform.close();
+      await worker?.stop();
+      await platform?.close();
+      sockets?.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await bus?.stop();
