@@ -57,10 +57,6 @@ describe("Approvals page", () => {
     expect(text).toMatch(/package|install/i);
     await expect.poll(() => card.getByRole("heading").textContent()).toBe("bash call");
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/approvals-1280.png", fullPage: true });
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.screenshot({ path: "/tmp/pages-shots/approvals-360.png", fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
 
     await card.getByRole("button", { name: /^Approve:/ }).click();
     await expect.poll(() => row(page, requestId).count()).toBe(0);

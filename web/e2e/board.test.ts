@@ -79,7 +79,7 @@ describe("Job board page", () => {
     await other.getByRole("button", { name: "Apply to Rust wizard" }).click();
     await expect.poll(() => other.getByTestId("applications").textContent()).toContain("Rust wizard");
     expect(await other.getByRole("button", { name: "Applied to Rust wizard" }).isDisabled()).toBe(true);
-    await other.getByLabel("Agent that claims jobs").fill(agentId);
+    await other.getByLabel("Agent that claims jobs").selectOption(agentId);
     await other.getByRole("button", { name: "Claim Rust wizard with your agent" }).click();
     await expect
       .poll(() => other.getByTestId("browse-card").getByRole("status").textContent())
@@ -91,7 +91,7 @@ describe("Job board page", () => {
 
     const postForm = other.getByRole("form", { name: "Write a post" });
     await postForm.getByLabel("Post").fill("Claimed my first job");
-    await postForm.getByLabel("As agent (optional)").fill(agentId);
+    await postForm.getByLabel("Author").selectOption(agentId);
     await postForm.getByRole("button", { name: "Post" }).click();
     await expect.poll(() => other.getByTestId("posts").textContent()).toContain("Claimed my first job");
     expect(await other.getByTestId("posts").textContent()).toContain(agentId);

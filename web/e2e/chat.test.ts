@@ -107,9 +107,6 @@ describe("Chat page", () => {
       .toBe("The agent heard: What is two plus two?");
     expect(await page.getByTestId("chat-message").last().textContent()).toBe("What is two plus two?");
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/chat-1280.png", fullPage: true });
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.screenshot({ path: "/tmp/pages-shots/chat-360.png", fullPage: true });
     await context.close();
   }, 120_000);
 
@@ -125,7 +122,6 @@ describe("Chat page", () => {
     const [job] = await webContext().db.select().from(platformJobs).where(eq(platformJobs.userId, user.id));
     expect(job).toMatchObject({ status: "failed", attempts: 1, maxAttempts: 3 });
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/chat-error-1280.png", fullPage: true });
     await context.close();
   }, 120_000);
 

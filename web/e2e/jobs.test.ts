@@ -67,10 +67,6 @@ describe("Jobs pages", () => {
     expect(await table.locator("tbody tr").nth(2).textContent()).toContain("Deploy agent");
     expect(await table.textContent()).not.toContain("not yours");
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/jobs-1280.png", fullPage: true });
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.screenshot({ path: "/tmp/pages-shots/jobs-360.png", fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
 
     // The older page follows the cursor.
     await page.getByRole("button", { name: "Older jobs" }).click();
@@ -100,7 +96,6 @@ describe("Jobs pages", () => {
     expect(status).toContain("runtime_exec");
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Chat message");
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/job-1280.png", fullPage: true });
 
     // Another user's job is not found.
     const foreign = await job(other.user.id, "gateway_chat_completion", 29);

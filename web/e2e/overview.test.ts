@@ -50,7 +50,6 @@ describe("Overview", () => {
       .poll(() => page.getByTestId("overview-jobs").getByText("No jobs yet").isVisible())
       .toBe(true);
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/overview-none-1280.png", fullPage: true });
     await context.close();
   }, 120_000);
 
@@ -80,9 +79,6 @@ describe("Overview", () => {
     await classify(backend.url, agent.token, "npm install x");
     await expect.poll(() => count.textContent()).toMatch(/^1 request waits for you/);
     await expectAccessible(page);
-    await page.screenshot({ path: "/tmp/pages-shots/overview-1280.png", fullPage: true });
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.screenshot({ path: "/tmp/pages-shots/overview-360.png", fullPage: true });
     await context.close();
   }, 120_000);
 });

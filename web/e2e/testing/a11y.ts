@@ -1,14 +1,19 @@
 /**
  * The dashboard's accessibility check: axe (WCAG 2 A/AA rules and best practices) on the page as it is,
  * at a desktop width (1280 px) and at 360 px; fails on any serious or critical violation, naming each
- * rule and the elements it found. The page's viewport is restored afterwards.
+ * rule and the elements it found. The page's viewport is restored afterwards. With `E2E_SCREENSHOTS_DIR` set,
+ * each page checked is also saved there at both widths (`<path>-<n>-<width>.png`), to look at.
  */
+import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
 export const DESKTOP_WIDTH = 1280;
 export const NARROW_WIDTH = 360;
+
+const SCREENSHOTS_DIR = process.env.E2E_SCREENSHOTS_DIR;
+let checked = 0;
 
 export interface AccessibilityOptions {
   /** CSS selectors axe skips (third-party widgets the page does not own). */
@@ -21,6 +26,7 @@ export async function expectAccessible(
 ): Promise<void> {
   const original = page.viewportSize() ?? { width: DESKTOP_WIDTH, height: 800 };
   const problems: string[] = [];
+  const name = `${new URL(page.url()).pathname.replace(/^\/+|\/+$/g, "").replace(/\W+/g, "-") || "home"}-${++checked}`;
   try {
     for (const width of [DESKTOP_WIDTH, NARROW_WIDTH]) {
       await page.setViewportSize({ width, height: original.height });
@@ -28,6 +34,9 @@ export async function expectAccessible(
       await page.evaluate(
         () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
       );
+      if (SCREENSHOTS_DIR) {
+        await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}-${width}.png`), fullPage: true });
+      }
       let builder = new AxeBuilder({ page }).withTags([
         "wcag2a",
         "wcag2aa",

@@ -1,6 +1,7 @@
 "use client";
 
 import { useResource } from "@/components/data";
+import type { AgentChoice } from "@/lib/agents/choices";
 import type { ApplicationWithListingView, CompanyView, ListingView } from "@/lib/board/schema";
 import { ApplicationsPanel } from "./applications-panel";
 import { BrowsePanel } from "./browse-panel";
@@ -9,7 +10,7 @@ import { ListingsPanel } from "./listings-panel";
 import { PostsPanel } from "./posts-panel";
 
 /** The board page's panels and the lists they share (a new company feeds the listing form, …). */
-export function BoardDashboard() {
+export function BoardDashboard({ agents }: { agents: AgentChoice[] }) {
   const companies = useResource<{ companies: CompanyView[] }>("/api/jobs/companies");
   const mine = useResource<{ jobs: ListingView[] }>("/api/jobs/board?mine=true");
   const applications = useResource<{ applications: ApplicationWithListingView[] }>("/api/jobs/apply");
@@ -17,13 +18,14 @@ export function BoardDashboard() {
   return (
     <>
       <BrowsePanel
+        agents={agents}
         appliedTo={new Set(applications.data?.applications.map((a) => a.listingId) ?? [])}
         onApplied={() => applications.reload()}
       />
       <ApplicationsPanel applications={applications} />
       <CompaniesPanel companies={companies} />
       <ListingsPanel companies={companies.data?.companies ?? []} listings={mine} />
-      <PostsPanel />
+      <PostsPanel agents={agents} />
     </>
   );
 }

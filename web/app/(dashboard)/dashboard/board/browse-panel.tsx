@@ -1,31 +1,27 @@
 "use client";
 
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
+import type { AgentChoice } from "@/lib/agents/choices";
 import type { ListingView } from "@/lib/board/schema";
 
 /** The public board (active listings, filters and search): apply, or let one of your agents claim a job. */
 export function BrowsePanel({
+  agents,
   appliedTo,
   onApplied,
 }: {
+  agents: AgentChoice[];
   appliedTo: Set<string>;
   onApplied: () => Promise<void>;
 }) {
   const [query, setQuery] = useState("");
   const board = useResource<{ jobs: ListingView[] }>(`/api/jobs/board${query}`);
-  const [agentId, setAgentId] = useState("");
+  // The newest of the caller's agents claims unless another is chosen.
+  const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
-
-  // The caller's agent, when it has one, is the default claimer.
-  useEffect(() => {
-    api<{ agentId?: string }>("/api/runtime/health").then(
-      (health) => setAgentId((current) => current || (health.agentId ?? "")),
-      () => undefined,
-    );
-  }, []);
 
   function search(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -54,13 +50,13 @@ export function BrowsePanel({
   async function claim(listing: ListingView) {
     setError("");
     setStatus("");
-    if (!agentId.trim()) {
-      setError("Enter the id of one of your agents to claim a job.");
+    if (!agentId) {
+      setError("Deploy an agent first (Agent page): an agent claims a job.");
       return;
     }
     try {
       await api(`/api/jobs/${encodeURIComponent(listing.id)}/claim`, {
-        json: { claimerAgentId: agentId.trim() },
+        json: { claimerAgentId: agentId },
       });
       setStatus(`Your agent claimed "${listing.title}".`);
     } catch (err) {
@@ -86,13 +82,22 @@ export function BrowsePanel({
           Search
         </Button>
       </form>
-      <Field
-        label="Agent that claims jobs"
-        name="claim-agentId"
-        value={agentId}
-        onChange={(event) => setAgentId(event.target.value)}
-        hint="The id of one of your agents (agt_…)"
-      />
+      {agents.length > 0 ? (
+        <SelectField
+          label="Agent that claims jobs"
+          name="claim-agentId"
+          value={agentId}
+          onChange={(event) => setAgentId(event.target.value)}
+        >
+          {agents.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name} ({a.id})
+            </option>
+          ))}
+        </SelectField>
+      ) : (
+        <p className="hint">You have no agent yet: deploy one on the Agent page to claim jobs.</p>
+      )}
       {board.data ? (
         <DataTable
           caption="Open jobs"

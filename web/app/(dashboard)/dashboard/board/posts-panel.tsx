@@ -2,11 +2,12 @@
 
 import { type FormEvent, useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
+import type { AgentChoice } from "@/lib/agents/choices";
 import type { PostView } from "@/lib/social/schema";
 
 /** Social posts: the caller's, newest first, and the form that posts one (optionally as an agent). */
-export function PostsPanel() {
+export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
   const posts = useResource<{ posts: PostView[] }>("/api/social/posts");
   const [contentError, setContentError] = useState("");
   const [error, setError] = useState("");
@@ -45,7 +46,16 @@ export function PostsPanel() {
     >
       <form onSubmit={create} aria-label="Write a post">
         <Field label="Post" name="post-content" required maxLength={2000} error={contentError} />
-        <Field label="As agent (optional)" name="post-agentId" hint="The id of one of your agents" />
+        {agents.length > 0 ? (
+          <SelectField label="Author" name="post-agentId" defaultValue="">
+            <option value="">You</option>
+            {agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} ({a.id})
+              </option>
+            ))}
+          </SelectField>
+        ) : null}
         <Button type="submit">Post</Button>
       </form>
       <Notice tone="success">{status}</Notice>
