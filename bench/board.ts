@@ -96,7 +96,7 @@ try {
          || case when i % 100 = 7 then ' terraform' else '' end
          || case when i % 33 = 5 then ' elixir' else '' end,
        50000 + (i % 50) * 1000, 90000 + (i % 50) * 1000,
-       (array['frontend','backend','fullstack','devops','data'])[1 + i % 5],
+       case when i % 1000 = 3 then 'blockchain' else (array['frontend','backend','fullstack','devops','data'])[1 + i % 5] end,
        (array['junior','mid','senior','lead'])[1 + (i / 7) % 4],
        'full-time',
        (array['web2','web3','both'])[1 + (i / 3) % 3],
@@ -167,12 +167,16 @@ try {
     ["seniority=senior", "?seniority=senior", false],
     ["webType=web3", "?webType=web3", false],
     ["all three filters", "?roleType=data&seniority=lead&webType=web2", false],
+    ["roleType=blockchain (0.1 %)", "?roleType=blockchain", false],
+    ["roleType=nobody (no match)", "?roleType=nobody", false],
+    ["seniority=principal (no match)", "?seniority=principal", false],
     ["status=closed", "?status=closed", false],
     ["search=kubernetes (0.3 %)", "?search=kubernetes", true],
     ["search=terraform (1 %)", "?search=terraform", true],
     ["search=elixir (3 %)", "?search=elixir", true],
     ["search=typescript (~16 %)", "?search=typescript", true],
     ["search=kubernetes&roleType=backend", "?search=kubernetes&roleType=backend", true],
+    ["search=elixir&roleType=blockchain", "?search=elixir&roleType=blockchain", true],
     ["search=zzqx (no match)", "?search=zzqx", true],
   ];
   const fmt = (n: number) => n.toFixed(2).padStart(8);

@@ -75,6 +75,18 @@ export const jobListings = pgTable(
     check("job_listings_counts_non_negative", sql`${t.viewCount} >= 0 and ${t.applyCount} >= 0`),
     // Public list: status filter, newest published first.
     index("job_listings_status_published_at_idx").on(t.status, t.publishedAt.desc().nullsFirst()),
+    // The same with the free-text filters, so a rare or unknown roleType / seniority is found without
+    // walking every listing of the status.
+    index("job_listings_status_role_type_published_at_idx").on(
+      t.status,
+      t.roleType,
+      t.publishedAt.desc().nullsFirst(),
+    ),
+    index("job_listings_status_seniority_published_at_idx").on(
+      t.status,
+      t.seniority,
+      t.publishedAt.desc().nullsFirst(),
+    ),
     index("job_listings_company_id_idx").on(t.companyId),
   ],
 );

@@ -73,6 +73,27 @@ describe("GET /api/jobs/board?search=", () => {
     expect(SEARCH_WINDOW).toBeLessThan(20_000);
   });
 
+  it("a rare or unknown roleType or seniority reads its own index, not every listing of the status", async () => {
+    for (const [query, index] of [
+      [{ roleType: "nobody" }, "job_listings_status_role_type_published_at_idx"],
+      [{ seniority: "principal" }, "job_listings_status_seniority_published_at_idx"],
+    ] as const) {
+      const filters = listingFilters(undefined, listBoardQuery.parse(query)) as SQL;
+      // The list as listListings reads it (its order and limit), and the search's walk.
+      const list = await planOf(sql`
+        select job_listings.id from job_listings inner join companies on companies.id = job_listings.company_id
+        where ${filters} order by published_at desc nulls first, job_listings.created_at desc, job_listings.id desc
+        limit 50`);
+      const walk = await planOf(
+        walkStatement(filters, containsPattern("engineer"), { offset: 0, rows: 1000, wanted: 50 }),
+      );
+      for (const plan of [list, walk]) {
+        expect(plan).toContain(index);
+        expect(plan).not.toContain("job_listings_status_published_at_idx");
+      }
+    }
+  });
+
   it("goes on walking when the first window shows a common term, and takes the index for a rare one", () => {
     // 30 matches in 1,000: 667 more rows to read, against 3,000 matches in 100,000 rows by the index.
     expect(continueRows(30, 100_000)).toBe(2 * 667);

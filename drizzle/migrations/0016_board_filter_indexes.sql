@@ -1,0 +1,2 @@
+CREATE INDEX "job_listings_status_role_type_published_at_idx" ON "job_listings" USING btree ("status","role_type","published_at" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "job_listings_status_seniority_published_at_idx" ON "job_listings" USING btree ("status","seniority","published_at" DESC NULLS FIRST);
