@@ -150,25 +150,25 @@ describe("GET /api/permissions", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const body = await res.json();
-    expect(body).toEqual({
-      pending: [
-        {
-          id: first.id,
-          agentId: "agt_one",
-          userId: user.id,
-          toolName: "bash",
-          toolInput: { command: "npm install left-pad" },
-          tier: "dangerous",
-          reason: "package install",
-          timestamp: first.timestamp,
-          status: "pending",
-          decision: null,
-          decidedAt: null,
-        },
-        expect.objectContaining({ id: second.id, agentId: "agt_two" }),
-      ],
-      nextCursor: null,
-    });
+    // Oldest first, the id breaking a tie: two requests made in the same millisecond come in id order.
+    const oldestFirst = [
+      {
+        id: first.id,
+        agentId: "agt_one",
+        userId: user.id,
+        toolName: "bash",
+        toolInput: { command: "npm install left-pad" },
+        tier: "dangerous",
+        reason: "package install",
+        timestamp: first.timestamp,
+        status: "pending",
+        decision: null,
+        decidedAt: null,
+      },
+      expect.objectContaining({ id: second.id, agentId: "agt_two" }),
+    ];
+    if (first.timestamp === second.timestamp && second.id < first.id) oldestFirst.reverse();
+    expect(body).toEqual({ pending: oldestFirst, nextCursor: null });
     const sent = exchanges.at(-1) as Exchange;
     expect(sent).toMatchObject({ method: "GET", path: "/api/permissions", status: 200 });
     expect(JSON.parse(sent.answer)).toEqual(body);
