@@ -31,13 +31,17 @@ export const voucherFailed = () =>
   new HttpError(402, "voucher_failed", "the voucher could not be recorded; nothing was debited");
 export const idempotencyInProgress = () =>
   new HttpError(409, "idempotency_in_progress", "a call with this Idempotency-Key is still being answered");
-export const idempotencyAnswerNotKept = (status: number) =>
+export const idempotencyAnswerNotKept = (status: number | null) =>
   new HttpError(
     409,
     "idempotency_answer_not_kept",
-    `the first call with this Idempotency-Key was answered ${status} and paid once (its voucher is in ` +
-      "Payment-Receipt), but its answer was not kept (over 1 MB, or a stream that did not end): " +
-      "it cannot be replayed; send a new key for a new call",
+    status === null
+      ? "the first call with this Idempotency-Key was paid once (its voucher is in Payment-Receipt), but no " +
+          "answer was recorded for it within 15 minutes (the process answering it stopped): it cannot be " +
+          "replayed; send a new key for a new call"
+      : `the first call with this Idempotency-Key was answered ${status} and paid once (its voucher is in ` +
+          "Payment-Receipt), but its answer was not kept (over 1 MB, or a stream that did not end): " +
+          "it cannot be replayed; send a new key for a new call",
   );
 export const upstreamTimeout = (id: string, seconds: number) =>
   new HttpError(504, "upstream_timeout", `plugin "${id}" did not answer within ${seconds} s`);

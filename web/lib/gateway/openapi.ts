@@ -46,7 +46,7 @@ export const gatewayOperations: readonly ApiOperation[] = [
       409:
         "`idempotency_in_progress`: the first call with this Idempotency-Key is still running; " +
         "`idempotency_answer_not_kept`: it was answered (status in the message) and paid once (`Payment-Receipt`, " +
-        "`X-Session-Remaining`) but its answer was not kept (over 1 MB, or a stream that did not end)",
+        "`X-Session-Remaining`) but its answer was not kept (over 1 MB, a stream that did not end, or none recorded within 15 minutes)",
       500: "`internal`",
       502: "`no_plugin` (no upstream configured) or `upstream_unreachable`",
       503: "MPP is not configured (names the variable)",

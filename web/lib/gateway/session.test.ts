@@ -9,7 +9,12 @@ import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
 import type { HttpError } from "../http/errors";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
-import { debitPaymentSession, MAX_STORED_ANSWER_BYTES, sessionDebitBatch } from "./billing/session";
+import {
+  ANSWER_LEASE_MS,
+  debitPaymentSession,
+  MAX_STORED_ANSWER_BYTES,
+  sessionDebitBatch,
+} from "./billing/session";
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
@@ -350,6 +355,40 @@ describe("POST /api/v1/gateway billed to a session", () => {
     await expect.poll(() => answerKept(voucher)).toBe(200);
     const replay = await sessionCall(session, { messages: [] }, headers);
     await expectNotKept(replay, { voucher, status: 200 });
+  });
+
+  it("a key whose first call never recorded an answer (its process stopped): in progress for 15 minutes, then 409 idempotency_answer_not_kept", async () => {
+    const { session } = await openSession("1.00");
+    // What a process that stopped between the debit and the answer leaves: a voucher with no answer.
+    const first = await debitPaymentSession(webContext().db, {
+      sessionId: session.sessionId,
+      wallet: session.walletAddress,
+      micros: usdToMicros("0.05"),
+      pluginId: "agent",
+      idempotencyKey: "orphaned",
+      now: clock.now(),
+    });
+    const headers = { "idempotency-key": "orphaned" };
+    const callsBefore = plugin.calls.length;
+    clock.advance(ANSWER_LEASE_MS - 1);
+    try {
+      const early = await sessionCall(session, { messages: [] }, headers);
+      expect(early.status).toBe(409);
+      expect((await early.json()).error).toBe("idempotency_in_progress");
+      clock.advance(1);
+      const replay = await sessionCall(session, { messages: [] }, headers);
+      expect(replay.status).toBe(409);
+      expect(await replay.json()).toEqual({
+        error: "idempotency_answer_not_kept",
+        message: expect.stringContaining("no answer was recorded for it within 15 minutes"),
+      });
+      expect(replay.headers.get("payment-receipt")).toBe(first.voucher);
+      expect(replay.headers.get("x-session-remaining")).toBe("0.95");
+    } finally {
+      clock.advance(-ANSWER_LEASE_MS);
+    }
+    expect(plugin.calls.length).toBe(callsBefore);
+    expect(await balanceOf(session.sessionId)).toBe("0.950000");
   });
 
   it("a failing voucher insert debits nothing: 402 voucher_failed, no plugin call", async () => {

@@ -122,7 +122,8 @@ export type AnswerToKeep = Omit<StoredAnswer, "body"> & { body: Buffer | null };
 export type SessionDebit =
   | { kind: "debited"; voucher: string; remaining: bigint }
   | { kind: "replay"; voucher: string; remaining: bigint; answer: StoredAnswer }
-  | { kind: "not_kept"; voucher: string; remaining: bigint; status: number };
+  /** `status` null: no answer was ever recorded (the lease ran out, see ANSWER_LEASE_MS). */
+  | { kind: "not_kept"; voucher: string; remaining: bigint; status: number | null };
 
 /**
  * Debits one call: a new voucher, or (same Idempotency-Key) the first call's voucher and answer, debiting
@@ -133,7 +134,7 @@ export type SessionDebit =
 export async function debitPaymentSession(db: Database, call: SessionDebitRequest): Promise<SessionDebit> {
   const wallet = call.wallet.toLowerCase();
   if (call.idempotencyKey) {
-    const replay = await replayOf(db, call.sessionId, wallet, call.idempotencyKey);
+    const replay = await replayOf(db, call.sessionId, wallet, call.idempotencyKey, call.now);
     if (replay) return replay;
   }
   const result = await debitQueue(db).debit({ ...call, wallet });
@@ -145,7 +146,8 @@ export async function debitPaymentSession(db: Database, call: SessionDebitReques
     case "invalid":
       throw sessionInvalid();
     case "idempotent": {
-      const replay = call.idempotencyKey && (await replayOf(db, call.sessionId, wallet, call.idempotencyKey));
+      const replay =
+        call.idempotencyKey && (await replayOf(db, call.sessionId, wallet, call.idempotencyKey, call.now));
       if (replay) return replay;
       throw voucherFailed();
     }
@@ -263,11 +265,21 @@ function debitQueue(db: Database): SessionDebitQueue {
   return queue;
 }
 
+/**
+ * How long the first call of an Idempotency-Key may take to record its answer. A voucher still without one
+ * after this was being answered by a process that stopped (or could not write the answer): no answer will
+ * come, so a replay hears `idempotency_answer_not_kept` (paid once, not replayable) instead of
+ * `idempotency_in_progress` for ever. Well beyond the 30 s upstream timeout; a stream still running after
+ * it is treated the same way (its answer, when it ends, is recorded but no longer awaited).
+ */
+export const ANSWER_LEASE_MS = 15 * 60_000;
+
 async function replayOf(
   db: Database,
   sessionId: string,
   wallet: string,
   key: string,
+  now: Date,
 ): Promise<SessionDebit | null> {
   const result = await db.execute<{
     voucher: string;
@@ -275,14 +287,24 @@ async function replayOf(
     content_type: string | null;
     body: string | null;
     remaining: string;
+    lease_over: boolean;
   }>(sql`
     select v.id as voucher, v.response_status as status, v.response_content_type as content_type,
-      v.response_body as body, s.balance_usd::text as remaining
+      v.response_body as body, s.balance_usd::text as remaining,
+      v.created_at <= ${new Date(now.getTime() - ANSWER_LEASE_MS).toISOString()}::timestamptz as lease_over
     from payment_session_vouchers v join payment_sessions s on s.id = v.session_id
     where v.session_id = ${sessionId} and s.wallet_address = ${wallet} and v.idempotency_key = ${key}`);
   const row = result.rows[0];
   if (!row) return null;
-  if (row.status === null) throw idempotencyInProgress();
+  if (row.status === null) {
+    if (!row.lease_over) throw idempotencyInProgress();
+    return {
+      kind: "not_kept",
+      voucher: row.voucher,
+      remaining: numericToMicros(row.remaining),
+      status: null,
+    };
+  }
   if (row.body === null) {
     return {
       kind: "not_kept",
