@@ -12,6 +12,7 @@ import {
   startWebServer,
   type WebServer,
 } from "./testing/browser";
+import { hydrated } from "./testing/hydration";
 
 let server: WebServer;
 let browser: Browser;
@@ -48,6 +49,7 @@ describe("accounts in a real browser", () => {
 
     // Sign up: a field error is shown next to its field, then the account is created.
     await page.goto("/signup");
+    await hydrated(page.getByRole("button", { name: "Create account" }));
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill("short");
     await page.getByRole("button", { name: "Create account" }).click();
@@ -63,6 +65,7 @@ describe("accounts in a real browser", () => {
 
     // Password sign-in (CSRF token fetched by the page).
     await page.goto("/login");
+    await hydrated(page.getByRole("button", { name: "Sign in", exact: true }));
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill("wrong password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
@@ -109,6 +112,7 @@ describe("accounts in a real browser", () => {
     await page.waitForURL("**/login");
     const session = await page.evaluate(() => fetch("/api/auth/session").then((r) => r.json()));
     expect(session).toEqual({ user: null });
+    await hydrated(page.getByRole("button", { name: "Sign in with passkey" }));
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByRole("button", { name: "Sign in with passkey" }).click();
     await page.waitForURL("**/dashboard");

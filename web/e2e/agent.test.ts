@@ -106,7 +106,7 @@ describe("Agent page", () => {
     await maintenance.getByRole("button", { name: "Restart agent" }).click();
     expect(await maintenance.getByRole("group").textContent()).toContain("Restart the agent?");
     await maintenance.getByRole("button", { name: "Cancel" }).click();
-    expect(await maintenance.getByRole("group").count()).toBe(0);
+    await expect.poll(() => maintenance.getByRole("group").count()).toBe(0);
     await maintenance.getByRole("button", { name: "Restart agent" }).click();
     await maintenance.getByRole("button", { name: "Restart now" }).click();
     await expect

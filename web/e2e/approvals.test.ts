@@ -117,7 +117,7 @@ describe("Approvals page", () => {
     accept = false;
     for (const ws of open.splice(0)) await ws.close({ code: 1006, reason: "dropped by the test" });
     await expect
-      .poll(() => page.getByTestId("approvals-live").textContent(), { timeout: 10_000 })
+      .poll(() => page.getByTestId("approvals-live").textContent())
       .toContain("Live updates are disconnected; reconnecting.");
     expect(await page.getByTestId("approvals-live").getAttribute("aria-live")).toBe("polite");
     await expectAccessible(page);

@@ -114,7 +114,7 @@ describe("/dashboard/billing", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 
   it("says card payments are not configured, naming STRIPE_SECRET_KEY, on a server without it", async () => {
     const web = await startWebServer({
@@ -141,5 +141,5 @@ describe("/dashboard/billing", () => {
       await context.close();
       await web.stop();
     }
-  });
+  }, 120_000);
 });

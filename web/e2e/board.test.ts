@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
+import { hydrated } from "./testing/hydration";
 
 const stack = useDashboardStack({ withoutBackend: true });
 
@@ -73,6 +74,7 @@ describe("Job board page", () => {
     const other = applicant.page;
     await other.reload();
     const search = other.getByRole("form", { name: "Search jobs" });
+    await hydrated(search);
     await search.getByLabel("Search title and description").fill("RUST");
     await search.getByRole("button", { name: "Search" }).click();
     await expect.poll(() => other.getByTestId("board").textContent()).toContain("Rust wizard");

@@ -50,5 +50,5 @@ describe("Buddies page", () => {
     await page.getByRole("button", { name: "Delete buddy" }).click();
     await expect.poll(() => page.getByText("No buddies yet").count()).toBe(1);
     await context.close();
-  });
+  }, 120_000);
 });

@@ -86,5 +86,5 @@ describe("the Chain page", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 });

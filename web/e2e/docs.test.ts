@@ -63,5 +63,5 @@ describe("the API description in a real browser", () => {
     );
     expect(failed).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
+import { hydrated } from "./testing/hydration";
 
 const MAX_BYTES = 64 * 1024;
 const stack = useDashboardStack({
@@ -88,12 +89,13 @@ describe("Files page", () => {
     expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
     await expect.poll(() => page.getByTestId("files-quota").textContent()).toBe("0 B of 1 MB used");
     await context.close();
-  });
+  }, 120_000);
 
   it("says in words why an upload over the size limit was refused, and keeps nothing", async () => {
     const { page, user, context } = await stack.signIn();
     await addAgent(user.id, "Helper");
     await page.goto("/dashboard/files");
+    await hydrated(page.getByRole("button", { name: "Upload" }));
     await page.getByLabel("File", { exact: true }).setInputFiles({
       name: "big.bin",
       mimeType: "application/octet-stream",
@@ -107,7 +109,7 @@ describe("Files page", () => {
     expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
     await expectAccessible(page);
     await context.close();
-  });
+  }, 120_000);
 
   it("through the real server, an upload over the limit is answered 413 while the client is still sending", async () => {
     const { user, token, context } = await stack.signIn();
@@ -150,19 +152,20 @@ describe("Files page", () => {
       );
       const chunk = randomBytes(256 * 1024);
       const pump = () => {
-        // The client keeps sending (no Content-Length: chunked) until the answer arrives.
+        // The client keeps sending (no Content-Length: chunked) until the answer arrives, and never ends the
+        // body: a server that read it whole before answering would not answer at all.
         while (!answered && sent < total) {
           sent += chunk.length;
           if (!req.write(chunk)) return void req.once("drain", pump);
         }
-        if (!answered) req.end(`\r\n--${boundary}--\r\n`);
       };
       pump();
     });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ code: "file_too_large", maxBytes: MAX_BYTES });
-    // Answered long before the 64 MB were sent: the body streams to the route, it is not read whole first.
-    expect(sent).toBeLessThan(total / 2);
+    // Answered while the body was still open: it streams to the route, it is not read whole first. (How much
+    // the client got to send meanwhile depends on the machine's speed, so it is not asserted.)
+    expect(sent).toBeGreaterThan(MAX_BYTES);
     expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
   });
 
@@ -176,5 +179,5 @@ describe("Files page", () => {
     );
     expect(await page.getByRole("button", { name: "Upload" }).count()).toBe(0);
     await context.close();
-  });
+  }, 60_000);
 });

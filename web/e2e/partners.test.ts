@@ -50,5 +50,5 @@ describe("Partner inquiry page", () => {
     expect(mail).toContain("To: partners@platform.example");
     expect(mail).toContain("Corp &#60;Inc&#62;");
     await context.close();
-  });
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { addVirtualAuthenticator, DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";
+import { hydrated } from "./testing/hydration";
 
 const stack = useDashboardStack({ withoutBackend: true });
 const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
@@ -39,6 +40,7 @@ describe("Settings page", () => {
     const other = await stack.browser.newContext({ baseURL: stack.web.url, userAgent: DESKTOP_UA });
     const signup = await other.newPage();
     await signup.goto("/signup");
+    await hydrated(signup.getByRole("button", { name: "Create account" }));
     await signup.getByLabel("Email", { exact: true }).fill("referred@example.com");
     await signup.getByLabel("Password", { exact: true }).fill("a long enough password");
     await signup.getByLabel("Referral code (optional)", { exact: true }).fill(code);
@@ -81,7 +83,9 @@ describe("Settings page", () => {
 
     // Cancel keeps the key; Delete removes it.
     await page.getByRole("button", { name: "Cancel" }).click();
-    expect(await page.getByRole("button", { name: "Delete API key deploy script" }).count()).toBe(1);
+    await expect
+      .poll(() => page.getByRole("button", { name: "Delete API key deploy script" }).count())
+      .toBe(1);
     await page.getByRole("button", { name: "Delete API key deploy script" }).click();
     await page.getByRole("button", { name: "Delete key", exact: true }).click();
     await expect.poll(() => text(page, "api-keys")).toContain("No API keys yet");

@@ -61,5 +61,5 @@ describe("the Wallets page", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 });

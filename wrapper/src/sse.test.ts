@@ -32,7 +32,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
@@ -93,7 +93,7 @@ describe("openSse", () => {
     expect(text).toContain('data: {"other":"client"}\n\n');
 
     // Keep writing: once the kernel buffers are full too the socket never drains, and the stall timer ends it.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 20_000;
     while (slow.closedBy !== "onClose" && Date.now() < deadline) {
       for (let i = 0; i < 50; i++) slow.client.send({ big, i });
       expect(slow.res.writableLength).toBeLessThan(2 * big.length);

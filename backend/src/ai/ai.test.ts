@@ -331,7 +331,7 @@ describe("POST /api/ai/chat streaming", () => {
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       await reader.read();
       controller.abort();
-      await vi.waitFor(() => expect(fake.streamsClosedEarly()).toBe(before + 1), { timeout: 5_000 });
+      await vi.waitFor(() => expect(fake.streamsClosedEarly()).toBe(before + 1), { timeout: 15_000 });
     } finally {
       release();
       await closeServer(server);

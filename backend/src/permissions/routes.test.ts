@@ -131,6 +131,14 @@ async function rowOf(id: string) {
   return row;
 }
 
+/** The requests in the list's order: by timestamp (Unix ms), then by id. */
+async function oldestFirst(ids: string[]): Promise<string[]> {
+  const rows = await Promise.all(
+    ids.map(async (id) => ({ id, timestamp: (await rowOf(id))?.timestamp ?? 0 })),
+  );
+  return rows.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1)).map((r) => r.id);
+}
+
 function expected(call: { toolName: string; toolInput: Record<string, unknown> }) {
   const { tier, reason } = classifyToolCall(call.toolName, call.toolInput);
   return { tier, reason };
@@ -352,10 +360,11 @@ describe("GET /api/permissions and POST /api/permissions", () => {
     const res = await request(app).get("/api/permissions").set(dave.headers);
     expect(res.status).toBe(200);
     const ids = res.body.pending.map((p: { id: string }) => p.id);
-    expect(ids).toEqual([first, second, onOther.body.requestId]);
+    // Oldest first, the id breaking a tie: requests made back to back may share a millisecond.
+    expect(ids).toEqual(await oldestFirst([first, second, onOther.body.requestId]));
     expect(ids).not.toContain(others);
     const row = await rowOf(first);
-    expect(res.body.pending[0]).toEqual({
+    expect(res.body.pending.find((p: { id: string }) => p.id === first)).toEqual({
       id: first,
       agentId: dave.agentId,
       userId: dave.userId,
@@ -374,7 +383,7 @@ describe("GET /api/permissions and POST /api/permissions", () => {
     const viaKey = await request(app)
       .get(`/api/permissions?agentId=${dave.agentId}`)
       .set({ authorization: `Bearer ${dave.apiKey}` });
-    expect(viaKey.body.pending.map((p: { id: string }) => p.id)).toEqual([first, second]);
+    expect(viaKey.body.pending.map((p: { id: string }) => p.id)).toEqual(await oldestFirst([first, second]));
     // Another user's agent id lists nothing.
     const foreign = await request(app).get(`/api/permissions?agentId=${bob.agentId}`).set(dave.headers);
     expect(foreign.body).toEqual({ pending: [], nextCursor: null });

@@ -118,6 +118,8 @@ export interface FakeAgentRuntime {
   hang(): void;
   /** From now on `/held` answers "first\n", then waits for `release()` before "second\n". */
   hold(): void;
+  /** From now on chat calls are recorded, then answered only once the returned function is called. */
+  holdCompletions(): () => void;
   close(): Promise<void>;
 }
 

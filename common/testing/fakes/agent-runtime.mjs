@@ -7,7 +7,7 @@
  *   `running` and `healthy`, else 503 (`healthStatus` overrides the 200);
  * - POST /v1/chat/completions (Bearer token, else 401): OpenAI-compatible (SSE chunks when `stream: true`);
  *   records each call in `completions`, counts it toward its session (`user` field, else "main") and stores
- *   one memory; `failWith` and `delayMs` make it fail or answer late;
+ *   one memory; `failWith` and `delayMs` make it fail or answer late, `holdCompletions` makes it wait;
  * - GET /api/sessions, GET /api/cron, PUT /api/cron/:name, DELETE /api/cron/:name, POST /api/memory/reset
  *   (all Bearer), from `sessions`, `cron` and `memories`; `apiFailure` / `apiGarbage` break them;
  * - GET /stream: `streamChunks` lines `streamIntervalMs` apart; WebSocket /ws echoes messages;
@@ -62,6 +62,7 @@ export async function startFakeAgentRuntime(options = {}) {
   let nextCronId = 1;
   let completionSequence = 0;
   let held = Promise.resolve();
+  let completionsHeld = Promise.resolve();
   const wss = new WebSocketServer({ noServer: true });
 
   const runtime = {
@@ -104,6 +105,13 @@ export async function startFakeAgentRuntime(options = {}) {
       held = new Promise((resolve) => {
         runtime.release = resolve;
       });
+    },
+    holdCompletions() {
+      let release = () => undefined;
+      completionsHeld = new Promise((resolve) => {
+        release = resolve;
+      });
+      return release;
     },
     close: () =>
       new Promise((resolve) => {
@@ -148,6 +156,7 @@ export async function startFakeAgentRuntime(options = {}) {
       body,
     });
     if (runtime.delayMs > 0) await sleep(runtime.delayMs);
+    await completionsHeld;
     if (failure) return openAiError(res, failure.status, failure.message, "server_error");
     const content = typeof reply === "function" ? reply(body.messages) : reply;
     const key = typeof body.user === "string" && body.user ? body.user : "main";

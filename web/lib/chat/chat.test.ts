@@ -439,7 +439,6 @@ describe("POST /api/gateway/chat", () => {
   it("the backend client gives up after its timeout", async () => {
     const hung = await startFakeUpstream(() => undefined);
     try {
-      const started = Date.now();
       const attempt = enqueueChatJob(
         { BACKEND_URL: hung.url, INTERNAL_API_KEY, HMAC_SECRET },
         {
@@ -450,8 +449,8 @@ describe("POST /api/gateway/chat", () => {
         },
         200,
       );
+      // The hung backend never answers: only the client's own 200 ms timeout can end the attempt.
       await expect(attempt).rejects.toThrow(new BackendQueueError("backend timed out after 200 ms"));
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await hung.close();
     }

@@ -173,18 +173,18 @@ describe("chat end to end through the real backend and worker", () => {
 
   it("the gate frees its slots when the jobs complete", async () => {
     const { jar, ip } = await userWithAgent();
-    runtime.setDelay(1_000);
-    let ids: string[];
+    // The runtime answers nothing until the fifth message was refused: the four jobs hold their slots.
+    const release = runtime.holdCompletions();
+    const ids: string[] = [];
     try {
-      ids = [];
       for (let i = 0; i < 4; i++) ids.push(await enqueue(jar, `busy ${i}`, ip));
       const blocked = await chat(jar, "one more", ip);
       expect(blocked.status).toBe(429);
       expect(await blocked.json()).toMatchObject({ code: "workload_limit", retryAfterSeconds: 5 });
-      for (const id of ids) await waitForJob(id, jar, (j) => j.status === "completed");
     } finally {
-      runtime.setDelay(0);
+      release();
     }
+    for (const id of ids) await waitForJob(id, jar, (j) => j.status === "completed");
     const after = await enqueue(jar, "one more", ip);
     const done = await waitForJob(after, jar, (j) => j.status === "completed");
     expect(done.result).toMatchObject({ reply: "runtime heard: one more" });
@@ -205,7 +205,7 @@ describe("chat end to end through the real backend and worker", () => {
       let job = await waitForJob(jobId, jar, (j) => j.attempts === 1 && j.status === "queued");
       await waitForJob(second, jar, (j) => j.attempts === 1 && j.status === "queued");
       expect(job.error).toContain("HTTP 503");
-      expect(new Date(job.runAt).getTime() - Date.now()).toBeGreaterThan(20_000);
+      expect(new Date(job.runAt).getTime() - new Date(job.updatedAt).getTime()).toBe(30_000);
       // A job waiting for its retry still holds its slots.
       expect((await chat(jar, "short", ip)).status).toBe(429);
 

@@ -71,7 +71,7 @@ function sseReader(response: Response) {
   const comments: string[] = [];
   return {
     comments,
-    async next(timeoutMs = 5_000): Promise<unknown> {
+    async next(timeoutMs = 15_000): Promise<unknown> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const end = buffer.indexOf("\n\n");
@@ -101,7 +101,7 @@ function sseReader(response: Response) {
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

@@ -43,7 +43,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
@@ -99,7 +99,7 @@ describe("runtime supervisor", () => {
       "[wrapper] runtime exited unexpectedly (code 3); restarting in 1000 ms",
     );
     const crashedAt = Date.now();
-    await supervisor.waitFor("starting", 3_000);
+    await supervisor.waitFor("starting");
     expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(900);
     await supervisor.waitFor("running");
     expect(states).toEqual(["starting", "running", "crashed", "starting", "running"]);
@@ -225,11 +225,12 @@ describe("runtime supervisor", () => {
 
   it("notices the exit even when a grandchild keeps the output pipes open", async () => {
     const { supervisor } = await makeSupervisor({
-      argv: ["/bin/sh", "-c", "echo parent; sleep 3 & exit 5"],
+      argv: ["/bin/sh", "-c", "echo parent; sleep 20 & exit 5"],
       initialBackoffMs: 10_000,
     });
     await supervisor.start();
-    await supervisor.waitFor("crashed", 2_000);
+    // Well before the grandchild lets go of the pipes (20 s).
+    await supervisor.waitFor("crashed", 10_000);
     expect(lines(supervisor)).toEqual([
       "parent",
       "[wrapper] runtime exited unexpectedly (code 5); restarting in 10000 ms",

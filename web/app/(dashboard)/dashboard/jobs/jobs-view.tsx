@@ -90,11 +90,15 @@ export function JobsView() {
   const [loadingMore, setLoadingMore] = useState(false);
   /** Older pages were loaded: a refresh puts the first page on top and keeps them. */
   const extended = useRef(false);
+  /** The first page of the filters chosen; a page read for filters since changed is dropped. */
+  const firstPage = queryOf(type, status);
+  const shown = useRef(firstPage);
 
   /** Re-reads the first page; older pages already shown are kept after it. */
   const refresh = useCallback(async () => {
     try {
-      const page = await api<JobPage>(queryOf(type, status));
+      const page = await api<JobPage>(firstPage);
+      if (shown.current !== firstPage) return;
       if (!extended.current) {
         setJobs(page.jobs);
         setNextCursor(page.nextCursor);
@@ -104,16 +108,17 @@ export function JobsView() {
       }
       setError("");
     } catch (err) {
-      setError(messageOf(err));
+      if (shown.current === firstPage) setError(messageOf(err));
     }
-  }, [type, status]);
+  }, [firstPage]);
 
   useEffect(() => {
+    shown.current = firstPage;
     extended.current = false;
     setJobs(undefined);
     setNextCursor(null);
     void refresh();
-  }, [refresh]);
+  }, [firstPage, refresh]);
 
   const active = jobs?.some((job) => job.status === "queued" || job.status === "running") ?? false;
   usePolling(refresh, ACTIVE_POLL_MS, { enabled: active });
@@ -123,12 +128,13 @@ export function JobsView() {
     setLoadingMore(true);
     try {
       const page = await api<JobPage>(queryOf(type, status, nextCursor));
+      if (shown.current !== firstPage) return;
       extended.current = true;
       setJobs((current) => [...(current ?? []), ...page.jobs]);
       setNextCursor(page.nextCursor);
       setError("");
     } catch (err) {
-      setError(messageOf(err));
+      if (shown.current === firstPage) setError(messageOf(err));
     } finally {
       setLoadingMore(false);
     }
