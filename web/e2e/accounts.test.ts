@@ -147,6 +147,29 @@ describe("accounts in a real browser", () => {
     await context.close();
   }, 60_000);
 
+  it("a form sent before the page's script runs (slow network, script blocked) never puts its fields in a URL", async () => {
+    const context = await browser.newContext({ baseURL: server.url, javaScriptEnabled: false });
+    const page = await context.newPage();
+    const sent: { method: string; url: string }[] = [];
+    page.on("request", (request) => {
+      if (request.isNavigationRequest()) sent.push({ method: request.method(), url: request.url() });
+    });
+    for (const [path, button] of [
+      ["/login", "Sign in"],
+      ["/signup", "Create account"],
+    ]) {
+      await page.goto(path);
+      await page.getByLabel("Email", { exact: true }).fill("slow@example.com");
+      await page.getByLabel("Password", { exact: true }).fill("a secret password");
+      const navigated = page.waitForEvent("load");
+      await page.getByRole("button", { name: button, exact: true }).click();
+      await navigated;
+      expect(sent.at(-1)?.method).toBe("POST");
+    }
+    expect(sent.map((request) => request.url).filter((url) => /secret|slow%40/.test(url))).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it("the dashboard sends a signed-out visitor to the login page", async () => {
     const context = await contextWithAuthenticator(browser, server.url);
     const page = await context.newPage();

@@ -59,7 +59,12 @@ export function LoginForm() {
 
   return (
     <>
-      <form onSubmit={signInWithPassword} noValidate aria-label="Sign in with email and password">
+      <form
+        method="post"
+        onSubmit={signInWithPassword}
+        noValidate
+        aria-label="Sign in with email and password"
+      >
         <Field
           ref={emailRef}
           label="Email"

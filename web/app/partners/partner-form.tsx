@@ -66,7 +66,7 @@ export function PartnerForm() {
           ) : null}
         </Notice>
       ) : null}
-      <form onSubmit={submit} aria-label="Partner inquiry">
+      <form method="post" onSubmit={submit} aria-label="Partner inquiry">
         <Field
           label="Your name"
           name="name"

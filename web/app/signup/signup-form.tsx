@@ -51,7 +51,7 @@ export function SignupForm() {
     );
   }
   return (
-    <form onSubmit={submit} noValidate>
+    <form method="post" onSubmit={submit} noValidate>
       <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
       <Field
         label="Password"

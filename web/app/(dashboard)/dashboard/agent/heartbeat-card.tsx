@@ -82,7 +82,7 @@ export function HeartbeatCard({ agentId }: { agentId: string }) {
             )}{" "}
             <span className="muted">· {SOURCE_TEXT[h.source]}</span>
           </p>
-          <form className="inline" onSubmit={submit} aria-label="Heartbeat frequency">
+          <form method="post" className="inline" onSubmit={submit} aria-label="Heartbeat frequency">
             {/* key: the select starts from the stored value each time it changes */}
             <SelectField key={current} label="Frequency" name="heartbeatFrequency" defaultValue={current}>
               {offered.map(([value, label]) => (

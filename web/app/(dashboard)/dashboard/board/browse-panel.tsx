@@ -66,7 +66,7 @@ export function BrowsePanel({
 
   return (
     <Card title="Open jobs" testId="browse-card" description="Active listings, newest first (at most 50).">
-      <form onSubmit={search} aria-label="Search jobs">
+      <form method="post" onSubmit={search} aria-label="Search jobs">
         <div className="grid">
           <Field label="Search title and description" name="browse-search" type="search" maxLength={200} />
           <Field label="Role type" name="browse-roleType" placeholder="backend" maxLength={50} />

@@ -67,7 +67,7 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
         />
       ) : null}
       <Notice tone="success">{status}</Notice>
-      <form onSubmit={create} aria-label="Create a company">
+      <form method="post" onSubmit={create} aria-label="Create a company">
         <div className="grid">
           <Field label="Company name" name="company-name" required maxLength={200} error={fieldErrors.name} />
           <Field

@@ -178,7 +178,7 @@ export function ListingsPanel({
       {companies.length === 0 ? (
         <p className="muted">Create a company first to advertise a job.</p>
       ) : (
-        <form onSubmit={create} aria-label="Create a listing">
+        <form method="post" onSubmit={create} aria-label="Create a listing">
           <div className="grid">
             <SelectField label="Company" name="listing-companyId" required error={fieldErrors.companyId}>
               {companies.map((c) => (

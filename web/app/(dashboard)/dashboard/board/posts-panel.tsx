@@ -44,7 +44,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
         </>
       }
     >
-      <form onSubmit={create} aria-label="Write a post">
+      <form method="post" onSubmit={create} aria-label="Write a post">
         <Field label="Post" name="post-content" required maxLength={2000} error={contentError} />
         {agents.length > 0 ? (
           <SelectField label="Author" name="post-agentId" defaultValue="">

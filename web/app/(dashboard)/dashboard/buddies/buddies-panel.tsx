@@ -92,7 +92,7 @@ export function BuddiesPanel() {
   return (
     <>
       <Card title="Hatch a buddy" testId="hatch-card" description={`You have ${list.length} of 20 buddies.`}>
-        <form onSubmit={hatch} className="inline" aria-label="Hatch a buddy">
+        <form method="post" onSubmit={hatch} className="inline" aria-label="Hatch a buddy">
           <Field label="Name" name="buddy-name" required maxLength={30} error={fieldErrors.name} />
           <SelectField label="Kind" name="buddy-type" defaultValue="crab" error={fieldErrors.type}>
             {BUDDY_TYPES.map((type) => (
@@ -160,6 +160,7 @@ export function BuddiesPanel() {
               </ConfirmButton>
             </div>
             <form
+              method="post"
               onSubmit={(event) => rename(buddy, event)}
               className="inline"
               aria-label={`Rename ${buddy.name}`}

@@ -45,7 +45,7 @@ export function RadioPanel() {
           {linked.data?.wallet ?? "none"}
         </code>
       </p>
-      <form onSubmit={submit} className="inline" aria-label="Link a radio wallet">
+      <form method="post" onSubmit={submit} className="inline" aria-label="Link a radio wallet">
         <Field
           label="Radio wallet (0x…)"
           name="radioWallet"

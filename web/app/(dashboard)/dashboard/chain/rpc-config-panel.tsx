@@ -50,7 +50,7 @@ export function RpcConfigPanel() {
           </div>
         </dl>
       ) : null}
-      <form onSubmit={save} aria-label="Save your RPC URL">
+      <form method="post" onSubmit={save} aria-label="Save your RPC URL">
         <Field
           label="Your RPC URL"
           name="rpcUrl"

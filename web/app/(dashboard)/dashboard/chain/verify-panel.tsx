@@ -30,7 +30,7 @@ export function VerifyPanel() {
       description="Holding the platform token unlocks credits and radio perks."
       testId="token-verify"
     >
-      <form onSubmit={verify} className="inline" aria-label="Check a holder">
+      <form method="post" onSubmit={verify} className="inline" aria-label="Check a holder">
         <Field
           label="Holder address"
           name="verifyAddress"

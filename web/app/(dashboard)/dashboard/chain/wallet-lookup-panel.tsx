@@ -33,7 +33,7 @@ export function WalletLookupPanel() {
       description="Any Solana address, through your RPC endpoint."
       testId="wallet-lookup"
     >
-      <form onSubmit={lookup} className="inline" aria-label="Look up a wallet">
+      <form method="post" onSubmit={lookup} className="inline" aria-label="Look up a wallet">
         <Field
           label="Address"
           name="lookupAddress"

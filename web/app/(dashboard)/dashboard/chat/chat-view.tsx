@@ -148,7 +148,7 @@ export function ChatView() {
         </div>
         <div ref={endRef} />
       </section>
-      <form className={styles.composer} onSubmit={(event) => void submit(event)}>
+      <form method="post" className={styles.composer} onSubmit={(event) => void submit(event)}>
         <label htmlFor="chat-message" className="sr-only">
           Message
         </label>

@@ -91,7 +91,7 @@ export function ContextPanel() {
         title="Generate"
         description="Walks the directories and writes an AGENTS.md into each one with source files. A dry run writes nothing."
       >
-        <form ref={form} onSubmit={onSubmit} aria-label="Generate AGENTS.md files">
+        <form method="post" ref={form} onSubmit={onSubmit} aria-label="Generate AGENTS.md files">
           <Field
             label="Path (inside the project; empty: the whole project)"
             name="path"

@@ -118,7 +118,7 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
             Files are attached to an agent: deploy one first.
           </EmptyState>
         ) : (
-          <form onSubmit={upload} aria-label="Upload a file" aria-busy={uploading || undefined}>
+          <form method="post" onSubmit={upload} aria-label="Upload a file" aria-busy={uploading || undefined}>
             <SelectField label="Agent" name="agentId" required defaultValue={agents[0]?.id}>
               {agents.map((a) => (
                 <option key={a.id} value={a.id}>

@@ -159,7 +159,7 @@ export function PersonaPanel() {
         title="Run an evaluation"
         description="Probe prompts go to your agent's model, which then judges each answer."
       >
-        <form onSubmit={run} aria-label="Run a persona evaluation">
+        <form method="post" onSubmit={run} aria-label="Run a persona evaluation">
           <SelectField label="Probe set" name="probeSet" defaultValue="default">
             <option value="default">default (3 prompts per dimension)</option>
             <option value="quick">quick (1 prompt per dimension)</option>

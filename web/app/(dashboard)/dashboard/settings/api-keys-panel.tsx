@@ -107,7 +107,7 @@ export function ApiKeysPanel() {
         </Notice>
       ) : null}
       <Notice>{status}</Notice>
-      <form onSubmit={create} className="inline" aria-label="Create an API key">
+      <form method="post" onSubmit={create} className="inline" aria-label="Create an API key">
         <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
         <Button type="submit">Create key</Button>
       </form>

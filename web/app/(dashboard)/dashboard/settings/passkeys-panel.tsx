@@ -93,7 +93,7 @@ export function PasskeysPanel() {
         />
       ) : null}
       <Notice>{status}</Notice>
-      <form onSubmit={add} className="inline" aria-label="Add a passkey">
+      <form method="post" onSubmit={add} className="inline" aria-label="Add a passkey">
         <Field label="Passkey name" name="passkeyLabel" placeholder="Passkey" maxLength={64} />
         <Button type="submit" busy={busy} busyLabel="Adding…">
           Add passkey

@@ -61,7 +61,7 @@ export function ToolCallForm({ skillId, tool }: { skillId: string; tool: Tool })
 
   const field = `${id}-parameters`;
   return (
-    <form onSubmit={call} aria-label={`Call ${tool.name}`}>
+    <form method="post" onSubmit={call} aria-label={`Call ${tool.name}`}>
       <div className="field">
         <label htmlFor={field}>Parameters of {tool.name} (JSON)</label>
         <textarea

@@ -79,7 +79,11 @@ export function TaskForm({
   }
 
   return (
-    <form onSubmit={submit} aria-label={task ? `Edit task ${task.name}` : "Create a scheduled task"}>
+    <form
+      method="post"
+      onSubmit={submit}
+      aria-label={task ? `Edit task ${task.name}` : "Create a scheduled task"}
+    >
       <Field
         label="Name"
         name="name"

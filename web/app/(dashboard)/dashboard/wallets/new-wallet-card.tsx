@@ -42,7 +42,7 @@ export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDon
       {agents.length === 0 ? (
         <EmptyState title="Every agent has a wallet">Deploy another agent to give it a wallet.</EmptyState>
       ) : (
-        <form onSubmit={submit} aria-label="Create or import a wallet">
+        <form method="post" onSubmit={submit} aria-label="Create or import a wallet">
           <SelectField label="Agent" name="walletAgent" required>
             {agents.map((a) => (
               <option key={a.id} value={a.id}>

@@ -47,7 +47,7 @@ export function PaymentCard(props: {
       {props.wallets.length === 0 ? (
         <EmptyState title="No wallet yet">Create a wallet first.</EmptyState>
       ) : (
-        <form onSubmit={pay} aria-label="Make a payment">
+        <form method="post" onSubmit={pay} aria-label="Make a payment">
           <SelectField label="Paying agent" name="payAgent" required>
             {props.wallets.map((w) => (
               <option key={w.agentId} value={w.agentId}>
