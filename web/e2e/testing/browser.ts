@@ -19,9 +19,22 @@ export interface WebServer {
   output(): string;
 }
 
-/** Builds the web app if needed and starts web/server.ts on a free port against `env.DATABASE_URL`. */
+/**
+ * Builds the web app if needed and starts web/server.ts on a free port against `env.DATABASE_URL`. The port
+ * is ours once the child says it listens on it (a port found free can be taken by another process before the
+ * child binds it: the child then exits saying so and another port is tried), and the child is ready once
+ * it answers its health check.
+ */
 export async function startWebServer(env: Record<string, string>): Promise<WebServer> {
   await buildWebIfNeeded(root, () => undefined);
+  for (let attempt = 1; ; attempt++) {
+    const started = await spawnWebServer(env);
+    if (started !== "port taken") return started;
+    if (attempt === 3) throw new Error("web server: three free ports were taken before it could bind them");
+  }
+}
+
+async function spawnWebServer(env: Record<string, string>): Promise<WebServer | "port taken"> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
@@ -46,15 +59,24 @@ export async function startWebServer(env: Record<string, string>): Promise<WebSe
   child.stderr?.on("data", (c: Buffer) => {
     out += c.toString();
   });
+  const listening = `web listening on http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`web server exited: ${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    if (child.exitCode !== null) {
+      if (out.includes(`port ${port} on 127.0.0.1 is already in use`)) return "port taken";
+      throw new Error(`web server exited: ${out}`);
+    }
+    const ok =
+      out.includes(listening) &&
+      (await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      ));
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`web server did not start: ${out}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`web server did not start: ${out}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
