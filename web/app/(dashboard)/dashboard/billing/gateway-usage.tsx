@@ -40,18 +40,18 @@ Idempotency-Key: <optional; a retry is answered without a second debit>
           MPP and session calls answer 503 until it is.
         </Notice>
       )}
-      <h3>Pay per call with MPP</h3>
+      <h3 className="subheading">Pay per call with MPP</h3>
       <p>
         Without a payment the gateway answers 402 with a <code>WWW-Authenticate: Payment …</code> challenge
         (an EVM charge in an EIP-3009 token). An MPP client signs it and repeats the call with{" "}
         <code>Authorization: Payment &lt;credential&gt;</code>; each credential pays one call.
       </p>
-      <pre>
+      <pre className="code-block">
         <code>{mppExample}</code>
       </pre>
-      <h3>Pre-funded session</h3>
+      <h3 className="subheading">Pre-funded session</h3>
       <p>Pay once into a session, then each call is debited from its balance without a payment of its own.</p>
-      <pre>
+      <pre className="code-block">
         <code>{sessionExample}</code>
       </pre>
     </Card>

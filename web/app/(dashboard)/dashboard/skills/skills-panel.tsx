@@ -84,13 +84,13 @@ export function SkillsPanel() {
             >
               {skill.mcp.tools.map((tool) => (
                 <li key={tool.name} data-testid={`tool-${skill.id}-${tool.name}`}>
-                  <h3 style={{ fontSize: "var(--text-md)", margin: "var(--space-3) 0 var(--space-1)" }}>
+                  <h3 className="subheading">
                     <code>{tool.name}</code>
                   </h3>
                   {tool.description ? <p className="muted">{tool.description}</p> : null}
                   <details>
                     <summary>Input schema</summary>
-                    <pre>{JSON.stringify(tool.inputSchema, null, 2)}</pre>
+                    <pre className="code-block">{JSON.stringify(tool.inputSchema, null, 2)}</pre>
                   </details>
                   <ToolCallForm skillId={skill.id} tool={tool} />
                 </li>

@@ -87,7 +87,7 @@ export function ToolCallForm({ skillId, tool }: { skillId: string; tool: Tool })
       {result ? (
         <div role="status" data-testid={`result-${skillId}-${tool.name}`}>
           <p className="muted">Result</p>
-          <pre>
+          <pre className="code-block">
             {result
               .map((block) =>
                 typeof block === "object" && block !== null && "text" in block

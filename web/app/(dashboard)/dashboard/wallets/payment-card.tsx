@@ -77,7 +77,7 @@ export function PaymentCard(props: {
               ? ` — paid ${result.payment.amountUsd} USD (${result.payment.protocol})`
               : " — no payment needed"}
           </p>
-          <pre>
+          <pre className="code-block">
             {typeof result.result.body === "string"
               ? result.result.body
               : JSON.stringify(result.result.body, null, 2)}
