@@ -1,4 +1,10 @@
-import { createOutboundClient, isHttpError, outboundPolicy, requestLogger } from "@svc/common";
+import {
+  createOutboundClient,
+  isHttpError,
+  outboundPolicy,
+  requestLogger,
+  unreadableRequest,
+} from "@svc/common";
 import { httpMetricsMiddleware, metricsHandler } from "@svc/common/metrics/index";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Logger } from "pino";
@@ -81,6 +87,11 @@ export function createSummarizerApp({ config, logger }: SummarizerDeps): Summari
     }
     if (type === "entity.too.large") {
       res.status(413).json({ error: "request body is larger than 16 KB" });
+      return;
+    }
+    const unreadable = unreadableRequest(err);
+    if (unreadable) {
+      res.status(unreadable.status).json({ error: unreadable.message });
       return;
     }
     logger.error({ err, requestId: (req as { id?: string }).id }, "unhandled error");

@@ -49,6 +49,18 @@ describe("the web API's answers where Next.js has none of its own shape (real se
     expect(await put.json()).toEqual({ error: "method not allowed", code: "method_not_allowed" });
   });
 
+  it("an /api path that is not valid percent-encoding answers JSON 400, not Next's HTML error page", async () => {
+    for (const path of ["/api/keys/%E0", "/api/nope%zz", "/api/files%"]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({
+        error: "the path is not valid percent-encoding",
+        code: "invalid_request",
+      });
+    }
+  });
+
   it("existing routes and pages answer as before", async () => {
     const health = await fetch(`${server.url}/api/health`);
     expect(health.status).toBe(200);

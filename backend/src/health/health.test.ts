@@ -172,6 +172,38 @@ describe("GET /health", () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: "invalid_json", message: "request body is not valid JSON" });
   });
+
+  it("a request Express cannot read is its 4xx in the one error shape, not a 500", async () => {
+    const app = createApp({ config, database, logger });
+    const latin = await request(app)
+      .post("/api/nothing-here")
+      .set("content-type", "application/json; charset=latin1")
+      .send("{}");
+    expect(latin.status).toBe(415);
+    expect(latin.body).toEqual({ error: "unsupported_media_type", message: 'unsupported charset "LATIN1"' });
+    const encoded = await request(app)
+      .post("/api/nothing-here")
+      .set("content-type", "application/json")
+      .set("content-encoding", "foo")
+      .send("{}");
+    expect(encoded.status).toBe(415);
+    expect(encoded.body).toEqual({
+      error: "unsupported_media_type",
+      message: 'unsupported content encoding "foo"',
+    });
+    const key = "health-test-internal-key-0123456789";
+    const keyed = createApp({
+      config: loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY: key }),
+      database,
+      logger,
+    });
+    const badParam = await request(keyed).get("/api/platform-jobs/%E0").set("authorization", `Bearer ${key}`);
+    expect(badParam.status).toBe(400);
+    expect(badParam.body).toEqual({
+      error: "invalid_request",
+      message: "a path parameter is not valid percent-encoding",
+    });
+  });
 });
 
 describe("provisioning check cache", () => {

@@ -1,4 +1,4 @@
-import { HttpError, isHttpError } from "@svc/common";
+import { HttpError, isHttpError, unreadableRequest } from "@svc/common";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
 
@@ -21,13 +21,16 @@ export interface ErrorAnswer {
 
 /**
  * The backend's one mapping of a failure to its answer: HttpError -> `{error: code, message, ...extra}`;
- * body-parser failures -> 400/413 naming the problem; anything else -> 500 with a generic message. Used
+ * body-parser failures -> 400/413 naming the problem, and any other request Express could not read (charset,
+ * content encoding, length, a path parameter's percent-encoding) -> its 4xx (`unreadableRequest`); anything else -> 500 with a generic message. Used
  * by the Express mapper below, the hook fast path and the proxy's WebSocket refusals.
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const type = (err as { type?: string } | null | undefined)?.type;
   if (type === "entity.parse.failed") return errorAnswer(invalidJson());
   if (type === "entity.too.large") return errorAnswer(payloadTooLarge());
+  const unreadable = unreadableRequest(err);
+  if (unreadable) return errorAnswer(unreadable);
   if (isHttpError(err)) {
     return {
       status: err.status,

@@ -2,6 +2,8 @@
  * The one outbound client against real loopback servers: one deadline, the size cap (declared and
  * streamed), redirects refused by default, failures named by reason and upstream, the request id header.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "../../testing/fake-upstream";
@@ -135,6 +137,30 @@ describe("createOutboundClient", () => {
     const answer = await client().request({ url: "/redirect", maxRedirects: 1 });
     expect(answer.url.pathname).toBe("/echo");
     expect(answer.json()).toMatchObject({ method: "GET" });
+  });
+
+  it("closes a redirect's connection at once, its body unread, whether the redirect is followed or refused", async () => {
+    // A redirect whose body never ends: left open, its connection would outlive the call.
+    const closed: string[] = [];
+    const server = createServer((req, res) => {
+      req.socket.once("close", () => closed.push(req.url ?? ""));
+      if (req.url === "/final") return sendJson(res, 200, { ok: true });
+      res.writeHead(302, { location: "/final", "content-type": "text/plain" });
+      res.write("the body of this redirect never ends");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const slow = createOutboundClient({ name: "the trickler", baseUrl: base, timeoutMs: 600_000 });
+    try {
+      const followed = await slow.request({ url: "/followed", maxRedirects: 1 });
+      expect(followed.json()).toEqual({ ok: true });
+      await expect(slow.request({ url: "/refused" })).rejects.toMatchObject({ reason: "redirect" });
+      // Without the fix these two stay open until the ten-minute deadline.
+      await expect.poll(() => [...closed].sort()).toEqual(expect.arrayContaining(["/followed", "/refused"]));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("keeps credentials on same-origin hops and drops them (and the sensitive headers) on another origin", async () => {

@@ -224,7 +224,8 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       }
       const location = res.headers.location;
       if (!REDIRECTS.has(res.statusCode ?? 0) || !location || request.returnRedirects) break;
-      res.resume();
+      // A redirect's body is never read: its connection goes now, not at the deadline or never.
+      res.destroy();
       if (maxRedirects === 0) {
         return fail(
           new OutboundError("redirect", `${name} answered with a redirect, which is not followed`, {

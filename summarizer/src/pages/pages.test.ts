@@ -391,6 +391,19 @@ describe("request validation", () => {
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual({ error: "request body is larger than 16 KB" });
   });
+
+  it("a body it cannot decode (charset, content encoding) is 415 naming why, not a 500", async () => {
+    const latin = await post('{"url": "http://example.com"}', "application/json; charset=latin1");
+    expect(latin.status).toBe(415);
+    expect(latin.body).toEqual({ error: 'unsupported charset "LATIN1"' });
+    const encoded = await request(summarizer.app)
+      .post("/api/summarize")
+      .set("content-type", "application/json")
+      .set("content-encoding", "foo")
+      .send('{"url": "http://example.com"}');
+    expect(encoded.status).toBe(415);
+    expect(encoded.body).toEqual({ error: 'unsupported content encoding "foo"' });
+  });
 });
 
 describe("logs", () => {

@@ -78,18 +78,25 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
+/** The URL's path decoded; null when it is not valid percent-encoding. */
 function pathOf(url: string): string | null {
-  const query = url.indexOf("?");
   try {
-    return decodeURI(query === -1 ? url : url.slice(0, query));
+    return decodeURI(rawPathOf(url));
   } catch {
     return null;
   }
 }
 
+function rawPathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
 /**
- * Wraps Next's handler. Under `/api/`, a path no route serves answers JSON 404 `{error: "not_found", code}`,
- * and a method its route does not export answers JSON 405 with `Allow`, both without reaching Next. A
+ * Wraps Next's handler. Under `/api/`, a path that is not valid percent-encoding answers JSON 400, a path no
+ * route serves answers JSON 404 `{error: "not_found", code}`, and a method its route does not export answers JSON 405 with `Allow`, both without reaching Next. A
  * route's methods are asked once (Next answers OPTIONS with `Allow` itself) and remembered.
  */
 export function withApiFallback(handle: Handler, options: ApiFallbackOptions): Handler {
@@ -97,7 +104,12 @@ export function withApiFallback(handle: Handler, options: ApiFallbackOptions): H
   return async (req, res) => {
     const url = req.url ?? "/";
     const path = pathOf(url);
-    if (path === null || !(path === "/api" || path.startsWith("/api/"))) return handle(req, res);
+    if (path === null && isApiPath(rawPathOf(url))) {
+      // Next would render its HTML error page for it.
+      sendJson(res, 400, { error: "the path is not valid percent-encoding", code: "invalid_request" });
+      return;
+    }
+    if (path === null || !isApiPath(path)) return handle(req, res);
     const route = options.routeOf(path);
     if (route === null) {
       sendJson(res, 404, { error: "not_found", code: "not_found" });
