@@ -55,11 +55,35 @@ export async function findApiKeyOwner(
 
 /** The account of a live session token (unknown, deleted or expired at `now`: null). */
 export async function findSessionAccount(db: Database, token: string, now: Date): Promise<User | null> {
+  return (await findSession(db, token, now))?.user ?? null;
+}
+
+/** A live session token's session id and account (unknown, deleted or expired at `now`: null). */
+export async function findSession(
+  db: Database,
+  token: string,
+  now: Date,
+): Promise<{ sessionId: string; user: User } | null> {
   const rows = await db
-    .select({ user: users })
+    .select({ sessionId: sessions.id, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, now)))
     .limit(1);
-  return rows[0]?.user ?? null;
+  return rows[0] ?? null;
+}
+
+/** Whether session `sessionId` of `userId` still exists and has not expired at `now`. */
+export async function isSessionLive(
+  db: Database,
+  sessionId: string,
+  userId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), gt(sessions.expiresAt, now)))
+    .limit(1);
+  return rows.length > 0;
 }

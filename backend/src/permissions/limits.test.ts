@@ -17,7 +17,7 @@ import {
   userContextHeaders,
 } from "@svc/common";
 import { connectDatabase } from "@svc/db";
-import { agents, permissionRequests, users } from "@svc/db/schema";
+import { agents, permissionRequests, sessions, users } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import express from "express";
 import request from "supertest";
@@ -293,9 +293,18 @@ describe("expiry over the WebSocket", () => {
       });
     const expired = await made(Date.now() - TTL_MS - 1_000);
     const live = await made(Date.now());
+    // Tickets are issued for a live session of the user.
+    const sessionId = newId("ses");
+    await database.db.insert(sessions).values({
+      id: sessionId,
+      tokenHash: `hash-of-${sessionId}`,
+      userId: kim.userId,
+      expiresAt: new Date(clock.now().getTime() + 24 * 60 * 60 * 1000),
+    });
     const ticket = signPermissionTicket(
       HMAC_SECRET,
       kim.userId,
+      sessionId,
       clock.now().getTime() + PERMISSION_TICKET_TTL_MS,
     );
     const ws = new WebSocket(

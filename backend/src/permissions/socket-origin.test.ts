@@ -48,7 +48,7 @@ afterAll(async () => {
   await database.close();
 });
 
-async function userWithSession(): Promise<{ id: string; cookie: string }> {
+async function userWithSession(): Promise<{ id: string; sessionId: string; cookie: string }> {
   const id = newId("usr");
   await database.db.insert(users).values({
     id,
@@ -57,13 +57,14 @@ async function userWithSession(): Promise<{ id: string; cookie: string }> {
     referralCode: `R${randomToken(6).replace(/[^A-Za-z0-9]/g, "x")}`,
   });
   const token = randomToken(32);
+  const sessionId = newId("ses");
   await database.db.insert(sessions).values({
-    id: newId("ses"),
+    id: sessionId,
     tokenHash: sha256Hex(token),
     userId: id,
     expiresAt: new Date(clock.now().getTime() + 24 * 60 * 60 * 1000),
   });
-  return { id, cookie: `svc-session=${token}` };
+  return { id, sessionId, cookie: `svc-session=${token}` };
 }
 
 /** `connected` (the first frame) or `close <code>`. */
@@ -93,7 +94,7 @@ describe("the cookie path checks Origin", () => {
 
   it("a ticket works from any Origin; a bad ticket falls back to the cookie, and its Origin check", async () => {
     const user = await userWithSession();
-    const ticket = signPermissionTicket(HMAC_SECRET, user.id, clock.now().getTime() + 60_000);
+    const ticket = signPermissionTicket(HMAC_SECRET, user.id, user.sessionId, clock.now().getTime() + 60_000);
     const evil = { origin: "https://evil.example" };
     expect(await outcome(`${configured}?userId=${user.id}&token=${ticket}`, evil)).toBe("connected");
     expect(await outcome(`${configured}?userId=${user.id}&token=bad`, { ...evil, cookie: user.cookie })).toBe(

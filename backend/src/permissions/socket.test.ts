@@ -157,15 +157,22 @@ function connect(backend: BackendProcess, query: string, headers?: Record<string
   return client;
 }
 
+/** The session createUser made for each user: tickets are issued for a session. */
+const sessionOf = new Map<string, string>();
+
+/** A ticket for `userId`'s session, as the web issues it. */
+const ticketFor = (userId: string, expiresAtMs: number, secret = HMAC_SECRET) =>
+  signPermissionTicket(secret, userId, sessionOf.get(userId) ?? "ses_unknown", expiresAtMs);
+
 /** A socket of `userId` proven by a fresh ticket, once `connected` has arrived. */
 async function connectAs(backend: BackendProcess, userId: string): Promise<Client> {
-  const ticket = signPermissionTicket(HMAC_SECRET, userId, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
+  const ticket = ticketFor(userId, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
   const client = connect(backend, `?userId=${encodeURIComponent(userId)}&token=${ticket}`);
   await client.waitFor((frame) => frame.type === "connected");
   return client;
 }
 
-async function createUser(): Promise<{ id: string; sessionToken: string }> {
+async function createUser(): Promise<{ id: string; sessionId: string; sessionToken: string }> {
   const id = newId("usr");
   await processA.database.db.insert(users).values({
     id,
@@ -174,14 +181,16 @@ async function createUser(): Promise<{ id: string; sessionToken: string }> {
     referralCode: `R${randomToken(6).replace(/[^A-Za-z0-9]/g, "x")}`,
   });
   const sessionToken = randomToken(32);
+  const sessionId = newId("ses");
   await processA.database.db.insert(sessions).values({
-    id: newId("ses"),
+    id: sessionId,
     tokenHash: sha256Hex(sessionToken),
     userId: id,
     expiresAt: new Date(clock.now().getTime() + 24 * 60 * 60 * 1000),
   });
+  sessionOf.set(id, sessionId);
   await processA.database.db.insert(agents).values({ id: agentOf(id), userId: id, name: "Socket Agent" });
-  return { id, sessionToken };
+  return { id, sessionId, sessionToken };
 }
 
 const agentOf = (userId: string) => `agt_${userId.slice(4)}`;
@@ -234,18 +243,14 @@ describe("who may connect", () => {
 
   it("closes with 4003 for a ticket of another user", async () => {
     const [owner, other] = [await createUser(), await createUser()];
-    const ticket = signPermissionTicket(HMAC_SECRET, other.id, clock.now().getTime() + 60_000);
+    const ticket = ticketFor(other.id, clock.now().getTime() + 60_000);
     const client = connect(processA, `?userId=${owner.id}&token=${ticket}`);
     expect((await client.closed).code).toBe(CLOSE_FORBIDDEN);
   });
 
   it("closes with 4003 for an expired ticket, and accepts it until it expires", async () => {
     const user = await createUser();
-    const ticket = signPermissionTicket(
-      HMAC_SECRET,
-      user.id,
-      clock.now().getTime() + PERMISSION_TICKET_TTL_MS,
-    );
+    const ticket = ticketFor(user.id, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
     clock.advance(PERMISSION_TICKET_TTL_MS - 1);
     const early = connect(processA, `?userId=${user.id}&token=${ticket}`);
     await early.waitFor((frame) => frame.type === "connected");
@@ -258,9 +263,9 @@ describe("who may connect", () => {
   it("closes with 4003 for a bad signature, another key, or a malformed ticket", async () => {
     const user = await createUser();
     const expires = clock.now().getTime() + 60_000;
-    const good = signPermissionTicket(HMAC_SECRET, user.id, expires);
+    const good = ticketFor(user.id, expires);
     const flipped = `${good.slice(0, -1)}${good.endsWith("0") ? "1" : "0"}`;
-    const otherKey = signPermissionTicket("not-the-shared-secret", user.id, expires);
+    const otherKey = ticketFor(user.id, expires, "not-the-shared-secret");
     const longer = good.replace(`.${expires}.`, `.${expires + 60_000}.`);
     for (const token of [flipped, otherKey, longer, "garbage", ""]) {
       const client = connect(processA, `?userId=${user.id}&token=${encodeURIComponent(token)}`);
@@ -287,6 +292,52 @@ describe("who may connect", () => {
     const expired = connect(processA, `?userId=${user.id}`, { cookie: `svc-session=${user.sessionToken}` });
     expect((await expired.closed).code).toBe(CLOSE_FORBIDDEN);
     client.close();
+  });
+
+  it("a ticket opens a socket only while the session it was issued to lives", async () => {
+    const user = await createUser();
+    const ticket = ticketFor(user.id, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
+    await processA.database.db.delete(sessions).where(eq(sessions.id, user.sessionId));
+    const client = connect(processA, `?userId=${user.id}&token=${ticket}`);
+    expect((await client.closed).code).toBe(CLOSE_FORBIDDEN);
+    expect(client.frames).toEqual([]);
+  });
+
+  it("a socket whose session ended (sign-out) decides nothing and is closed with 4003, by ticket or by cookie", async () => {
+    for (const proof of ["ticket", "cookie"] as const) {
+      const user = await createUser();
+      const client =
+        proof === "ticket"
+          ? await connectAs(processA, user.id)
+          : connect(processA, `?userId=${user.id}`, { cookie: `svc-session=${user.sessionToken}` });
+      await client.waitFor((frame) => frame.type === "connected");
+      const requestId = await classifyOn(processB, user.id, "npm install left-pad");
+      await client.waitFor((frame) => frame.type === "permission_request" && frame.id === requestId);
+      // Sign-out deletes the session row (web/lib/sessions/service.ts deleteSession).
+      await processA.database.db.delete(sessions).where(eq(sessions.id, user.sessionId));
+      client.send({ type: "decision", requestId, decision: "approve" });
+      expect(await client.closed, proof).toEqual({
+        code: CLOSE_FORBIDDEN,
+        reason: "the session of this socket has ended",
+      });
+      expect(client.ofType("decision_ack")).toEqual([]);
+      expect(await statusOf(requestId)).toMatchObject({ status: "pending", decision: null });
+    }
+  });
+
+  it("a socket whose session ended is closed at its next heartbeat, without sending anything", async () => {
+    const beating = await startProcess("backend-session-heartbeat", 40);
+    try {
+      const user = await createUser();
+      const client = await connectAs(beating, user.id);
+      await beating.database.db.delete(sessions).where(eq(sessions.id, user.sessionId));
+      expect(await client.closed).toEqual({
+        code: CLOSE_FORBIDDEN,
+        reason: "the session of this socket has ended",
+      });
+    } finally {
+      await beating.close();
+    }
   });
 
   it("leaves other paths to the next upgrade handler", async () => {

@@ -22,6 +22,9 @@
  * and fans every event out to its own sockets of that event's user, so a request classified by any backend
  * process reaches the user's sockets on every process, and no user ever receives another user's events.
  * Each heartbeat also sends a protocol ping; a socket that missed two pongs in a row is dropped.
+ * A socket lives as long as the session that proved it (the ticket's session, or the cookie's): each decision
+ * and each heartbeat checks that session, and once it has ended (sign-out, a security event, an account claim)
+ * the socket is closed with 4003 and its decisions are refused.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -33,7 +36,7 @@ import {
   systemClock,
   verifyPermissionTicket,
 } from "@svc/common";
-import { findSessionAccount } from "@svc/common/credentials";
+import { findSession, isSessionLive } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
@@ -82,6 +85,8 @@ export type PermissionSocketUpgrade = ((req: IncomingMessage, socket: Duplex, he
 interface Client {
   ws: WebSocket;
   userId: string;
+  /** The session that proved the socket (its ticket's, or its cookie's): the socket ends with it. */
+  sessionId: string;
   missedPongs: number;
   /**
    * This socket's own decisions: `waiting` while decideAndPublish runs, `answered` once its ack was sent.
@@ -163,6 +168,7 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
       return;
     }
     const { requestId, decision } = parsed.data;
+    if (!(await sessionHolds(client))) return;
     const own = client.ownDecisions;
     if (own.get(requestId) === "waiting") {
       send(client, {
@@ -216,8 +222,25 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
     } else send(client, { type: "error", message: "message must be a JSON object with a type" });
   };
 
-  const open = (ws: WebSocket, userId: string) => {
-    const client: Client = { ws, userId, missedPongs: 0, ownDecisions: new Map() };
+  /**
+   * Whether the socket's session still exists; when it has ended (sign-out, a security event, an account
+   * claim) the socket is closed with 4003, so what it proved no longer opens anything.
+   */
+  const sessionHolds = async (client: Client): Promise<boolean> => {
+    let live: boolean;
+    try {
+      live = await isSessionLive(db, client.sessionId, client.userId, clock.now());
+    } catch (err) {
+      // Unknown for now (the database is unreachable): nothing is decided without it, the socket stays.
+      logger.error({ err, userId: client.userId }, "permission socket could not check its session");
+      return false;
+    }
+    if (!live) client.ws.close(CLOSE_FORBIDDEN, "the session of this socket has ended");
+    return live;
+  };
+
+  const open = (ws: WebSocket, userId: string, sessionId: string) => {
+    const client: Client = { ws, userId, sessionId, missedPongs: 0, ownDecisions: new Map() };
     let own = clients.get(userId);
     if (!own) {
       own = new Set();
@@ -232,6 +255,7 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
       client.missedPongs += 1;
       ws.ping();
       send(client, { type: "heartbeat", timestamp: now() });
+      void sessionHolds(client);
     }, heartbeatMs);
     heartbeat.unref();
     ws.on("pong", () => {
@@ -253,20 +277,30 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
     server.handleUpgrade(req, socket, head, then);
   };
 
-  /** Whether the request proves it is `userId`: a valid ticket for it, else a live session of it. */
-  const proves = async (req: IncomingMessage, url: URL, userId: string): Promise<boolean> => {
+  /**
+   * The session that proves the request is `userId`: a valid ticket for it whose session is live, else a
+   * live session cookie of it; null when nothing does.
+   */
+  const proves = async (req: IncomingMessage, url: URL, userId: string): Promise<string | null> => {
     const token = url.searchParams.get("token");
     const secret = userContextSecret(config);
     if (token && secret) {
       const ticket = verifyPermissionTicket(secret, token, now());
-      if (ticket.ok && ticket.userId === userId) return true;
+      if (
+        ticket.ok &&
+        ticket.userId === userId &&
+        (await isSessionLive(db, ticket.sessionId, userId, clock.now()))
+      ) {
+        return ticket.sessionId;
+      }
     }
     const sessionToken = cookieFromHeader(req.headers.cookie, SESSION_COOKIE);
-    if (!sessionToken) return false;
+    if (!sessionToken) return null;
     const origin = req.headers.origin;
     if (origin !== undefined && !(config.PUBLIC_URL && isPublicOrigin(origin, config.PUBLIC_URL)))
-      return false;
-    return (await findSessionAccount(db, sessionToken, clock.now()))?.id === userId;
+      return null;
+    const session = await findSession(db, sessionToken, clock.now());
+    return session?.user.id === userId ? session.sessionId : null;
   };
 
   const handler = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
@@ -280,9 +314,9 @@ export function permissionSocketUpgrade(deps: PermissionSocketDeps): PermissionS
       return true;
     }
     proves(req, url, userId)
-      .then((ok) =>
+      .then((sessionId) =>
         accept(req, socket, head, (ws) => {
-          if (ok) open(ws, userId);
+          if (sessionId) open(ws, userId, sessionId);
           else ws.close(CLOSE_FORBIDDEN, "no valid session or ticket for this userId");
         }),
       )

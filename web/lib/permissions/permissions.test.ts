@@ -14,6 +14,7 @@ import { permissionRequests } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
+import { POST as SIGN_OUT } from "@/app/api/auth/signout/route";
 import { POST as DECIDE, GET as LIST } from "@/app/api/permissions/route";
 import { GET as WS_TICKET } from "@/app/api/permissions/ws-ticket/route";
 import { createApp } from "../../../backend/src/app";
@@ -289,13 +290,14 @@ describe("GET /api/permissions/ws-ticket", () => {
     const ticket = await res.json();
     const issuedAt = clock.now().getTime();
     expect(ticket).toEqual({
-      token: expect.stringMatching(/^[A-Za-z0-9_-]+\.\d+\.[0-9a-f]{64}$/),
+      token: expect.stringMatching(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.\d+\.[0-9a-f]{64}$/),
       userId: user.id,
       expiresAt: new Date(issuedAt + PERMISSION_TICKET_TTL_MS).toISOString(),
     });
     expect(verifyPermissionTicket(HMAC_SECRET, ticket.token, issuedAt)).toEqual({
       ok: true,
       userId: user.id,
+      sessionId: expect.stringMatching(/^ses_/),
       expiresAtMs: issuedAt + PERMISSION_TICKET_TTL_MS,
     });
 
@@ -320,6 +322,25 @@ describe("GET /api/permissions/ws-ticket", () => {
     const other = await signedInUser();
     expect(await closeCode(`userId=${other.user.id}&token=${ticket.token}`)).toBe(4003);
     clock.advance(PERMISSION_TICKET_TTL_MS);
+    expect(await closeCode(`userId=${user.id}&token=${ticket.token}`)).toBe(4003);
+  });
+
+  it("a socket opened with a ticket ends with the session: after sign-out it decides nothing (4003)", async () => {
+    const { user, jar } = await signedInUser();
+    const ticket = await (await call(WS_TICKET, { path: "/api/permissions/ws-ticket", jar })).json();
+    const socket = new WebSocket(`${wsBase}/ws/permissions?userId=${user.id}&token=${ticket.token}`);
+    const frames: { type: string }[] = [];
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
+    await vi.waitFor(() => expect(frames[0]).toMatchObject({ type: "connected" }));
+    const request = await pendingRequest(user.id);
+    const out = await call(SIGN_OUT, { method: "POST", path: "/api/auth/signout", jar });
+    expect(out.status).toBe(200);
+    socket.send(JSON.stringify({ type: "decision", requestId: request.id, decision: "approve" }));
+    expect(await closed).toBe(4003);
+    expect(frames.some((frame) => frame.type === "decision_ack")).toBe(false);
+    expect(await rowOf(request.id)).toMatchObject({ status: "pending" });
+    // Nor does its ticket open another socket.
     expect(await closeCode(`userId=${user.id}&token=${ticket.token}`)).toBe(4003);
   });
 });

@@ -77,13 +77,20 @@ export interface PermissionTicket {
   expiresAt: string;
 }
 
-/** A WebSocket ticket for the user, signed with the key the backend verifies it with; 503 without one. */
-export function issuePermissionTicket(ctx: WebContext, user: Pick<User, "id">): PermissionTicket {
+/**
+ * A WebSocket ticket for the user's session, signed with the key the backend verifies it with; 503 without
+ * one. The socket it opens closes when that session ends.
+ */
+export function issuePermissionTicket(
+  ctx: WebContext,
+  user: Pick<User, "id">,
+  sessionId: string,
+): PermissionTicket {
   const secret = ctx.config.HMAC_SECRET || ctx.config.INTERNAL_API_KEY;
   if (!secret) throw notConfigured();
   const expiresAtMs = ctx.clock.now().getTime() + PERMISSION_TICKET_TTL_MS;
   return {
-    token: signPermissionTicket(secret, user.id, expiresAtMs),
+    token: signPermissionTicket(secret, user.id, sessionId, expiresAtMs),
     userId: user.id,
     expiresAt: new Date(expiresAtMs).toISOString(),
   };

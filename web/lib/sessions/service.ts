@@ -1,5 +1,5 @@
 import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
-import { findSessionAccount } from "@svc/common/credentials";
+import { findSession } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
 import { sessions } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -71,21 +71,41 @@ export function userContextRole(
 
 /** The user behind a session token, or null when the token is unknown, deleted or expired. */
 export async function findSessionUser(deps: Deps, token: string | undefined): Promise<SessionUser | null> {
+  return (await findUserSession(deps, token))?.user ?? null;
+}
+
+/** The session (its row id, never the token) and user behind a session token, or null. */
+async function findUserSession(
+  deps: Deps,
+  token: string | undefined,
+): Promise<{ sessionId: string; user: SessionUser } | null> {
   if (!token) return null;
-  const user = await findSessionAccount(deps.db, token, deps.clock.now());
-  if (!user) return null;
+  const session = await findSession(deps.db, token, deps.clock.now());
+  if (!session) return null;
+  const { user } = session;
   return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    isAdmin: isAdminUser(user, deps.config),
-    contextRole: userContextRole(user, deps.config),
+    sessionId: session.sessionId,
+    user: {
+      id: user.id,
+      name: user.name,
+      email: user.email,
+      isAdmin: isAdminUser(user, deps.config),
+      contextRole: userContextRole(user, deps.config),
+    },
   };
 }
 
 /** The session user of a request (cookie `svc-session`), or null. */
 export function sessionUserOf(deps: Deps, request: Request): Promise<SessionUser | null> {
   return findSessionUser(deps, readCookie(request, SESSION_COOKIE));
+}
+
+/** The session id and user of a request's cookie, or null (for what must end with the session). */
+export function sessionOf(
+  deps: Deps,
+  request: Request,
+): Promise<{ sessionId: string; user: SessionUser } | null> {
+  return findUserSession(deps, readCookie(request, SESSION_COOKIE));
 }
 
 /** Deletes the session of a token (sign-out). */
