@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -7,8 +7,11 @@ import { describe, expect, it } from "vitest";
 import { GET as OPENAPI } from "@/app/api/openapi.json/route";
 import { GET as ASSET } from "@/app/docs/assets/[file]/route";
 import { GET as DOCS } from "@/app/docs/route";
+import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../http/body";
 import { call, makeRequest, useWebTestContext } from "../testing";
 import { webOpenApiDocument } from "./document";
+import { webOperations } from "./operations";
+import { BODY_LIMITS, bodyLimit, CROSS_SITE_ROUTES, operationKey, refusesCrossSite } from "./shared";
 
 useWebTestContext();
 
@@ -44,6 +47,41 @@ async function servedRoutes(): Promise<string[]> {
   return routes.sort();
 }
 
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** Each route file with its OpenAPI path, its source and its exported HTTP method functions. */
+async function routeModules() {
+  const modules = [];
+  for (const file of routeFiles(appDir)) {
+    const path = urlPathOf(file);
+    if (path.includes("[...")) continue;
+    const module = (await import(file)) as Record<string, unknown>;
+    const handlers = METHODS.filter((m) => typeof module[m] === "function").map((method) => ({
+      method,
+      handler: module[method] as Handler,
+    }));
+    modules.push({ path: openApiPath(path), source: readFileSync(file, "utf8"), handlers });
+  }
+  return modules;
+}
+
+/** The `maxBytes` a route file passes to the body reader (`MAX_PUBLIC_BODY_BYTES`, `160 * 1024`, ...). */
+function limitsIn(source: string): number[] {
+  return [...source.matchAll(/maxBytes:\s*([^,})]+)/g)].map(([, expression]) => {
+    const text = expression.trim();
+    if (text === "MAX_PUBLIC_BODY_BYTES") return MAX_PUBLIC_BODY_BYTES;
+    if (text === "MAX_BODY_BYTES") return MAX_BODY_BYTES;
+    const kb = /^(\d+)\s*\*\s*1024$/.exec(text);
+    if (kb) return Number(kb[1]) * 1024;
+    throw new Error(`a body limit the test cannot read: ${text}`);
+  });
+}
+
+function responsesOf(method: string, path: string): Record<string, unknown> {
+  const item = webOpenApiDocument().paths?.[path] as Record<string, { responses: Record<string, unknown> }>;
+  return item[method.toLowerCase()].responses;
+}
+
 /** Served by web/server.ts, not by a route file: the permission WebSocket relay. */
 const outsideNext = ["GET /ws/permissions"];
 
@@ -61,6 +99,62 @@ describe("web OpenAPI document", () => {
     expect(served).toContain("GET /api/keys/{id}");
     expect(served).toContain("DELETE /api/passkeys/{id}");
     expect(documentedRoutes(webOpenApiDocument())).toEqual([...served, ...outsideNext].sort());
+  }, 60_000);
+
+  it("lists 413 on every operation with a request body, at the limit its route passes to the body reader", async () => {
+    const withBody = webOperations.filter((op) => op.body);
+    expect(withBody.length).toBeGreaterThan(30);
+    for (const op of withBody) {
+      expect(Object.keys(responsesOf(op.method, op.path)), operationKey(op)).toContain("413");
+    }
+    // The operations with a body are the ones whose route reads one; a limit of its own is the one listed.
+    for (const { path, source } of await routeModules()) {
+      if (!/\bread(?:Json|Text|Body)\(/.test(source)) continue;
+      const documented = withBody.filter((op) => op.path === path);
+      expect(documented.length, `${path} reads a body its operations do not describe`).toBeGreaterThan(0);
+      const limits = [...new Set(limitsIn(source))];
+      expect(limits.length, path).toBeLessThanOrEqual(1);
+      for (const op of documented) expect(bodyLimit(op), operationKey(op)).toBe(limits[0] ?? MAX_BODY_BYTES);
+    }
+    for (const key of Object.keys(BODY_LIMITS)) {
+      expect(withBody.map(operationKey), "BODY_LIMITS names an operation with a body").toContain(key);
+    }
+    expect(responsesOf("post", "/api/gateway/chat")["413"]).toMatchObject({
+      description: expect.stringContaining("160 KB"),
+    });
+  }, 60_000);
+
+  it("lists 403 on every state-changing operation whose route refuses another site's request", async () => {
+    const refused: string[] = [];
+    const allowed: string[] = [];
+    for (const { path, source, handlers } of await routeModules()) {
+      for (const { method, handler } of handlers) {
+        if (!["POST", "PUT", "PATCH", "DELETE"].includes(method)) continue;
+        // Over every body limit: a route that lets the request through refuses it unread (413), or earlier.
+        const request = makeRequest({
+          method,
+          path,
+          body: "x".repeat(MAX_BODY_BYTES + 1),
+          headers: {
+            origin: "https://evil.example",
+            "sec-fetch-site": "cross-site",
+            "content-type": "application/json",
+          },
+        });
+        const res = await handler(request, { params: Promise.resolve({}) });
+        const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+        const crossSite = res.status === 403 && (body.code ?? body.error) === "cross_site_request";
+        (crossSite ? refused : allowed).push(`${method} ${path}`);
+        expect(/allowCrossSite:\s*true/.test(source), `${method} ${path}`).toBe(!crossSite);
+      }
+    }
+    expect(refused.length).toBeGreaterThan(40);
+    expect(allowed.sort()).toEqual([...CROSS_SITE_ROUTES].sort());
+    for (const op of webOperations) {
+      const key = operationKey(op);
+      expect(refusesCrossSite(op), key).toBe(refused.includes(key));
+      if (refusesCrossSite(op)) expect(Object.keys(responsesOf(op.method, op.path)), key).toContain("403");
+    }
   }, 60_000);
 
   it("is served at GET /api/openapi.json, with the schemas the routes validate with", async () => {

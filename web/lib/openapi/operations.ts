@@ -34,6 +34,7 @@ import { socialOperations } from "../social/openapi";
 import { tasksOperations } from "../tasks/openapi";
 import { walletsOperations } from "../wallets/openapi";
 import { hostingEventBody } from "../webhooks/schema";
+import { withSharedResponses } from "./shared";
 
 const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;
@@ -49,6 +50,12 @@ const apiKey = z
   .meta({ id: "ApiKey" });
 const redirect = (description: string) => ({ status: 302, description });
 
+/** The permission routes relay to the backend. */
+const permissionsBackendErrors = {
+  502: "the backend answered an error status or an unexpected shape (`backend_error`)",
+  503: "HMAC_SECRET or INTERNAL_API_KEY is not configured (`not_configured`)",
+} as const;
+
 /** The runtime routes pass the backend's answer through, its errors in the backend's shape. */
 const runtimeErrors = {
   ...session,
@@ -59,7 +66,8 @@ const runtimeErrors = {
   503: "runtime controls are off, or the backend is not configured",
 } as const;
 
-export const webOperations: readonly ApiOperation[] = [
+/** The table; each entry gets the shared 403 and 413 its route answers from ./shared.ts. */
+const operations: readonly ApiOperation[] = [
   ...jobsOperations,
   ...filesOperations,
   ...boardOperations,
@@ -160,7 +168,7 @@ export const webOperations: readonly ApiOperation[] = [
       ...crossSite,
       400: "bad body",
       401: "wrong email or password",
-      403: "bad CSRF token",
+      403: "another site's request, or a bad CSRF token",
       429: "too many",
     },
   },
@@ -238,7 +246,12 @@ export const webOperations: readonly ApiOperation[] = [
     auth: ["none"],
     body: authOptionsBody,
     success: { status: 200, description: "`{options, challenge}`", schema: jsonObject },
-    errors: { ...crossSite, 400: "bad body", 429: "too many" },
+    errors: {
+      ...crossSite,
+      400: "bad body",
+      404: "no account with a passkey for this identifier",
+      429: "too many",
+    },
   },
   {
     method: "post",
@@ -248,7 +261,12 @@ export const webOperations: readonly ApiOperation[] = [
     auth: ["none"],
     body: authVerifyBody,
     success: { status: 200, description: "`{ok: true}`", schema: ok },
-    errors: { ...crossSite, 400: "bad body", 401: "the assertion does not verify" },
+    errors: {
+      ...crossSite,
+      400: "bad body",
+      401: "the assertion does not verify",
+      404: "the passkey is not recognized (`passkey_not_found`)",
+    },
   },
   {
     method: "get",
@@ -374,6 +392,7 @@ export const webOperations: readonly ApiOperation[] = [
       404: "the user has no agent",
       429: "too many chats in flight",
       502: "the backend could not be reached",
+      503: "no gateway token is available for the agent (`no_gateway_token`)",
     },
   },
   {
@@ -419,7 +438,7 @@ export const webOperations: readonly ApiOperation[] = [
       description: "`{pending, nextCursor}`",
       schema: z.object({ pending: z.array(jsonObject), nextCursor: z.string().nullable() }),
     },
-    errors: { ...session, 400: "bad query" },
+    errors: { ...session, 400: "bad query", ...permissionsBackendErrors },
   },
   {
     method: "post",
@@ -433,7 +452,13 @@ export const webOperations: readonly ApiOperation[] = [
       description: "`{success, requestId, decision}`",
       schema: z.object({ success: z.boolean(), requestId: z.string(), decision: z.string() }).loose(),
     },
-    errors: { ...session, ...crossSite, 400: "bad body", 404: "no such request" },
+    errors: {
+      ...session,
+      ...crossSite,
+      400: "bad body",
+      404: "no such request",
+      ...permissionsBackendErrors,
+    },
   },
   {
     method: "get",
@@ -511,7 +536,11 @@ export const webOperations: readonly ApiOperation[] = [
       description: "`{ok: true}` (`duplicate: true` on replay)",
       schema: z.object({ ok: z.literal(true), duplicate: z.boolean().optional() }),
     },
-    errors: { 400: "the token does not verify", 413: "over 64 KB" },
+    errors: {
+      400: "the token does not verify",
+      413: "over 64 KB",
+      502: "the provider's signing keys could not be fetched (`signing_keys_unavailable`)",
+    },
   },
   {
     method: "post",
@@ -533,3 +562,5 @@ export const webOperations: readonly ApiOperation[] = [
   ...initDeepOperations,
   ...personaOperations,
 ];
+
+export const webOperations: readonly ApiOperation[] = operations.map(withSharedResponses);

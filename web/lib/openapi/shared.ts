@@ -1,0 +1,62 @@
+/**
+ * The responses every web operation shares because of the code every route goes through, added to the
+ * operation tables by one rule (`withSharedResponses`) instead of by hand in each entry:
+ * - 403: `route()` (../http/errors.ts) and the runtime routes refuse a state-changing request from another
+ *   site (../http/origin.ts) unless the route opts out with `allowCrossSite` (CROSS_SITE_ROUTES below).
+ * - 413: the body reader (../http/body.ts) refuses a body over the route's limit, MAX_BODY_BYTES unless
+ *   the route passes its own `maxBytes` (BODY_LIMITS below). Every operation with a `body` reads it there.
+ * An entry that already describes the status keeps its own description (and body schema).
+ * `openapi.test.ts` checks both lists against the route files.
+ */
+import type { ApiOperation, HttpMethod } from "@svc/common/openapi/index";
+import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../http/body";
+
+const STATE_CHANGING: ReadonlySet<HttpMethod> = new Set(["post", "put", "patch", "delete"]);
+
+/** `POST /api/x`: how the lists below name an operation. */
+export function operationKey(op: Pick<ApiOperation, "method" | "path">): string {
+  return `${op.method.toUpperCase()} ${op.path}`;
+}
+
+/** The routes that accept state-changing requests from other sites: `route(..., { allowCrossSite: true })`. */
+export const CROSS_SITE_ROUTES: ReadonlySet<string> = new Set([
+  "POST /api/security/risc",
+  "POST /api/webhooks/hosting",
+  "POST /api/webhooks/stripe",
+]);
+
+/** The `maxBytes` a route passes to the body reader, where it is not MAX_BODY_BYTES. */
+export const BODY_LIMITS: Readonly<Record<string, number>> = {
+  "POST /api/register": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/auth/login": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/passkey/auth/options": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/passkey/auth/verify": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/partner": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/security/risc": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/gateway/chat": 160 * 1024,
+  "POST /api/webhooks/hosting": 256 * 1024,
+  "POST /api/webhooks/stripe": 256 * 1024,
+};
+
+/** The largest body the operation's route reads. */
+export function bodyLimit(op: Pick<ApiOperation, "method" | "path">): number {
+  return BODY_LIMITS[operationKey(op)] ?? MAX_BODY_BYTES;
+}
+
+/** Whether the route refuses a state-changing request from another site (403 `cross_site_request`). */
+export function refusesCrossSite(op: Pick<ApiOperation, "method" | "path">): boolean {
+  return STATE_CHANGING.has(op.method) && !CROSS_SITE_ROUTES.has(operationKey(op));
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`;
+}
+
+/** The operation with the shared 403 and 413 added where its route answers them (see above). */
+export function withSharedResponses(op: ApiOperation): ApiOperation {
+  const errors = { ...op.errors };
+  if (refusesCrossSite(op))
+    errors[403] ??= "a state-changing request from another site (`cross_site_request`)";
+  if (op.body) errors[413] ??= `a body over ${formatBytes(bodyLimit(op))} (\`payload_too_large\`)`;
+  return Object.keys(errors).length > 0 ? { ...op, errors } : op;
+}
