@@ -2,20 +2,34 @@
  * The wrapper's admin access (the login routes: `routes/auth.ts`). With no password every request is admin;
  * with one, a request is admin with the `ocw_admin` cookie, `Authorization: Bearer <password>` or
  * `x-admin-token: <password>`.
+ *
+ * The cookie is `<issuedAtMs>.<HMAC>`: an HMAC keyed by the password over its issue time and this process's
+ * cookie key (random at start, replaced by an admin's logout). It proves knowledge of the password without
+ * containing it, is refused once 7 days old (by the server, not only the browser), and stops working at
+ * logout or when the wrapper restarts — so a cookie that leaked can be cut off.
  */
-import { bearerCredential, type Clock, cookieFromHeader, hmacHex, safeEqual, systemClock } from "@svc/common";
+import {
+  bearerCredential,
+  type Clock,
+  cookieFromHeader,
+  hmacHex,
+  randomToken,
+  safeEqual,
+  systemClock,
+} from "@svc/common";
 import type { Request, RequestHandler } from "express";
 import { unauthorized } from "../http/errors";
 
 export const ADMIN_COOKIE = "ocw_admin";
-const COOKIE_LABEL = "ocw-admin-cookie-v1";
+const COOKIE_LABEL = "ocw-admin-cookie-v2";
 export const COOKIE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const LOGIN_WINDOW_MS = 60_000;
 export const LOGIN_MAX_FAILURES = 5;
 
-/** The cookie value: an HMAC of a fixed label keyed by the password, so it proves knowledge without containing it. */
-export function adminCookieValue(password: string): string {
-  return hmacHex(password, COOKIE_LABEL);
+/** The cookie value issued at `issuedAtMs` under the process's cookie key `key`. */
+export function adminCookieValue(password: string, key: string, issuedAtMs: number): string {
+  const issuedAt = Math.trunc(issuedAtMs);
+  return `${issuedAt}.${hmacHex(password, `${COOKIE_LABEL}:${key}:${issuedAt}`)}`;
 }
 
 function readCookie(req: Request, name: string): string | undefined {
@@ -42,8 +56,10 @@ export function clientIp(req: Request): string {
 export interface AdminAccess {
   /** False when no password is configured (every request is admin). */
   enabled: boolean;
-  /** The `ocw_admin` cookie value that proves the password ("" when disabled). */
-  cookieValue: string;
+  /** A new `ocw_admin` cookie value proving the password, valid for COOKIE_MAX_AGE_MS ("" when disabled). */
+  issueCookie(): string;
+  /** Every cookie issued so far stops working (an admin's logout). */
+  revokeCookies(): void;
   isAdmin(req: Request): boolean;
   /** Lets admins through; others get a redirect to `/login` (HTML GET/HEAD) or 401. */
   requireAdmin: RequestHandler;
@@ -56,7 +72,17 @@ export interface AdminAccess {
 export function adminAccess(password: string | undefined, options: { clock?: Clock } = {}): AdminAccess {
   const clock = options.clock ?? systemClock;
   const enabled = typeof password === "string" && password.length > 0;
-  const cookieValue = enabled ? adminCookieValue(password) : "";
+  let cookieKey = randomToken(16);
+
+  /** Whether a cookie value was issued by this process under its current key and is under 7 days old. */
+  function validCookie(value: string): boolean {
+    const match = /^(\d{1,16})\.[0-9a-f]{64}$/.exec(value);
+    if (!match || !enabled) return false;
+    const issuedAt = Number(match[1]);
+    const age = clock.now().getTime() - issuedAt;
+    const expected = adminCookieValue(password, cookieKey, issuedAt);
+    return safeEqual(value, expected) && age >= 0 && age < COOKIE_MAX_AGE_MS;
+  }
   // Failed login attempts per client IP in a fixed one-minute window.
   const failures = new Map<string, { count: number; windowStart: number }>();
 
@@ -65,7 +91,7 @@ export function adminAccess(password: string | undefined, options: { clock?: Clo
     const cookie = readCookie(req, ADMIN_COOKIE);
     let ok = false;
     // Evaluate every credential so the time taken does not reveal which one was present.
-    if (cookie !== undefined && safeEqual(cookie, cookieValue)) ok = true;
+    if (cookie !== undefined && validCookie(cookie)) ok = true;
     const bearer = bearerCredential(req.headers.authorization);
     if (bearer !== null && safeEqual(bearer, password)) ok = true;
     const token = req.headers["x-admin-token"];
@@ -98,7 +124,10 @@ export function adminAccess(password: string | undefined, options: { clock?: Clo
 
   return {
     enabled,
-    cookieValue,
+    issueCookie: () => (enabled ? adminCookieValue(password, cookieKey, clock.now().getTime()) : ""),
+    revokeCookies: () => {
+      cookieKey = randomToken(16);
+    },
     isAdmin,
     requireAdmin,
     loginFailures: failureEntry,

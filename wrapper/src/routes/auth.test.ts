@@ -2,7 +2,7 @@ import { ManualClock } from "@svc/common";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { ADMIN_COOKIE, adminCookieValue, safeNextPath } from "../auth/admin";
+import { ADMIN_COOKIE, adminCookieValue, COOKIE_MAX_AGE_MS, safeNextPath } from "../auth/admin";
 import { wrapperErrorMapper } from "../http/errors";
 import { adminAuth } from "./auth";
 
@@ -20,6 +20,13 @@ function appWith(password: string | undefined, clock = new ManualClock()) {
   });
   app.use(wrapperErrorMapper());
   return { app, clock };
+}
+
+/** The `ocw_admin` value a login answer sets. */
+function cookieOf(res: { headers: Record<string, unknown> }): string {
+  const match = new RegExp(`${ADMIN_COOKIE}=([^;]+)`).exec(String(res.headers["set-cookie"]));
+  if (!match) throw new Error(`no ${ADMIN_COOKIE} cookie in ${String(res.headers["set-cookie"])}`);
+  return match[1];
 }
 
 describe("adminAuth with a password", () => {
@@ -64,20 +71,63 @@ describe("adminAuth with a password", () => {
     expect((await request(app).get("/api/secret").set("x-admin-token", "nope")).status).toBe(401);
   });
 
-  it("accepts the HMAC cookie, and not the raw password as cookie", async () => {
-    const value = adminCookieValue(PASSWORD);
+  it("accepts the cookie a login issued, and not the raw password, another password's or a forged one", async () => {
+    const login = await request(app).post("/login").send({ password: PASSWORD });
+    const value = cookieOf(login);
     expect(value).not.toContain(PASSWORD);
-    expect(value).toMatch(/^[0-9a-f]{64}$/);
+    expect(value).toMatch(/^\d+\.[0-9a-f]{64}$/);
     const ok = await request(app).get("/api/secret").set("Cookie", `other=1; ${ADMIN_COOKIE}=${value}`);
     expect(ok.status).toBe(200);
     const raw = await request(app)
       .get("/api/secret")
       .set("Cookie", `${ADMIN_COOKIE}=${encodeURIComponent(PASSWORD)}`);
     expect(raw.status).toBe(401);
-    const otherPassword = await request(app)
-      .get("/api/secret")
-      .set("Cookie", `${ADMIN_COOKIE}=${adminCookieValue("another")}`);
-    expect(otherPassword.status).toBe(401);
+    const [issuedAt] = value.split(".");
+    for (const forged of [
+      adminCookieValue("another", "any-key", Number(issuedAt)),
+      adminCookieValue(PASSWORD, "not-this-process-key", Number(issuedAt)),
+      `${Number(issuedAt) + 1}.${value.split(".")[1]}`,
+    ]) {
+      const res = await request(app).get("/api/secret").set("Cookie", `${ADMIN_COOKIE}=${forged}`);
+      expect(res.status, forged).toBe(401);
+    }
+  });
+
+  it("refuses a cookie 7 days after it was issued, whatever the browser keeps", async () => {
+    const { app: timed, clock } = appWith(PASSWORD);
+    const value = cookieOf(await request(timed).post("/login").send({ password: PASSWORD }));
+    const secret = () => request(timed).get("/api/secret").set("Cookie", `${ADMIN_COOKIE}=${value}`);
+    clock.advance(COOKIE_MAX_AGE_MS - 1);
+    expect((await secret()).status).toBe(200);
+    clock.advance(1);
+    expect((await secret()).status).toBe(401);
+  });
+
+  it("an admin's logout ends every cookie issued so far; anyone else's logout ends none", async () => {
+    const { app: fresh } = appWith(PASSWORD);
+    const first = cookieOf(await request(fresh).post("/login").send({ password: PASSWORD }));
+    const second = cookieOf(await request(fresh).post("/login").send({ password: PASSWORD }));
+    const secret = (value: string) =>
+      request(fresh).get("/api/secret").set("Cookie", `${ADMIN_COOKIE}=${value}`);
+    // A stranger's logout (no cookie) changes nothing.
+    expect((await request(fresh).post("/logout")).status).toBe(200);
+    expect((await secret(first)).status).toBe(200);
+    await request(fresh).post("/logout").set("Cookie", `${ADMIN_COOKIE}=${second}`);
+    expect((await secret(first)).status).toBe(401);
+    expect((await secret(second)).status).toBe(401);
+    // A new login works again.
+    const third = cookieOf(await request(fresh).post("/login").send({ password: PASSWORD }));
+    expect((await secret(third)).status).toBe(200);
+  });
+
+  it("marks the cookie Secure when the browser came over HTTPS (the platform's TLS edge says so)", async () => {
+    const behindTls = await request(app)
+      .post("/login")
+      .set("X-Forwarded-Proto", "https")
+      .send({ password: PASSWORD });
+    expect(String(behindTls.headers["set-cookie"])).toContain("Secure");
+    const plain = await request(app).post("/login").send({ password: PASSWORD });
+    expect(String(plain.headers["set-cookie"])).not.toContain("Secure");
   });
 
   it("serves an accessible login form", async () => {
@@ -98,7 +148,7 @@ describe("adminAuth with a password", () => {
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe("/dashboard?tab=logs");
     const cookie = String(res.headers["set-cookie"]);
-    expect(cookie).toContain(`${ADMIN_COOKIE}=${adminCookieValue(PASSWORD)}`);
+    expect(cookie).toMatch(new RegExp(`${ADMIN_COOKIE}=\\d+\\.[0-9a-f]{64};`));
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
     expect(cookie).toContain("Path=/");

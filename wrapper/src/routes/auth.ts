@@ -47,6 +47,17 @@ ${errorHtml}
 `;
 }
 
+/**
+ * Whether the browser reached the wrapper over HTTPS: TLS here, or a TLS-terminating proxy in front (the
+ * hosting platform's edge) that says `X-Forwarded-Proto: https`. Trusting the header can only make the
+ * cookie stricter (`Secure`): a client that claims https over plain HTTP just does not get it back.
+ */
+function reachedOverHttps(req: Request): boolean {
+  const forwarded = req.headers["x-forwarded-proto"];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
+  return req.secure || first === "https";
+}
+
 /** The admin access of `password` and its login routes. */
 export function adminAuth(password: string | undefined, options: { clock?: Clock } = {}): AdminAuth {
   const clock = options.clock ?? systemClock;
@@ -90,18 +101,25 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
       return;
     }
     access.clearLoginFailures(clientIp(req));
-    res.cookie(ADMIN_COOKIE, access.cookieValue, {
+    res.cookie(ADMIN_COOKIE, access.issueCookie(), {
       httpOnly: true,
       sameSite: "strict",
       path: "/",
       maxAge: COOKIE_MAX_AGE_MS,
-      secure: req.secure,
+      secure: reachedOverHttps(req),
     });
     res.redirect(303, next);
   });
 
   loginRoutes.post("/logout", (req, res) => {
-    res.clearCookie(ADMIN_COOKIE, { httpOnly: true, sameSite: "strict", path: "/", secure: req.secure });
+    // An admin's logout ends every cookie issued so far (anyone else's only clears their own browser's).
+    if (access.enabled && access.isAdmin(req)) access.revokeCookies();
+    res.clearCookie(ADMIN_COOKIE, {
+      httpOnly: true,
+      sameSite: "strict",
+      path: "/",
+      secure: reachedOverHttps(req),
+    });
     if ((req.headers.accept ?? "").includes("text/html")) res.redirect(303, "/login");
     else res.json({ ok: true, message: "signed out" });
   });
