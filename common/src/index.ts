@@ -3,6 +3,7 @@ export * from "./bearer";
 export * from "./clock";
 export * from "./cookies";
 export * from "./crypto";
+export * from "./db-errors";
 export * from "./env";
 export * from "./errors";
 export * from "./hop-by-hop";

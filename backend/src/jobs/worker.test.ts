@@ -2,6 +2,7 @@ import { createLogger, ManualClock, newId, sealGatewayToken } from "@svc/common"
 import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users } from "@svc/db/schema";
+import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
 import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
@@ -19,7 +20,7 @@ import {
   requeueStaleJobs,
 } from "./sql";
 import type { JobProcessor, ProcessorRegistry } from "./types";
-import { createJobWorker, type JobWorker } from "./worker";
+import { createJobWorker, DATABASE_ERROR_MESSAGE, type JobWorker } from "./worker";
 
 const url = process.env.DATABASE_URL as string;
 const database = connectDatabase(url);
@@ -96,6 +97,34 @@ describe("job worker", () => {
     );
     expect(after?.error).toBe("agent is busy");
     expect((after?.runAt.getTime() ?? 0) - (after?.updatedAt.getTime() ?? 0)).toBe(30_000);
+  });
+
+  it("a processor's database error is stored as a fixed message (no SQL, no parameters), logged without its parameters, and retried", async () => {
+    const secret = "sk_secret_param_7f3a";
+    const lines: string[] = [];
+    await startWorker(
+      {
+        gateway_chat_completion: async () => {
+          // drizzle wraps the failure: "Failed query: select $1::text ...\nparams: sk_secret_param_7f3a"
+          await database.db.execute(sql`select ${secret}::text as s, 1 / 0 as boom`);
+          return {};
+        },
+      },
+      { logger: createLogger("worker-test", "info", { write: (line) => lines.push(line) }) },
+    );
+    const job = await chatJob();
+    const after = await until(
+      () => getJob(pool, job.id),
+      (j) => j?.attempts === 1 && j.status === "queued",
+    );
+    expect(after?.error).toBe(DATABASE_ERROR_MESSAGE);
+    expect(after?.error).not.toContain("Failed query");
+    expect(after?.error).not.toContain(secret);
+    const logged = lines.find((line) => line.includes("a database error interrupted a job")) ?? "";
+    expect(logged).toContain("Failed query: select $1::text");
+    expect(logged).toContain("division by zero");
+    expect(lines.join("")).not.toContain(secret);
+    expect(lines.join("")).not.toContain("params:");
   });
 
   it("runtime job types fail with a clear error when the worker has no hosting platform", async () => {

@@ -11,6 +11,7 @@
  * and its sessions carry the queue's planner settings (`QUEUE_SESSION_OPTIONS`), so the prepared claim keeps
  * the index walk whatever the table's statistics said when it was planned.
  */
+import { isDatabaseError } from "@svc/common/db-errors";
 import { secondsSince } from "@svc/common/metrics/index";
 import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
@@ -63,6 +64,9 @@ export interface JobWorker {
 }
 
 const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+/** A job's error when its processor failed on a database error (whose own text carries SQL and values). */
+export const DATABASE_ERROR_MESSAGE = "a database error interrupted this job (logged on the backend)";
 
 /** A claimed job being run: its abort (shutdown or lost claim) and its lock heartbeat. */
 interface HeldJob {
@@ -230,9 +234,14 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       if (!processor) throw new Error(`no processor for job type ${job.jobType}`);
       outcome = { ok: true, result: await processor(job, { signal, logger }) };
     } catch (err) {
+      // A database failure's text (drizzle's "Failed query: <SQL>\nparams: <values>") is not the job's to
+      // show its owner: the job's error says so, the log (which leaves the parameters out) has the rest.
+      const database = isDatabaseError(err);
+      if (database)
+        logger.warn({ err, jobId: job.id, jobType: job.jobType }, "a database error interrupted a job");
       outcome = {
         ok: false,
-        error: err instanceof Error ? err.message : String(err),
+        error: database ? DATABASE_ERROR_MESSAGE : err instanceof Error ? err.message : String(err),
         final: err instanceof PermanentJobError,
       };
     }
