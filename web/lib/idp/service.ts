@@ -72,7 +72,7 @@ export async function startIdpSignIn(ctx: WebContext): Promise<{ location: strin
   try {
     authorizationEndpoint = (await discoverOidc(settings.issuer)).authorization_endpoint;
   } catch (err) {
-    ctx.logger.error({ reason: (err as Error).message }, "identity provider discovery failed");
+    ctx.logger.error({ err }, "identity provider discovery failed");
     return { location: loginErrorUrl(ctx.config, "IdpAuthError") };
   }
   const flow = newFlowState(ctx.clock.now());
@@ -115,7 +115,7 @@ export async function completeIdpSignIn(
     return { location: publicUrl(ctx.config, "/dashboard"), sessionToken: token };
   } catch (err) {
     const code: IdpErrorCode = err instanceof IdpSignInError ? err.code : "IdpAuthError";
-    const log = { code, reason: err instanceof Error ? err.message : String(err) };
+    const log = { code, err };
     if (code === "IdpAuthError") ctx.logger.error(log, "identity-provider sign-in failed");
     else ctx.logger.warn(log, "identity-provider sign-in refused");
     return { location: loginErrorUrl(ctx.config, code) };

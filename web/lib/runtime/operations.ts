@@ -117,7 +117,7 @@ export async function healClaimedAgents(
       } else ctx.logger.info({ agentId }, "claimed account: the agent has a new gateway token");
     } catch (err) {
       ctx.logger.warn(
-        { agentId, reason: (err as Error).message },
+        { agentId, err },
         "claimed account: the agent's revoked gateway token was not replaced",
       );
     }
