@@ -90,7 +90,7 @@ interface Walked {
 }
 
 async function walkListings(
-  db: Database,
+  db: Reader,
   filters: SQL,
   pattern: string,
   walk: { offset: number; rows: number; wanted: number },
@@ -117,8 +117,11 @@ export function continueRows(found: number, tableRows: number): number | null {
   return Math.min(2 * toRead, SEARCH_CONTINUE_MAX);
 }
 
+/** What a search reads through: the database, or the one read-only transaction of a whole list call. */
+export type Reader = Pick<Database, "execute">;
+
 /** The ids of the newest 50 listings under `filters` whose title or description contains `term`. */
-export async function searchListingIds(db: Database, filters: SQL, term: string): Promise<string[]> {
+export async function searchListingIds(db: Reader, filters: SQL, term: string): Promise<string[]> {
   const pattern = containsPattern(term);
   const first = await walkListings(db, filters, pattern, {
     offset: 0,

@@ -106,17 +106,25 @@ export async function listListings(
       .limit(BOARD_LIST_MAX);
     return rows.map((row) => listingView(row.listing, row.company));
   }
-  const ids = await searchListingIds(deps.db, filters, query.search);
-  if (ids.length === 0) return [];
-  const rows = await selectListings(deps.db).where(inArray(jobListings.id, ids));
-  const byId = new Map(rows.map((row) => [row.listing.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [listingView(row.listing, row.company)] : [];
-  });
+  const search = query.search;
+  // The walks and the final read see one snapshot: a listing published, closed or sent back to draft
+  // meanwhile can neither appear twice, be skipped, nor be shown once its filters no longer hold.
+  return deps.db.transaction(
+    async (tx) => {
+      const ids = [...new Set(await searchListingIds(tx, filters, search))];
+      if (ids.length === 0) return [];
+      const rows = await selectListings(tx).where(and(filters, inArray(jobListings.id, ids)));
+      const byId = new Map(rows.map((row) => [row.listing.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [listingView(row.listing, row.company)] : [];
+      });
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
 }
 
-function selectListings(db: Database) {
+function selectListings(db: Pick<Database, "select">) {
   return db
     .select({ listing: jobListings, company: companies })
     .from(jobListings)
