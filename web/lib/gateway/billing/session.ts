@@ -45,7 +45,7 @@ export async function openPaymentSession(
   charge: MppCharge,
 ): Promise<PaymentSessionView> {
   const payment = await verifyMppCredential(ctx.config, credential, charge);
-  const txHash = await settleMppPayment(ctx.db, ctx.config, payment, "session-deposit");
+  const txHash = await settleMppPayment(ctx, payment, "session-deposit");
   const expiresAt = new Date(ctx.clock.now().getTime() + ctx.config.SESSION_TTL_HOURS * 3_600_000);
   const [row] = await ctx.db
     .insert(paymentSessions)
