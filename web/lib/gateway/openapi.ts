@@ -98,12 +98,28 @@ export const gatewayOperations: readonly ApiOperation[] = [
     tags: ["gateway"],
     auth: ["none"],
     body: openSessionBody,
-    success: { status: 201, description: "the session", schema: paymentSessionView },
+    success: {
+      status: 201,
+      description:
+        "the session; a copy of a deposit credential already settled answers that deposit's one session " +
+        "(opening it if it does not exist yet)",
+      schema: paymentSessionView,
+    },
     errorBody: backendErrorBody,
     errors: {
       400: "deposit missing or outside the configured range",
-      402: { ...paymentRequired, description: "no or a refused credential: the MPP offer for the deposit" },
+      402: {
+        ...paymentRequired,
+        description:
+          "no or a refused credential (or a copy arriving while it is being settled): the MPP offer for the deposit",
+      },
+      502:
+        "`payment_settlement_unknown`: the facilitator's connection broke or it failed after the deposit's " +
+        "settlement was sent (or a retry of such a credential): the deposit may have gone through; never settled again",
       503: "MPP is not configured (names the variable)",
+      504:
+        "`payment_settlement_unknown`: the facilitator did not answer the deposit's settlement in time: it may " +
+        "have gone through; never settled again",
     },
   },
   {
