@@ -8,7 +8,9 @@
  *   does). `/verify` answers `{isValid, payer}` or `{isValid: false, invalidReason, payer?}`; `/settle`
  *   answers `{success, transaction, network, payer}` or `{success: false, errorReason, transaction: "",
  *   network, payer}`. It records every settle request with its outcome; `failWith(reason)` refuses
- *   everything with that reason.
+ *   everything with that reason; `loseSettleAnswers(mode)` settles but then answers late (`{lateMs}`), drops
+ *   the connection without answering (`"drop"`) or answers 500 (`"error"`): the transfer happened, the
+ *   caller never learns it.
  * - a seller of one paid resource, in protocol v1 (402 JSON body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`) or v2
  *   (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), which verifies and settles every payment
  *   with the facilitator before it answers. `/redirect?to=<url>` answers a 302 to `to`; with `redirectPaidTo`
@@ -64,8 +66,13 @@ export interface FakeFacilitator {
   settlements: FakeSettlement[];
   /** Refuse every verification and settlement with this reason; null to accept again. */
   failWith(reason: string | null): void;
+  /** Settle, then lose the answer: send it after `lateMs`, drop the connection, or answer 500; null to answer. */
+  loseSettleAnswers(mode: LostAnswer | null): void;
   close(): Promise<void>;
 }
+
+/** How a settled request's answer is lost (see FakeFacilitator.loseSettleAnswers). */
+export type LostAnswer = { lateMs: number } | "drop" | "error";
 
 const chainIdOf = (network: string) =>
   network.startsWith("eip155:") ? Number(network.slice(7)) : getEvmChainIdV1(network as never);
@@ -79,6 +86,7 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
   const settled = new Set<string>();
   const settlements: FakeSettlement[] = [];
   let failure: string | null = null;
+  let lost: LostAnswer | null = null;
   const keyOf = (auth: Authorization) => `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
 
   /** The reason to refuse this authorization, or null when it pays the requirements. */
@@ -165,6 +173,10 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
     if (reason === null && !settled.has(keyOf(auth))) {
       settled.add(keyOf(auth));
       record.transaction = keccak256(signature);
+      const mode = lost;
+      if (mode === "drop") return void res.socket?.destroy();
+      if (mode === "error") return sendJson(res, 500, { error: "internal error after broadcasting" });
+      if (mode) await new Promise((resolve) => setTimeout(resolve, mode.lateMs));
       return sendJson(res, 200, {
         success: true,
         transaction: record.transaction,
@@ -188,6 +200,9 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
     settlements,
     failWith(reason) {
       failure = reason;
+    },
+    loseSettleAnswers(mode) {
+      lost = mode;
     },
     close: () => upstream.close(),
   };

@@ -45,6 +45,8 @@ export const gatewayEnv = {
   MPP_TOKEN_DECIMALS: positiveInt(6),
   MPP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   MPP_FACILITATOR_URL: httpUrl().optional(),
+  /** How long the facilitator has to answer a settlement; past it the outcome is unknown and the claim kept. */
+  MPP_FACILITATOR_TIMEOUT_MS: positiveInt(30_000),
   /** Pre-funded payment sessions: the deposit range in USD and how long a session lives. */
   SESSION_MIN_DEPOSIT_USD: usd("1.00"),
   SESSION_MAX_DEPOSIT_USD: usd("100.00"),

@@ -43,6 +43,28 @@ export const idempotencyAnswerNotKept = (status: number | null) =>
           "Payment-Receipt), but its answer was not kept (over 1 MB, or a stream that did not end): " +
           "it cannot be replayed; send a new key for a new call",
   );
+/**
+ * The facilitator was asked to settle a credential but its answer was lost (504 after a timeout, 502 for a
+ * broken connection or a facilitator failure): the transfer may have happened. The credential's claim is
+ * kept, so it is never settled again.
+ */
+export const settlementUnknown = (status: 502 | 504, detail: string) =>
+  new HttpError(
+    status,
+    "payment_settlement_unknown",
+    `the payment's settlement has an unknown outcome (${detail}): the payment may have gone through. ` +
+      "Retrying the same credential will not charge it twice (it is never settled again); do not sign a new " +
+      "one for this call unless you know the first was not paid",
+  );
+/** A retry of a credential whose settlement had an unknown outcome (see settlementUnknown). */
+export const settlementStillUnknown = () =>
+  new HttpError(
+    502,
+    "payment_settlement_unknown",
+    "this payment credential was sent to the facilitator before, and the outcome of that settlement is " +
+      "unknown: the payment may have gone through. It is never settled again, so it will not be charged twice; " +
+      "the operator resolves it from the chain",
+  );
 export const upstreamTimeout = (id: string, seconds: number) =>
   new HttpError(504, "upstream_timeout", `plugin "${id}" did not answer within ${seconds} s`);
 export const upstreamUnreachable = (id: string, detail: string) =>

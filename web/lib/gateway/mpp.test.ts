@@ -1,5 +1,6 @@
-import { startFakeX402Facilitator } from "@svc/common/testing/fakes/x402";
+import { type LostAnswer, startFakeX402Facilitator } from "@svc/common/testing/fakes/x402";
 import { mppUsedNonces } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import { Challenge } from "mppx";
 import { Types } from "mppx/evm";
 import { evm, Mppx } from "mppx/server";
@@ -30,7 +31,10 @@ afterAll(async () => {
   await facilitator.close();
   await plugin.close();
 });
-afterEach(() => facilitator.failWith(null));
+afterEach(() => {
+  facilitator.failWith(null);
+  facilitator.loseSettleAnswers(null);
+});
 
 const body = { messages: [{ role: "user", content: "hi" }] };
 
@@ -169,6 +173,80 @@ describe("MPP: paying", () => {
     expect(plugin.calls.length).toBe(callsBefore);
     const claims = await webContext().db.select().from(mppUsedNonces);
     expect(claims.some((c) => c.payer === account.address.toLowerCase() && c.txHash === null)).toBe(false);
+  });
+});
+
+describe("MPP: a settlement whose answer is lost keeps the claim: 5xx payment_settlement_unknown", () => {
+  const FACILITATOR_TIMEOUT_MS = 300;
+  const shortTimeout = (overrides: Partial<typeof config> = {}) => ({
+    ...webContext(),
+    config: { ...config, MPP_FACILITATOR_TIMEOUT_MS: FACILITATOR_TIMEOUT_MS, ...overrides },
+  });
+  const pay = (ctx: ReturnType<typeof shortTimeout>, credential: string) =>
+    handleGatewayCall(
+      ctx,
+      makeRequest({
+        method: "POST",
+        path: "/api/v1/gateway",
+        json: body,
+        headers: { authorization: credential },
+      }),
+    ).catch((err: unknown) => err);
+  const claimsOf = (payer: string) =>
+    webContext().db.select().from(mppUsedNonces).where(eq(mppUsedNonces.payer, payer.toLowerCase()));
+
+  it.each([
+    ["answers after the timeout (504)", { lateMs: 1_500 }, 504],
+    ["drops the connection (502)", "drop", 502],
+    ["answers 500 (502)", "error", 502],
+  ] as [string, LostAnswer, number][])(
+    "the facilitator settles, then %s: claim kept, the plugin not called, a retry not settled again",
+    async (_, lost, status) => {
+      const account = newAccount();
+      const credential = await signCredential(await challenge402(), account);
+      const ctx = shortTimeout();
+      const settledBefore = facilitator.settlements.length;
+      const callsBefore = plugin.calls.length;
+      facilitator.loseSettleAnswers(lost);
+      const failure = await pay(ctx, credential);
+      expect(failure).toMatchObject({ status, code: "payment_settlement_unknown" });
+      expect((failure as Error).message).toContain("may have gone through");
+      expect((failure as Error).message).toContain("will not charge it twice");
+      // The transfer did happen: the payer paid, and the claim stays so it is never settled again.
+      expect(facilitator.settlements.length).toBe(settledBefore + 1);
+      expect(facilitator.settlements.at(-1)?.transaction).toMatch(/^0x/);
+      expect(plugin.calls.length).toBe(callsBefore);
+      const claims = await claimsOf(account.address);
+      expect(claims).toHaveLength(1);
+      expect(claims[0].txHash).toBeNull();
+
+      // The same credential again, once the first settlement is past its timeout: not settled again, and the
+      // answer says its outcome is unknown (not a 402 inviting a new payment).
+      facilitator.loseSettleAnswers(null);
+      await new Promise((resolve) => setTimeout(resolve, FACILITATOR_TIMEOUT_MS + 50));
+      const retry = await pay(ctx, credential);
+      expect(retry).toMatchObject({ status: 502, code: "payment_settlement_unknown" });
+      expect(facilitator.settlements.length).toBe(settledBefore + 1);
+      expect(plugin.calls.length).toBe(callsBefore);
+      expect(await claimsOf(account.address)).toHaveLength(1);
+    },
+  );
+
+  it("a facilitator that cannot be connected to got nothing: the claim is freed, 402", async () => {
+    const account = newAccount();
+    const credential = await signCredential(await challenge402(), account);
+    const closed = await startFakeX402Facilitator();
+    await closed.close();
+    const answer = await pay(shortTimeout({ MPP_FACILITATOR_URL: closed.url }), credential);
+    expect(answer).toBeInstanceOf(Response);
+    if (!(answer instanceof Response)) return;
+    expect(answer.status).toBe(402);
+    expect((await answer.json()).message).toContain("connection refused");
+    expect(await claimsOf(account.address)).toHaveLength(0);
+    // Freed: the same credential pays once the facilitator is back.
+    const paid = await pay(shortTimeout(), credential);
+    expect(paid).toBeInstanceOf(Response);
+    expect((paid as Response).status).toBe(200);
   });
 });
 

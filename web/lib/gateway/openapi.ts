@@ -48,9 +48,15 @@ export const gatewayOperations: readonly ApiOperation[] = [
         "`idempotency_answer_not_kept`: it was answered (status in the message) and paid once (`Payment-Receipt`, " +
         "`X-Session-Remaining`) but its answer was not kept (over 1 MB, a stream that did not end, or none recorded within 15 minutes)",
       500: "`internal`",
-      502: "`no_plugin` (no upstream configured) or `upstream_unreachable`",
+      502:
+        "`no_plugin` (no upstream configured) or `upstream_unreachable`; `payment_settlement_unknown`: the MPP " +
+        "facilitator's connection broke or it failed after the settlement was sent, or (a retry) that credential's " +
+        "earlier settlement has an unknown outcome: the payment may have gone through, the credential is never " +
+        "settled again (retrying it does not charge twice)",
       503: "MPP is not configured (names the variable)",
-      504: "`upstream_timeout`: no answer in 30 s",
+      504:
+        "`upstream_timeout`: no answer in 30 s; `payment_settlement_unknown`: the MPP facilitator did not answer " +
+        "the settlement in time (`MPP_FACILITATOR_TIMEOUT_MS`): the payment may have gone through",
     },
   },
   {
@@ -92,12 +98,28 @@ export const gatewayOperations: readonly ApiOperation[] = [
     tags: ["gateway"],
     auth: ["none"],
     body: openSessionBody,
-    success: { status: 201, description: "the session", schema: paymentSessionView },
+    success: {
+      status: 201,
+      description:
+        "the session; a copy of a deposit credential already settled answers that deposit's one session " +
+        "(opening it if it does not exist yet)",
+      schema: paymentSessionView,
+    },
     errorBody: backendErrorBody,
     errors: {
       400: "deposit missing or outside the configured range",
-      402: { ...paymentRequired, description: "no or a refused credential: the MPP offer for the deposit" },
+      402: {
+        ...paymentRequired,
+        description:
+          "no or a refused credential (or a copy arriving while it is being settled): the MPP offer for the deposit",
+      },
+      502:
+        "`payment_settlement_unknown`: the facilitator's connection broke or it failed after the deposit's " +
+        "settlement was sent (or a retry of such a credential): the deposit may have gone through; never settled again",
       503: "MPP is not configured (names the variable)",
+      504:
+        "`payment_settlement_unknown`: the facilitator did not answer the deposit's settlement in time: it may " +
+        "have gone through; never settled again",
     },
   },
   {

@@ -141,7 +141,7 @@ async function payByMpp(ctx: WebContext, request: Request, plugin: Plugin): Prom
   if (!credential) throw await refuse("this call needs an MPP payment credential (Authorization: Payment)");
   try {
     const payment = await verifyMppCredential(ctx.config, credential, charge);
-    const transaction = await settleMppPayment(ctx.db, ctx.config, payment, plugin.id);
+    const transaction = await settleMppPayment(ctx, payment, plugin.id);
     // Settled on chain: nothing to give back when the plugin then fails.
     return { method: "mpp", headers: { "payment-receipt": transaction } };
   } catch (err) {

@@ -1,6 +1,6 @@
 import { startFakeUpstream } from "@svc/common/testing";
 import { startFakeX402Facilitator } from "@svc/common/testing/fakes/x402";
-import { paymentSessionVouchers } from "@svc/db/schema";
+import { mppUsedNonces, paymentSessions, paymentSessionVouchers } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import type { LocalAccount } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
@@ -77,6 +77,13 @@ function sessionCall(
   });
 }
 
+function sessionsOf(wallet: string) {
+  return webContext()
+    .db.select()
+    .from(paymentSessions)
+    .where(eq(paymentSessions.walletAddress, wallet.toLowerCase()));
+}
+
 async function balanceOf(id: string) {
   const result = await webContext().db.execute<{ b: string }>(
     sql`select balance_usd::text as b from payment_sessions where id = ${id}`,
@@ -141,7 +148,74 @@ describe("POST /api/wallet/sessions", () => {
         headers: { authorization: credential },
       });
     const answers = await Promise.all([open(), open(), open()]);
-    expect(answers.map((r) => r.status).sort()).toEqual([201, 402, 402]);
+    // A copy that arrives while the first is being settled is refused (402); one that arrives once it is
+    // settled answers the same session (the first answer may have been lost), opening no other.
+    const statuses = answers.map((r) => r.status);
+    expect(statuses).toContain(201);
+    expect(statuses.every((status) => status === 201 || status === 402)).toBe(true);
+    const opened = (await Promise.all(
+      answers.filter((r) => r.status === 201).map((r) => r.json()),
+    )) as Opened[];
+    expect(new Set(opened.map((o) => o.sessionId)).size).toBe(1);
+    const first = opened[0];
+    const again = await open();
+    expect(again.status).toBe(201);
+    expect(((await again.json()) as Opened).sessionId).toBe(first.sessionId);
+    expect(await sessionsOf(account.address)).toHaveLength(1);
+  });
+
+  it("a deposit settled whose session insert failed: the same credential opens its one session, once under concurrency", async () => {
+    const account = newAccount();
+    const wallet = account.address.toLowerCase();
+    const offer = await call(OPEN, {
+      method: "POST",
+      path: "/api/wallet/sessions",
+      json: { deposit: "2.00" },
+    });
+    const credential = await signCredential(offer, account);
+    const open = () =>
+      call(OPEN, {
+        method: "POST",
+        path: "/api/wallet/sessions",
+        json: { deposit: "2.00" },
+        headers: { authorization: credential },
+      });
+    const settledBefore = facilitator.settlements.length;
+    // The session insert of this wallet fails (as if the process stopped after settling the deposit).
+    const { db } = webContext();
+    const tag = wallet.slice(2, 14);
+    await db.execute(
+      sql.raw(`create function fail_session_${tag}() returns trigger language plpgsql as $$
+        begin raise exception 'session insert failed (test)'; end $$`),
+    );
+    await db.execute(
+      sql.raw(`create trigger fail_session_${tag} before insert on payment_sessions for each row
+        when (new.wallet_address = '${wallet}') execute function fail_session_${tag}()`),
+    );
+    let failed: Response;
+    try {
+      failed = await open();
+    } finally {
+      await db.execute(sql.raw(`drop trigger fail_session_${tag} on payment_sessions`));
+      await db.execute(sql.raw(`drop function fail_session_${tag}()`));
+    }
+    expect(failed.status).toBe(500);
+    expect(facilitator.settlements.length).toBe(settledBefore + 1);
+    const [claim] = await db.select().from(mppUsedNonces).where(eq(mppUsedNonces.payer, wallet));
+    expect(claim.txHash).toMatch(/^0x/);
+    expect(await sessionsOf(wallet)).toHaveLength(0);
+
+    // Paid on chain, no session: the same credential, twice at once, opens exactly one session for it.
+    const retries = await Promise.all([open(), open()]);
+    expect(retries.map((r) => r.status)).toEqual([201, 201]);
+    const [a, b] = (await Promise.all(retries.map((r) => r.json()))) as Opened[];
+    expect(a.sessionId).toBe(b.sessionId);
+    expect(a).toMatchObject({ walletAddress: wallet, balance: "2.00" });
+    const sessions = await sessionsOf(wallet);
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ id: a.sessionId, fundingTxHash: claim.txHash });
+    // Not settled again.
+    expect(facilitator.settlements.length).toBe(settledBefore + 1);
   });
 
   it("GET reads it with its wallet; another wallet or an unknown id is 404; no wallet header is 400", async () => {

@@ -26,13 +26,25 @@ export interface SettlementTerms {
   tokenVersion: string;
 }
 
-export type Settlement = { ok: true; transaction: string } | { ok: false; reason: string };
+/**
+ * A settlement's outcome: `settled`; `refused` (the facilitator answered no, or the request never left:
+ * nothing was transferred); `unknown` (it timed out, the connection broke or the facilitator failed after the
+ * request was sent: the transfer may have happened). `timedOut` tells a timeout from the other unknowns.
+ */
+export type Settlement =
+  | { outcome: "settled"; transaction: string }
+  | { outcome: "refused"; reason: string }
+  | { outcome: "unknown"; reason: string; timedOut: boolean };
+
+/** Socket errors raised before the request could be sent (no connection was made): nothing was settled. */
+const NOT_SENT = new Set(["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** Asks the facilitator to settle one authorization; never throws for a refusal or an unreachable facilitator. */
 export async function settleAuthorization(
   baseUrl: string,
   authorization: Eip3009Authorization,
   terms: SettlementTerms,
+  timeoutMs: number = FACILITATOR_TIMEOUT_MS,
 ): Promise<Settlement> {
   const { signature, ...transfer } = authorization;
   const paymentRequirements = {
@@ -54,18 +66,27 @@ export async function settleAuthorization(
       method: "POST",
       url: `${baseUrl.replace(/\/+$/, "")}/settle`,
       json: { x402Version: 2, paymentPayload, paymentRequirements },
+      timeoutMs,
     });
     const body = answer.json() as
       | { success?: unknown; transaction?: unknown; errorReason?: unknown }
       | undefined;
     if (answer.ok && body?.success === true && typeof body.transaction === "string" && body.transaction) {
-      return { ok: true, transaction: body.transaction };
+      return { outcome: "settled", transaction: body.transaction };
     }
     const reason =
       typeof body?.errorReason === "string" ? body.errorReason : `answered HTTP ${answer.status}`;
-    return { ok: false, reason: `the facilitator refused the payment: ${reason}` };
+    // A 4xx, or a 2xx saying `success: false`, is the facilitator's no; a 5xx (or a 2xx it cannot read)
+    // may come after the transfer was sent.
+    const refused = answer.status >= 400 ? answer.status < 500 : body?.success === false;
+    return refused
+      ? { outcome: "refused", reason: `the facilitator refused the payment: ${reason}` }
+      : { outcome: "unknown", reason: `the facilitator failed: ${reason}`, timedOut: false };
   } catch (err) {
-    if (err instanceof OutboundError) return { ok: false, reason: err.message };
-    throw err;
+    if (!(err instanceof OutboundError)) throw err;
+    if (err.reason === "unreachable" && err.socketCode && NOT_SENT.has(err.socketCode)) {
+      return { outcome: "refused", reason: err.message };
+    }
+    return { outcome: "unknown", reason: err.message, timedOut: err.reason === "timeout" };
   }
 }

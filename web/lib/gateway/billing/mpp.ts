@@ -6,14 +6,15 @@
  * nonce = the challenge hash), then claimed in `mpp_used_nonces` by `(payer, nonce)` before it is settled
  * through the facilitator, so one credential settles once however often it is sent.
  */
+import type { Logger } from "@svc/common";
 import type { Database } from "@svc/db";
 import { mppUsedNonces } from "@svc/db/schema";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { Challenge, Credential } from "mppx";
 import { Types } from "mppx/evm";
 import { evm, Mppx } from "mppx/server";
 import type { WebConfig } from "../../config";
-import { notConfigured } from "../errors";
+import { notConfigured, settlementStillUnknown, settlementUnknown } from "../errors";
 import { microsToUsd } from "../pricing";
 import { type Eip3009Authorization, settleAuthorization } from "./facilitator";
 
@@ -28,6 +29,7 @@ type MppConfig = Pick<
   | "MPP_TOKEN_DECIMALS"
   | "MPP_SECRET"
   | "MPP_FACILITATOR_URL"
+  | "MPP_FACILITATOR_TIMEOUT_MS"
 >;
 
 /** What the price is for: a plugin call or a session deposit (bound into the challenge as its scope). */
@@ -65,7 +67,7 @@ function createServer(config: MppConfig, recipient: `0x${string}`, secretKey: st
         // Only reached through mppx's own broadcast; the gateway settles through settleMppPayment.
         settle: async ({ payload }) => {
           const settled = await settleAuthorization(facilitator, payload, terms);
-          if (!settled.ok) throw new Error(settled.reason);
+          if (settled.outcome !== "settled") throw new Error(settled.reason);
           return { reference: settled.transaction };
         },
       }),
@@ -136,6 +138,16 @@ export interface VerifiedMppPayment {
 /** Why a credential was refused (the caller answers 402 with a fresh challenge). */
 export class MppRefusal extends Error {}
 
+/** A credential settled before (its claim holds the transaction): `purpose` is what it paid for. */
+export class MppAlreadySettled extends MppRefusal {
+  constructor(
+    readonly purpose: string | null,
+    readonly transaction: string,
+  ) {
+    super("this payment credential was already used");
+  }
+}
+
 /** The credential of `Authorization: Payment <credential>`, or null when the header is not that scheme. */
 export function paymentCredentialOf(authorization: string | null): string | null {
   if (!authorization) return null;
@@ -171,29 +183,54 @@ export async function verifyMppCredential(
 
 /**
  * Claims the credential, then settles it: the `(payer, nonce)` row is inserted first, so only the first of
- * any number of copies reaches the facilitator. A refused settlement frees the claim. The transaction hash.
+ * any number of copies reaches the facilitator. A refused settlement frees the claim (402); one whose outcome
+ * is unknown (timeout, broken connection, facilitator failure after sending) keeps it and answers 504/502
+ * `payment_settlement_unknown`, so the credential is never settled twice. A copy of a settled credential
+ * throws MppAlreadySettled; of one whose settlement is older than the facilitator's timeout and has no
+ * transaction, 502 `payment_settlement_unknown`; of one still being settled, MppRefusal. The transaction hash.
  */
 export async function settleMppPayment(
-  db: Database,
-  config: MppConfig,
+  ctx: { db: Database; config: MppConfig; logger: Logger },
   payment: VerifiedMppPayment,
   purpose: string,
 ): Promise<string> {
+  const { db, config } = ctx;
+  const where = and(eq(mppUsedNonces.payer, payment.payer), eq(mppUsedNonces.nonce, payment.nonce));
+  const timeoutMs = config.MPP_FACILITATOR_TIMEOUT_MS;
   const claimed = await db
     .insert(mppUsedNonces)
     .values({ payer: payment.payer, nonce: payment.nonce, pluginId: purpose, expiresAt: payment.expiresAt })
     .onConflictDoNothing()
     .returning({ nonce: mppUsedNonces.nonce });
-  if (claimed.length === 0) throw new MppRefusal("this payment credential was already used");
+  if (claimed.length === 0) {
+    const [claim] = await db
+      .select({
+        txHash: mppUsedNonces.txHash,
+        purpose: mppUsedNonces.pluginId,
+        unresolved: sql<boolean>`${mppUsedNonces.createdAt} < now() - make_interval(secs => ${timeoutMs / 1000})`,
+      })
+      .from(mppUsedNonces)
+      .where(where);
+    if (claim?.txHash) throw new MppAlreadySettled(claim.purpose, claim.txHash);
+    if (claim?.unresolved) throw settlementStillUnknown();
+    throw new MppRefusal("this payment credential was already used (its settlement is in progress)");
+  }
   const settled = await settleAuthorization(
     config.MPP_FACILITATOR_URL as string,
     payment.authorization,
     settlementTerms(config),
+    timeoutMs,
   );
-  const where = and(eq(mppUsedNonces.payer, payment.payer), eq(mppUsedNonces.nonce, payment.nonce));
-  if (!settled.ok) {
+  if (settled.outcome === "refused") {
     await db.delete(mppUsedNonces).where(where);
     throw new MppRefusal(settled.reason);
+  }
+  if (settled.outcome === "unknown") {
+    ctx.logger.error(
+      { payer: payment.payer, nonce: payment.nonce, purpose, reason: settled.reason },
+      "MPP settlement outcome unknown: the claim is kept; check the chain for this authorization",
+    );
+    throw settlementUnknown(settled.timedOut ? 504 : 502, settled.reason);
   }
   await db.update(mppUsedNonces).set({ txHash: settled.transaction }).where(where);
   return settled.transaction;

@@ -10,7 +10,7 @@ import { newId } from "@svc/common";
 import { histogram } from "@svc/common/metrics/index";
 import type { Database } from "@svc/db";
 import { paymentSessions } from "@svc/db/schema";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { WebContext } from "../../context";
 import {
   depositOutOfRange,
@@ -22,7 +22,7 @@ import {
 } from "../errors";
 import { microsToUsd, numericToMicros, usdToMicros } from "../pricing";
 import type { PaymentSessionView } from "../schema";
-import { type MppCharge, settleMppPayment, verifyMppCredential } from "./mpp";
+import { MppAlreadySettled, type MppCharge, settleMppPayment, verifyMppCredential } from "./mpp";
 
 /** ≥ 128 random bits: 26 characters of a 36-letter alphabet. */
 const SESSION_ID_LENGTH = 26;
@@ -38,16 +38,28 @@ export function depositCharge(ctx: WebContext, depositUsd: string): MppCharge {
   return { micros, description: "payment session deposit", scope: "session-deposit" };
 }
 
-/** Verifies and settles the deposit credential, then opens the session for its signer. */
+/**
+ * Verifies and settles the deposit credential, then opens the session for its signer. The session is keyed
+ * by the deposit's transaction (`funding_tx_hash`, unique): a copy of a deposit credential that was settled
+ * before (the process stopped, or the session insert failed, after settling; or the answer was lost) opens
+ * that deposit's session if it does not exist yet, or answers it, so a settled deposit always yields exactly
+ * one session however many copies arrive at once.
+ */
 export async function openPaymentSession(
   ctx: WebContext,
   credential: string,
   charge: MppCharge,
 ): Promise<PaymentSessionView> {
   const payment = await verifyMppCredential(ctx.config, credential, charge);
-  const txHash = await settleMppPayment(ctx.db, ctx.config, payment, "session-deposit");
+  let txHash: string;
+  try {
+    txHash = await settleMppPayment(ctx, payment, "session-deposit");
+  } catch (err) {
+    if (!(err instanceof MppAlreadySettled) || err.purpose !== "session-deposit") throw err;
+    txHash = err.transaction;
+  }
   const expiresAt = new Date(ctx.clock.now().getTime() + ctx.config.SESSION_TTL_HOURS * 3_600_000);
-  const [row] = await ctx.db
+  await ctx.db
     .insert(paymentSessions)
     .values({
       id: newId("ps", SESSION_ID_LENGTH),
@@ -56,8 +68,9 @@ export async function openPaymentSession(
       fundingTxHash: txHash,
       expiresAt,
     })
-    .returning();
-  return viewOf(row.id, row.walletAddress, row.balanceUsd, expiresAt);
+    .onConflictDoNothing({ target: paymentSessions.fundingTxHash });
+  const [row] = await ctx.db.select().from(paymentSessions).where(eq(paymentSessions.fundingTxHash, txHash));
+  return viewOf(row.id, row.walletAddress, row.balanceUsd, row.expiresAt ?? expiresAt);
 }
 
 /** `GET /api/wallet/sessions/:id` with `X-Wallet-Address`: 404 for an unknown id or another wallet. */
