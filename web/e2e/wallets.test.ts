@@ -62,6 +62,15 @@ describe("the Wallets page", () => {
       await expect
         .poll(() => page.getByTestId("payments-table").getByRole("row").nth(1).textContent())
         .toContain("paid");
+      // The balance read before the payment is stale: it is gone, and reading it again shows the new one.
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).count()).toBe(0);
+      evm.balances.set(`${TOKEN}:${address.toLowerCase()}`, 1_990_000n);
+      await page.getByRole("button", { name: "Read the balance of Scout's wallet", exact: true }).click();
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).textContent()).toBe("1.99");
+      // Next to the value, a control reads it again.
+      evm.balances.set(`${TOKEN}:${address.toLowerCase()}`, 1_500_000n);
+      await page.getByRole("button", { name: "Read the balance of Scout's wallet again" }).click();
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).textContent()).toBe("1.5");
 
       await expectAccessible(page);
     } finally {
