@@ -43,6 +43,12 @@ describe("Settings page", () => {
     await hydrated(signup.getByRole("button", { name: "Create account" }));
     await signup.getByLabel("Email", { exact: true }).fill("referred@example.com");
     await signup.getByLabel("Password", { exact: true }).fill("a long enough password");
+    // An unknown code is said under its field, not for the whole form.
+    await signup.getByLabel("Referral code (optional)", { exact: true }).fill("NOSUCH00");
+    await signup.getByRole("button", { name: "Create account" }).click();
+    await expect
+      .poll(() => signup.locator("#referralCode-error").textContent())
+      .toBe("unknown referral code");
     await signup.getByLabel("Referral code (optional)", { exact: true }).fill(code);
     await signup.getByRole("button", { name: "Create account" }).click();
     await expect.poll(() => signup.getByRole("status").textContent()).toContain("Account created");
