@@ -84,9 +84,11 @@ describe("Agent panel", () => {
     await expect
       .poll(() => panel.getByTestId("deploy-job").textContent())
       .toMatch(/job_\d+_[0-9a-z]+: queued/);
+    // The link opens the job's dashboard page, not the API's JSON.
     const href = await panel.getByTestId("deploy-job").getByRole("link").getAttribute("href");
-    expect(href).toMatch(/^\/api\/jobs\/job_\d+_[0-9a-z]+$/);
-    const job = await (await page.request.get(href as string)).json();
+    expect(href).toMatch(/^\/dashboard\/jobs\/job_\d+_[0-9a-z]+$/);
+    const jobId = (href as string).split("/").pop() as string;
+    const job = await (await page.request.get(`/api/jobs/${jobId}`)).json();
     expect(job.job).toMatchObject({
       userId: user.id,
       jobType: "provision_managed_runtime",

@@ -43,6 +43,12 @@ describe("Settings page", () => {
     await hydrated(signup.getByRole("button", { name: "Create account" }));
     await signup.getByLabel("Email", { exact: true }).fill("referred@example.com");
     await signup.getByLabel("Password", { exact: true }).fill("a long enough password");
+    // An unknown code is said under its field, not for the whole form.
+    await signup.getByLabel("Referral code (optional)", { exact: true }).fill("NOSUCH00");
+    await signup.getByRole("button", { name: "Create account" }).click();
+    await expect
+      .poll(() => signup.locator("#referralCode-error").textContent())
+      .toBe("unknown referral code");
     await signup.getByLabel("Referral code (optional)", { exact: true }).fill(code);
     await signup.getByRole("button", { name: "Create account" }).click();
     await expect.poll(() => signup.getByRole("status").textContent()).toContain("Account created");
@@ -62,10 +68,14 @@ describe("Settings page", () => {
     const passkeys = await page.evaluate(() => fetch("/api/passkeys").then((r) => r.json()));
     expect(passkeys.passkeys).toHaveLength(1);
 
-    // API keys: created (shown once), listed by prefix only.
+    // API keys: created (shown once), listed by prefix only; a double click creates one key.
     await expect.poll(() => text(page, "api-keys")).toContain("No API keys yet");
+    let createRequests = 0;
+    page.on("request", (request) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/api/keys") createRequests++;
+    });
     await page.getByLabel("Key name", { exact: true }).fill("deploy script");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "Create key" }).dblclick();
     await expect.poll(() => text(page, "new-api-key")).toMatch(/^svc_[A-Za-z0-9]{40}$/);
     const key = (await text(page, "new-api-key")) as string;
     await expect.poll(() => text(page, "api-keys")).toContain(`${key.slice(0, 10)}…`);
@@ -74,6 +84,7 @@ describe("Settings page", () => {
     expect(listed.keys).toEqual([
       expect.objectContaining({ name: "deploy script", prefix: key.slice(0, 10) }),
     ]);
+    expect(createRequests).toBe(1);
 
     // Everything is on the page: the accessibility check, with a confirmation step open too.
     await expectAccessible(page);

@@ -1,7 +1,7 @@
 /**
  * The Wallets page in real headless Chromium against the built web app, a loopback EVM RPC and a loopback
  * x402 v2 seller with its facilitator: create a wallet for an agent, read its balance, pay a 402 and see the
- * payment in the ledger; accessible at desktop and 360 px.
+ * payment in the ledger (a double click on "Call and pay" pays once); accessible at desktop and 360 px.
  */
 import { startFakeEvmRpc } from "@svc/common/testing/fakes/evm-rpc";
 import { startFakeX402Facilitator, startFakeX402Seller } from "@svc/common/testing/fakes/x402";
@@ -48,14 +48,29 @@ describe("the Wallets page", () => {
       await page
         .getByRole("textbox", { name: "URL", exact: true })
         .fill(`${seller.url.replace("127.0.0.1", "localhost")}/report`);
-      await page.getByRole("button", { name: "Call and pay" }).click();
+      // A double click pays once: the button is disabled while the payment runs.
+      let payRequests = 0;
+      page.on("request", (request) => {
+        if (request.method() === "POST" && request.postData()?.includes('"make-payment"')) payRequests++;
+      });
+      await page.getByRole("button", { name: "Call and pay" }).dblclick();
       await expect
         .poll(() => page.getByTestId("payment-result").textContent(), { timeout: 15_000 })
         .toContain("paid 0.01 USD (x402-v2)");
+      expect(payRequests).toBe(1);
       expect(facilitator.settlements).toHaveLength(1);
       await expect
         .poll(() => page.getByTestId("payments-table").getByRole("row").nth(1).textContent())
         .toContain("paid");
+      // The balance read before the payment is stale: it is gone, and reading it again shows the new one.
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).count()).toBe(0);
+      evm.balances.set(`${TOKEN}:${address.toLowerCase()}`, 1_990_000n);
+      await page.getByRole("button", { name: "Read the balance of Scout's wallet", exact: true }).click();
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).textContent()).toBe("1.99");
+      // Next to the value, a control reads it again.
+      evm.balances.set(`${TOKEN}:${address.toLowerCase()}`, 1_500_000n);
+      await page.getByRole("button", { name: "Read the balance of Scout's wallet again" }).click();
+      await expect.poll(() => page.getByTestId(`balance-${agent.id}`).textContent()).toBe("1.5");
 
       await expectAccessible(page);
     } finally {

@@ -5,6 +5,11 @@ import { ApiError, api, fieldOf, messageOf } from "@/components/data";
 import { ErrorAlert, Field } from "@/components/ui";
 
 const FIELDS = ["email", "password", "name", "referralCode"];
+/** The field an error is about, by its code, when its message does not name it. */
+const FIELD_OF_CODE: Record<string, string | undefined> = {
+  user_exists: "email",
+  invalid_referral_code: "referralCode",
+};
 
 export function SignupForm() {
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -29,9 +34,9 @@ export function SignupForm() {
       setDone(account.email);
     } catch (err) {
       const message = messageOf(err);
-      const field =
-        err instanceof ApiError && err.code === "user_exists" ? "email" : fieldOf(message, FIELDS);
-      if (field) setErrors({ [field]: message });
+      const field = err instanceof ApiError ? FIELD_OF_CODE[err.code] : undefined;
+      const named = field ?? fieldOf(message, FIELDS);
+      if (named) setErrors({ [named]: message });
       else setFormError(message);
     } finally {
       setBusy(false);

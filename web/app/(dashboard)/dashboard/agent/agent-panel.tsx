@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
@@ -155,9 +156,9 @@ export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
       {job ? (
         <p role="status" data-testid="deploy-job">
           Deploy job{" "}
-          <a href={`/api/jobs/${encodeURIComponent(job.id)}`}>
+          <Link href={`/dashboard/jobs/${encodeURIComponent(job.id)}`}>
             <code>{job.id}</code>
-          </a>
+          </Link>
           : {jobText(job)}
         </p>
       ) : null}

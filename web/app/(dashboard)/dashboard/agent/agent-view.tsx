@@ -29,7 +29,7 @@ export function AgentView() {
             </div>
             <LogsCard />
             <GatewayCard />
-            <MaintenanceCard onDone={runtime.refreshHealth} />
+            <MaintenanceCard controlsEnabled={runtime.controlsEnabled} onDone={runtime.refreshHealth} />
           </>
         ) : null}
       </div>

@@ -12,8 +12,17 @@ const DONE: Record<MaintenanceAction, string> = {
   "factory-reset": "Factory reset done: the agent runs the known-good runtime version again.",
 };
 
-/** Restart and factory reset (`POST /api/runtime/maintenance`), each behind a confirmation. */
-export function MaintenanceCard({ onDone }: { onDone: () => unknown }) {
+/**
+ * Restart and factory reset (`POST /api/runtime/maintenance`), each behind a confirmation; like the deployment
+ * card's controls, they are shown only while runtime controls are on (the API answers 503 otherwise).
+ */
+export function MaintenanceCard({
+  controlsEnabled,
+  onDone,
+}: {
+  controlsEnabled: boolean | null;
+  onDone: () => unknown;
+}) {
   const [busy, setBusy] = useState<MaintenanceAction | null>(null);
   const [notice, setNotice] = useState("");
   const [error, setError] = useState("");
@@ -39,27 +48,32 @@ export function MaintenanceCard({ onDone }: { onDone: () => unknown }) {
       testId="agent-maintenance"
       description="When the agent misbehaves: restart it, or reset it to the known-good runtime version."
     >
-      <div className="actions">
-        <ConfirmButton
-          variant="primary"
-          question="Restart the agent? It is unavailable for a moment."
-          confirmLabel="Restart now"
-          onConfirm={() => run("restart")}
-          disabled={busy !== null}
-          busy={busy === "restart"}
-        >
-          Restart agent
-        </ConfirmButton>
-        <ConfirmButton
-          question="Factory reset? The runtime version and its settings are set back; the agent restarts."
-          confirmLabel="Reset the agent"
-          onConfirm={() => run("factory-reset")}
-          disabled={busy !== null}
-          busy={busy === "factory-reset"}
-        >
-          Factory reset…
-        </ConfirmButton>
-      </div>
+      {controlsEnabled ? (
+        <div className="actions">
+          <ConfirmButton
+            variant="primary"
+            question="Restart the agent? It is unavailable for a moment."
+            confirmLabel="Restart now"
+            onConfirm={() => run("restart")}
+            disabled={busy !== null}
+            busy={busy === "restart"}
+          >
+            Restart agent
+          </ConfirmButton>
+          <ConfirmButton
+            question="Factory reset? The runtime version and its settings are set back; the agent restarts."
+            confirmLabel="Reset the agent"
+            onConfirm={() => run("factory-reset")}
+            disabled={busy !== null}
+            busy={busy === "factory-reset"}
+          >
+            Factory reset…
+          </ConfirmButton>
+        </div>
+      ) : null}
+      {controlsEnabled === false ? (
+        <p className="hint">Runtime controls are turned off on this platform.</p>
+      ) : null}
       <Notice tone="success">{notice}</Notice>
       <Alert message={error} />
     </Card>

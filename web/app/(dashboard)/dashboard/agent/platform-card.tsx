@@ -32,7 +32,7 @@ export function PlatformCard() {
             );
           })}
         </ul>
-      ) : (
+      ) : health.error ? null : (
         <p className="muted">Loading…</p>
       )}
       <Alert message={health.error ? messageOf(health.error) : null} />

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { messageOf } from "@/components/data";
-import { Alert, Button, Card, EmptyState, PageHeader, StatusBadge } from "@/components/ui";
+import { Alert, Button, Card, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import type { PermissionDecision } from "@/lib/permissions/schema";
 import styles from "./approvals.module.css";
 import { LiveConnection } from "./live-status";
@@ -99,7 +99,7 @@ function RequestCard({
 
 /** Pending permission requests of the user's agents, live, with Approve / Approve always / Reject. */
 export function ApprovalsView() {
-  const { rows, more, error, status, decide } = usePendingPermissions();
+  const { rows, more, error, notice, status, decide } = usePendingPermissions();
   const count = rows?.length ?? 0;
   return (
     <>
@@ -109,6 +109,7 @@ export function ApprovalsView() {
       />
       <LiveConnection status={status} testId="approvals-live" />
       <Alert message={error} />
+      <Notice testId="approvals-notice">{notice}</Notice>
       <p className="sr-only" aria-live="polite" data-testid="approvals-count">
         {rows === undefined ? "" : `${count} pending ${count === 1 ? "request" : "requests"}`}
       </p>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useRef, useState } from "react";
-import { api, type LiveStatus, messageOf, useLiveSocket, usePolling } from "@/components/data";
+import { ApiError, api, type LiveStatus, messageOf, useLiveSocket, usePolling } from "@/components/data";
 import {
   type PermissionDecision,
   type PermissionRequest,
@@ -10,6 +10,11 @@ import {
 
 /** While the socket is down, the REST list is read this often. */
 export const FALLBACK_POLL_MS = 3_000;
+/**
+ * While the socket is open the list is still re-read this often: the backend expires a request it was not
+ * told about (after 330 s) without a socket frame, and such a row would otherwise stay on the page.
+ */
+export const OPEN_REFRESH_MS = 60_000;
 
 interface PendingPage {
   pending: PermissionRequest[];
@@ -29,12 +34,14 @@ export type PendingRow = PermissionRequest & { announcedOnly?: boolean };
  * current by the permission WebSocket on the web's origin (`/ws/permissions`, a fresh ticket for every
  * connection). A `permission_request` adds its row at once (the list is then re-read for the tool's full
  * input); a `decision_ack` — from this page, another tab or the REST API — removes it. While the socket is
- * not open the list is polled instead.
+ * not open the list is polled instead; while it is open, it is still re-read every minute (expired requests
+ * go). A decision answered 404 (the request expired or was decided elsewhere) removes the row and says so.
  */
 export function usePendingPermissions() {
   const [rows, setRows] = useState<PendingRow[] | undefined>(undefined);
   const [more, setMore] = useState(false);
   const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
   const decided = useRef(new Set<string>());
 
   const reload = useCallback(async () => {
@@ -90,17 +97,27 @@ export function usePendingPermissions() {
   }, []);
 
   const status: LiveStatus = useLiveSocket(socketUrl, { onMessage });
-  // The REST list stands in while the socket is connecting, reconnecting or closed.
-  usePolling(reload, FALLBACK_POLL_MS, { enabled: status !== "open" });
+  // The REST list stands in while the socket is connecting, reconnecting or closed; while it is open, a
+  // slower re-read drops the requests the backend expired.
+  usePolling(reload, status === "open" ? OPEN_REFRESH_MS : FALLBACK_POLL_MS);
 
-  /** Records a decision through the REST API; the row goes at once (the socket's ack confirms it). */
+  /**
+   * Records a decision through the REST API; the row goes at once (the socket's ack confirms it). A 404 means
+   * the request is no longer pending: its row goes too, with a notice instead of an error.
+   */
   const decide = useCallback(
     async (requestId: string, decision: PermissionDecision) => {
-      await api("/api/permissions", { json: { requestId, decision } });
+      setNotice("");
+      try {
+        await api("/api/permissions", { json: { requestId, decision } });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+        setNotice("That request had expired or was decided elsewhere; it is no longer waiting.");
+      }
       remove(requestId);
     },
     [remove],
   );
 
-  return { rows, more, error, status, reload, decide };
+  return { rows, more, error, notice, status, reload, decide };
 }

@@ -12,6 +12,7 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -22,6 +23,7 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
     setFieldErrors({});
     setError("");
     setStatus("");
+    setBusy(true);
     try {
       const { company } = await api<{ company: CompanyView }>("/api/jobs/board", {
         json: {
@@ -42,6 +44,8 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
       const field = fieldOf(message, FIELDS);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
+    } finally {
+      setBusy(false);
     }
   }
 
@@ -93,7 +97,9 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
             error={fieldErrors.description}
           />
         </div>
-        <Button type="submit">Create company</Button>
+        <Button type="submit" busy={busy} busyLabel="Creating…">
+          Create company
+        </Button>
       </form>
       <Alert message={error || (companies.error ? messageOf(companies.error) : "")} />
     </Card>

@@ -41,6 +41,7 @@ export function ListingsPanel({
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
   const [claims, setClaims] = useState<{ listing: ListingView; claims: ClaimView[] } | null>(null);
 
   async function create(event: FormEvent<HTMLFormElement>) {
@@ -51,6 +52,7 @@ export function ListingsPanel({
     setFieldErrors({});
     setError("");
     setStatus("");
+    setBusy(true);
     try {
       const techStack = value("techStack")
         .split(",")
@@ -80,6 +82,8 @@ export function ListingsPanel({
       const field = fieldOf(message, FIELDS);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
+    } finally {
+      setBusy(false);
     }
   }
 
@@ -257,7 +261,9 @@ export function ListingsPanel({
               error={fieldErrors.techStack}
             />
           </div>
-          <Button type="submit">Create draft</Button>
+          <Button type="submit" busy={busy} busyLabel="Creating…">
+            Create draft
+          </Button>
         </form>
       )}
       <Alert message={error || (listings.error ? messageOf(listings.error) : "")} />

@@ -12,6 +12,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
   const [contentError, setContentError] = useState("");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -22,6 +23,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
     setContentError("");
     setError("");
     setStatus("");
+    setBusy(true);
     try {
       await api("/api/social/posts", { json: { content, ...(agentId ? { agentId } : {}) } });
       form.reset();
@@ -31,6 +33,8 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
       const message = messageOf(err);
       if (message.startsWith("content")) setContentError(message);
       else setError(message);
+    } finally {
+      setBusy(false);
     }
   }
 
@@ -56,7 +60,9 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
             ))}
           </SelectField>
         ) : null}
-        <Button type="submit">Post</Button>
+        <Button type="submit" busy={busy} busyLabel="Posting…">
+          Post
+        </Button>
       </form>
       <Notice tone="success">{status}</Notice>
       {posts.data ? (

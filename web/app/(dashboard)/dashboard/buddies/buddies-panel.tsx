@@ -91,7 +91,11 @@ export function BuddiesPanel() {
   const list = buddies.data?.buddies ?? [];
   return (
     <>
-      <Card title="Hatch a buddy" testId="hatch-card" description={`You have ${list.length} of 20 buddies.`}>
+      <Card
+        title="Hatch a buddy"
+        testId="hatch-card"
+        description={buddies.data ? `You have ${list.length} of 20 buddies.` : undefined}
+      >
         <form method="post" onSubmit={hatch} className="inline" aria-label="Hatch a buddy">
           <Field label="Name" name="buddy-name" required maxLength={30} error={fieldErrors.name} />
           <SelectField label="Kind" name="buddy-type" defaultValue="crab" error={fieldErrors.type}>

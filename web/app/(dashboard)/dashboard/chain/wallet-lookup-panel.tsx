@@ -42,7 +42,7 @@ export function WalletLookupPanel() {
           maxLength={44}
           autoComplete="off"
         />
-        <Button type="submit" aria-busy={busy}>
+        <Button type="submit" busy={busy} busyLabel="Looking up…">
           Look up
         </Button>
       </form>

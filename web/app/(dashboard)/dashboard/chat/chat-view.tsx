@@ -83,10 +83,12 @@ export function ChatView() {
   const [draft, setDraft] = useState("");
   const endRef = useRef<HTMLDivElement>(null);
   const count = chat.turns.length;
+  const lastKey = chat.turns.at(-1)?.key;
 
+  // To the bottom when a message is added at the end, not when earlier messages are put before the first.
   useEffect(() => {
-    if (count > 0) endRef.current?.scrollIntoView({ block: "end" });
-  }, [count]);
+    if (lastKey !== undefined) endRef.current?.scrollIntoView({ block: "end" });
+  }, [lastKey]);
 
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();

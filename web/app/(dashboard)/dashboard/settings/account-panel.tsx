@@ -39,6 +39,8 @@ export function AccountPanels() {
               </div>
             ) : null}
           </dl>
+        ) : account.error ? (
+          <Alert message={messageOf(account.error)} />
         ) : (
           <p className="muted">Loading…</p>
         )}
@@ -65,11 +67,12 @@ export function AccountPanels() {
               </div>
             </dl>
           </>
+        ) : account.error ? (
+          <p className="muted">Not available: the account could not be read.</p>
         ) : (
           <p className="muted">Loading…</p>
         )}
       </Card>
-      <Alert message={account.error ? messageOf(account.error) : null} />
     </>
   );
 }

@@ -12,6 +12,7 @@ export function ApiKeysPanel() {
   const [nameError, setNameError] = useState("");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -20,6 +21,7 @@ export function ApiKeysPanel() {
     setNameError("");
     setError("");
     setStatus("");
+    setBusy(true);
     try {
       setCreated(await api<CreatedApiKey>("/api/keys", { json: { name } }));
       form.reset();
@@ -28,6 +30,8 @@ export function ApiKeysPanel() {
       const message = messageOf(err);
       if (fieldOf(message, ["name"])) setNameError(message);
       else setError(message);
+    } finally {
+      setBusy(false);
     }
   }
 
@@ -109,7 +113,9 @@ export function ApiKeysPanel() {
       <Notice>{status}</Notice>
       <form method="post" onSubmit={create} className="inline" aria-label="Create an API key">
         <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
-        <Button type="submit">Create key</Button>
+        <Button type="submit" busy={busy} busyLabel="Creating…">
+          Create key
+        </Button>
       </form>
       <Alert message={error || (keys.error ? messageOf(keys.error) : "")} />
     </Card>

@@ -11,12 +11,14 @@ export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDon
   const [mode, setMode] = useState<"create-wallet" | "register-wallet">("create-wallet");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
     setError("");
     setStatus("");
+    setBusy(true);
     try {
       const created = await api<AgentWalletView>("/api/agent/mpp", {
         json: {
@@ -31,6 +33,8 @@ export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDon
       await onDone();
     } catch (err) {
       setError(messageOf(err));
+    } finally {
+      setBusy(false);
     }
   }
   return (
@@ -63,7 +67,9 @@ export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDon
           {mode === "register-wallet" ? (
             <Field label="Private key (hex)" name="privateKey" type="password" required autoComplete="off" />
           ) : null}
-          <Button type="submit">{mode === "create-wallet" ? "Create wallet" : "Import wallet"}</Button>
+          <Button type="submit" busy={busy} busyLabel={mode === "create-wallet" ? "Creating…" : "Importing…"}>
+            {mode === "create-wallet" ? "Create wallet" : "Import wallet"}
+          </Button>
         </form>
       )}
       <Notice tone="success">

@@ -60,7 +60,7 @@ export function PaymentCard(props: {
             <option>GET</option>
             <option>POST</option>
           </SelectField>
-          <Button type="submit" aria-busy={busy}>
+          <Button type="submit" busy={busy} busyLabel="Paying…">
             Call and pay
           </Button>
         </form>

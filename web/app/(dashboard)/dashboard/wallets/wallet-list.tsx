@@ -1,21 +1,31 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState } from "@/components/ui";
 import type { AgentWalletView } from "@/lib/wallets/schema";
 
-/** The user's agents' wallets, each balance read on demand. */
+/**
+ * The user's agents' wallets, each balance read on demand and re-readable; the balances read are forgotten
+ * after every payment (`paymentsMade` changes), as they are stale then.
+ */
 export function WalletList(props: {
   wallets: AgentWalletView[] | undefined;
   loading: boolean;
   error: unknown;
   nameOf: (id: string) => string;
+  paymentsMade: number;
 }) {
   const [balances, setBalances] = useState<Record<string, string>>({});
+  const [reading, setReading] = useState<string | null>(null);
   const [error, setError] = useState("");
+  const { paymentsMade } = props;
+  useEffect(() => {
+    if (paymentsMade > 0) setBalances({});
+  }, [paymentsMade]);
   async function balance(agentId: string) {
     setError("");
+    setReading(agentId);
     try {
       const read = await api<{ balance: string }>(
         `/api/agent/mpp?action=get-balance&agentId=${encodeURIComponent(agentId)}`,
@@ -23,6 +33,8 @@ export function WalletList(props: {
       setBalances((all) => ({ ...all, [agentId]: read.balance }));
     } catch (err) {
       setError(messageOf(err));
+    } finally {
+      setReading(null);
     }
   }
   return (
@@ -49,11 +61,24 @@ export function WalletList(props: {
               align: "end",
               cell: (w) =>
                 balances[w.agentId] !== undefined ? (
-                  <span data-testid={`balance-${w.agentId}`}>{balances[w.agentId]}</span>
+                  <span className="actions" style={{ justifyContent: "flex-end" }}>
+                    <span data-testid={`balance-${w.agentId}`}>{balances[w.agentId]}</span>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      busy={reading === w.agentId}
+                      onClick={() => balance(w.agentId)}
+                      aria-label={`Read the balance of ${props.nameOf(w.agentId)}'s wallet again`}
+                    >
+                      Re-read
+                    </Button>
+                  </span>
                 ) : (
                   <Button
                     size="sm"
                     variant="secondary"
+                    busy={reading === w.agentId}
+                    busyLabel="Reading…"
                     onClick={() => balance(w.agentId)}
                     aria-label={`Read the balance of ${props.nameOf(w.agentId)}'s wallet`}
                   >

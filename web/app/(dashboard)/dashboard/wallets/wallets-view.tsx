@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { useResource } from "@/components/data";
 import type { AgentChoice } from "@/lib/agents/choices";
 import type { AgentWalletView, PaymentRecord } from "@/lib/wallets/schema";
@@ -13,6 +14,12 @@ export function WalletsView({ agents }: { agents: AgentChoice[] }) {
   const wallets = useResource<{ wallets: AgentWalletView[] }>("/api/agent/mpp?action=list-wallets");
   const payments = useResource<{ payments: PaymentRecord[] }>("/api/agent/mpp?action=list-payments");
   const reloadAll = () => Promise.all([wallets.reload(), payments.reload()]).then(() => undefined);
+  // Counts the payments made here: each one makes the balances read before it stale.
+  const [paymentsMade, setPaymentsMade] = useState(0);
+  const afterPayment = () => {
+    setPaymentsMade((n) => n + 1);
+    return reloadAll();
+  };
   const withWallet = new Set(wallets.data?.wallets.map((w) => w.agentId));
   const without = agents.filter((a) => !withWallet.has(a.id));
   const nameOf = (agentId: string) => agents.find((a) => a.id === agentId)?.name ?? agentId;
@@ -23,10 +30,11 @@ export function WalletsView({ agents }: { agents: AgentChoice[] }) {
         loading={wallets.loading}
         error={wallets.error}
         nameOf={nameOf}
+        paymentsMade={paymentsMade}
       />
       <div className="grid">
         <NewWalletCard agents={without} onDone={reloadAll} />
-        <PaymentCard wallets={wallets.data?.wallets ?? []} nameOf={nameOf} onDone={reloadAll} />
+        <PaymentCard wallets={wallets.data?.wallets ?? []} nameOf={nameOf} onDone={afterPayment} />
       </div>
       <LedgerCard payments={payments.data?.payments} error={payments.error} nameOf={nameOf} />
     </>
