@@ -58,6 +58,7 @@ function LogLines({ lines }: { lines: RuntimeLogsAnswer["lines"] }) {
             <time className="log-ts" dateTime={l.ts}>
               {l.ts.slice(11, 19)}
             </time>{" "}
+            {l.stream === "stderr" ? <span className="log-tag">stderr </span> : null}
             {l.line}
             {"\n"}
           </span>
