@@ -59,6 +59,16 @@ async function openSession(deposit: string, account: LocalAccount = newAccount()
   return { session: (await res.json()) as Opened, account };
 }
 
+/** `POST /api/wallet/sessions` with `json`, paid by `authorization` when given (an MPP credential). */
+function postDeposit(json: Record<string, unknown>, authorization?: string) {
+  return call(OPEN, {
+    method: "POST",
+    path: "/api/wallet/sessions",
+    json,
+    ...(authorization ? { headers: { authorization } } : {}),
+  });
+}
+
 function sessionCall(
   session: { sessionId: string; walletAddress: string },
   json: Record<string, unknown> = { messages: [] },
@@ -116,37 +126,27 @@ describe("POST /api/wallet/sessions", () => {
   });
 
   it("402 with an MPP offer for the deposit when no credential comes; 400 for a deposit out of range", async () => {
-    const res = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: { deposit: "2.50" } });
+    const res = await postDeposit({ deposit: "2.50" });
     expect(res.status).toBe(402);
     const body = await res.json();
     expect(body).toMatchObject({ error: "payment_required", mpp: { amount: "2.50", currency: "USD" } });
     expect(body.stripe).toBeUndefined();
     expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=2\.50, currency=USD, recipient=0x/);
     for (const deposit of ["0.99", "100.01"]) {
-      const out = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: { deposit } });
+      const out = await postDeposit({ deposit });
       expect(out.status).toBe(400);
       expect((await out.json()).message).toBe("deposit: must be between 1.00 and 100.00 USD");
     }
-    const missing = await call(OPEN, { method: "POST", path: "/api/wallet/sessions", json: {} });
+    const missing = await postDeposit({});
     expect(missing.status).toBe(400);
     expect((await missing.json()).message).toMatch(/^deposit: /);
   });
 
   it("a deposit credential opens one session only", async () => {
     const account = newAccount();
-    const offer = await call(OPEN, {
-      method: "POST",
-      path: "/api/wallet/sessions",
-      json: { deposit: "1.00" },
-    });
+    const offer = await postDeposit({ deposit: "1.00" });
     const credential = await signCredential(offer, account);
-    const open = () =>
-      call(OPEN, {
-        method: "POST",
-        path: "/api/wallet/sessions",
-        json: { deposit: "1.00" },
-        headers: { authorization: credential },
-      });
+    const open = () => postDeposit({ deposit: "1.00" }, credential);
     const answers = await Promise.all([open(), open(), open()]);
     // A copy that arrives while the first is being settled is refused (402); one that arrives once it is
     // settled answers the same session (the first answer may have been lost), opening no other.
@@ -167,19 +167,9 @@ describe("POST /api/wallet/sessions", () => {
   it("a deposit settled whose session insert failed: the same credential opens its one session, once under concurrency", async () => {
     const account = newAccount();
     const wallet = account.address.toLowerCase();
-    const offer = await call(OPEN, {
-      method: "POST",
-      path: "/api/wallet/sessions",
-      json: { deposit: "2.00" },
-    });
+    const offer = await postDeposit({ deposit: "2.00" });
     const credential = await signCredential(offer, account);
-    const open = () =>
-      call(OPEN, {
-        method: "POST",
-        path: "/api/wallet/sessions",
-        json: { deposit: "2.00" },
-        headers: { authorization: credential },
-      });
+    const open = () => postDeposit({ deposit: "2.00" }, credential);
     const settledBefore = facilitator.settlements.length;
     // The session insert of this wallet fails (as if the process stopped after settling the deposit).
     const { db } = webContext();
