@@ -8,6 +8,7 @@ export * from "./fakes/kv";
 export * from "./fakes/market-data";
 export * from "./fakes/mcp-servers";
 export * from "./fakes/oidc-provider";
+export * from "./fakes/openclaw-gateway";
 export * from "./fakes/radio-api";
 export * from "./fakes/railway";
 export * from "./fakes/s3";

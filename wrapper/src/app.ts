@@ -1,15 +1,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { requestLogger } from "@svc/common";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
+import { agentAuth } from "./auth/agent";
 import type { WrapperConfig } from "./config";
-import { wrapperErrorMapper } from "./http/errors";
+import { runtimeUnavailable, wrapperErrorMapper } from "./http/errors";
+import type { OpenClaw } from "./openclaw";
 import type { RuntimeProxy } from "./proxy";
+import { agentRoutes } from "./routes/agent";
 import { adminAuth } from "./routes/auth";
 import { configRoutes } from "./routes/config";
 import { pairingRoutes } from "./routes/pairing";
 import { runtimeRoutes } from "./routes/runtime";
-import { aiProviderFrom } from "./runtime/config-file";
+import { aiProviderFrom, writeRuntimeConfig } from "./runtime/config-file";
 import type { FfmpegInfo } from "./runtime/ffmpeg";
 import type { Supervisor } from "./runtime/supervisor";
 
@@ -19,14 +22,20 @@ export interface WrapperDeps {
   proxy: RuntimeProxy;
   ffmpeg: FfmpegInfo;
   logger: Logger;
+  /** The OpenClaw side (RPC, configuration, cron, memory); null for an external runtime command. */
+  openclaw: OpenClaw | null;
+  /** Extra routers of the agent API (persona evaluation), mounted behind the agent's auth. */
+  agentRouters?: (requireAgent: RequestHandler) => RequestHandler[];
 }
 
 /**
  * The wrapper's own routes (status, logs, events, gateway control, config, pairing, login) in front of the
  * runtime; every other HTTP request goes to the runtime through the proxy (bodies are never parsed here).
  */
-export function createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }: WrapperDeps): Express {
+export function createWrapperApp(deps: WrapperDeps): Express {
+  const { config, supervisor, proxy, ffmpeg, logger, openclaw } = deps;
   const auth = adminAuth(config.WRAPPER_ADMIN_PASSWORD);
+  const requireAgent = agentAuth(config.OPENCLAW_GATEWAY_TOKEN, auth.isAdmin);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -38,27 +47,40 @@ export function createWrapperApp({ config, supervisor, proxy, ffmpeg, logger }: 
       requireAdmin: auth.requireAdmin,
       isAdmin: auth.isAdmin,
       ffmpeg,
-      aiProvider: () => aiProviderFrom(config.configPath),
+      aiProvider: () => config.AI_PROVIDER ?? aiProviderFrom(config.configPath),
+      permissionHook: openclaw ? "verified" : "unverified",
     }),
   );
   app.use(
     configRoutes({
       configPath: config.configPath,
       requireAdmin: auth.requireAdmin,
+      write: openclaw
+        ? (incoming) => openclaw.runtime.writeUserConfig(incoming)
+        : (incoming) => writeRuntimeConfig(config.configPath, incoming),
+      reloads: openclaw !== null,
       onWritten: () => logger.info({ path: config.configPath }, "runtime configuration written"),
     }),
   );
-  app.use(
-    pairingRoutes({
-      cliArgv: config.RUNTIME_CLI_COMMAND.split(/\s+/).filter(Boolean),
-      requireAdmin: auth.requireAdmin,
-      env: {
-        ...config.processEnv,
-        OPENCLAW_STATE_DIR: config.stateDir,
-        OPENCLAW_CONFIG_PATH: config.configPath,
-      },
-    }),
-  );
+  if (openclaw) app.use(pairingRoutes({ rpc: openclaw.rpc, requireAdmin: auth.requireAdmin }));
+  else
+    app.use("/api/pairing", auth.requireAdmin, () => {
+      throw runtimeUnavailable("device pairing needs the OpenClaw runtime");
+    });
+  // An external runtime answers these paths itself, if at all: they are proxied to it.
+  if (openclaw)
+    app.use(
+      agentRoutes({
+        api: {
+          rpc: openclaw.rpc,
+          cron: openclaw.cron,
+          resetMemory: () => openclaw.resetMemory(),
+          ready: () => supervisor.state === "running",
+        },
+        requireAgent,
+      }),
+    );
+  if (openclaw) for (const router of deps.agentRouters?.(requireAgent) ?? []) app.use(router);
   app.use((req, res) => proxy.http(req, res));
   app.use(wrapperErrorMapper(logger));
   return app;
@@ -72,6 +94,10 @@ const OWN_PREFIXES = [
   "/api/gateway",
   "/api/config",
   "/api/pairing",
+  "/api/sessions",
+  "/api/cron",
+  "/api/memory",
+  "/api/eval",
   "/login",
   "/logout",
 ];

@@ -1,61 +1,64 @@
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { ConfigError } from "@svc/common";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PRE_TOOL_USE_HOOK, HOOK_FLAG, loadWrapperConfig } from "./config";
+import { DEFAULT_PLUGIN_DIR, loadWrapperConfig } from "./config";
 
-const HOOK = fileURLToPath(new URL("../../backend/hooks/pre-tool-use.mjs", import.meta.url));
-const COMMAND = "node dev-runtime/server.mjs --port {port}";
+const COMMAND = "node fake-runtime.mjs --port {port}";
+const OPENCLAW = {
+  RUNTIME_PORT: "18790",
+  OPENCLAW_GATEWAY_TOKEN: "gw-token",
+  PLATFORM_BACKEND_URL: "http://127.0.0.1:4000/",
+};
 
-describe("loadWrapperConfig: the pre-tool-use hook", () => {
-  it("starts the runtime without a hook when PLATFORM_CLASSIFY_URL is unset", () => {
-    const config = loadWrapperConfig({ RUNTIME_COMMAND: COMMAND, RUNTIME_PORT: "18790" });
-    expect(config.runtimeArgv).toEqual(["node", "dev-runtime/server.mjs", "--port", "18790"]);
-    expect(config.preToolUseHook).toBeNull();
-  });
-
-  it("adds --hook-pre-tool-use <the platform's hook> when PLATFORM_CLASSIFY_URL is set", () => {
-    expect(DEFAULT_PRE_TOOL_USE_HOOK).toBe(HOOK);
-    expect(existsSync(HOOK)).toBe(true);
+describe("loadWrapperConfig: the runtime", () => {
+  it("splits RUNTIME_COMMAND into words with {port} replaced, and the CLI likewise", () => {
     const config = loadWrapperConfig({
-      RUNTIME_COMMAND: COMMAND,
-      RUNTIME_PORT: "18790",
-      PLATFORM_CLASSIFY_URL: "http://127.0.0.1:4000/api/hooks/classify",
+      ...OPENCLAW,
+      RUNTIME_COMMAND: "/opt/node/bin/node /opt/oc/openclaw.mjs gateway run --port {port}",
+      RUNTIME_CLI_COMMAND: "/opt/node/bin/node /opt/oc/openclaw.mjs",
     });
     expect(config.runtimeArgv).toEqual([
-      "node",
-      "dev-runtime/server.mjs",
+      "/opt/node/bin/node",
+      "/opt/oc/openclaw.mjs",
+      "gateway",
+      "run",
       "--port",
       "18790",
-      HOOK_FLAG,
-      HOOK,
     ]);
-    expect(config.preToolUseHook).toBe(HOOK);
-    // The default OpenClaw command gets it too.
-    const openclaw = loadWrapperConfig({ PLATFORM_CLASSIFY_URL: "http://backend:4000/api/hooks/classify" });
-    expect(openclaw.runtimeArgv.slice(0, 3)).toEqual(["openclaw", "gateway", "run"]);
-    expect(openclaw.runtimeArgv.slice(-2)).toEqual([HOOK_FLAG, HOOK]);
+    expect(config.cliArgv).toEqual(["/opt/node/bin/node", "/opt/oc/openclaw.mjs"]);
+    // No flag of a runtime OpenClaw does not have is ever added.
+    expect(config.runtimeArgv.some((arg) => arg.startsWith("--hook"))).toBe(false);
   });
 
-  it("keeps a hook RUNTIME_COMMAND names itself, once", () => {
-    for (const given of [`${HOOK_FLAG} ${HOOK}`, `${HOOK_FLAG}=${HOOK}`]) {
-      const config = loadWrapperConfig({
-        RUNTIME_COMMAND: `${COMMAND} ${given}`,
-        PLATFORM_CLASSIFY_URL: "http://127.0.0.1:4000/api/hooks/classify",
-      });
-      expect(config.runtimeArgv.filter((arg) => arg.startsWith(HOOK_FLAG))).toHaveLength(1);
-      expect(config.preToolUseHook).toBe(HOOK);
-    }
+  it("OpenClaw (the default kind): the classify URL from the backend, the shipped plugin", () => {
+    const config = loadWrapperConfig(OPENCLAW);
+    expect(config.RUNTIME_KIND).toBe("openclaw");
+    expect(config.classifyUrl).toBe("http://127.0.0.1:4000/api/hooks/classify");
+    expect(config.pluginDir).toBe(DEFAULT_PLUGIN_DIR.replace(/\/$/, ""));
+    expect(existsSync(`${DEFAULT_PLUGIN_DIR}/openclaw.plugin.json`)).toBe(true);
   });
 
-  it("refuses to start without the hook script, or with a bad classify URL (fail-closed)", () => {
-    const missing = () =>
-      loadWrapperConfig({
-        PLATFORM_CLASSIFY_URL: "http://127.0.0.1:4000/api/hooks/classify",
-        PRE_TOOL_USE_HOOK: "/nonexistent/pre-tool-use.mjs",
-      });
-    expect(missing).toThrow(ConfigError);
-    expect(missing).toThrow(/PRE_TOOL_USE_HOOK: "\/nonexistent\/pre-tool-use.mjs" does not exist/);
-    expect(() => loadWrapperConfig({ PLATFORM_CLASSIFY_URL: "not a url" })).toThrow(/PLATFORM_CLASSIFY_URL/);
+  it("refuses to start an OpenClaw agent without its backend, token or plugin (fail-closed)", () => {
+    const attempt = (env: Record<string, string>) => () => loadWrapperConfig(env);
+    expect(attempt({ RUNTIME_PORT: "18790" })).toThrow(ConfigError);
+    expect(attempt({ RUNTIME_PORT: "18790" })).toThrow(/PLATFORM_BACKEND_URL: required/);
+    expect(attempt({ PLATFORM_BACKEND_URL: "http://127.0.0.1:4000" })).toThrow(/OPENCLAW_GATEWAY_TOKEN/);
+    expect(attempt({ ...OPENCLAW, PLATFORM_PLUGIN_DIR: "/nonexistent/plugin" })).toThrow(
+      /PLATFORM_PLUGIN_DIR: no permission plugin at \/nonexistent\/plugin/,
+    );
+    expect(attempt({ ...OPENCLAW, PLATFORM_CLASSIFY_URL: "not a url" })).toThrow(/PLATFORM_CLASSIFY_URL/);
+    expect(attempt({ ...OPENCLAW, RUNTIME_KIND: "dev" })).toThrow(
+      /RUNTIME_KIND: must be openclaw or external/,
+    );
+  });
+
+  it("an external runtime runs as given, without a backend", () => {
+    const config = loadWrapperConfig({
+      RUNTIME_KIND: "external",
+      RUNTIME_COMMAND: COMMAND,
+      RUNTIME_PORT: "9",
+    });
+    expect(config.runtimeArgv).toEqual(["node", "fake-runtime.mjs", "--port", "9"]);
+    expect(config.classifyUrl).toBeNull();
   });
 });

@@ -4,12 +4,8 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, httpUrl, logLevel, parseEnv, port, positiveInt } from "@svc/common";
 import { z } from "zod";
 
-/** The platform's pre-tool-use hook, shipped in the same tree (and image) as the wrapper. */
-export const DEFAULT_PRE_TOOL_USE_HOOK = fileURLToPath(
-  new URL("../../backend/hooks/pre-tool-use.mjs", import.meta.url),
-);
-/** The runtime's flag that enables the pre-tool-use hook (the spec's `--hook-pre-tool-use`). */
-export const HOOK_FLAG = "--hook-pre-tool-use";
+/** The platform's permission plugin for OpenClaw, shipped in the same tree (and image) as the wrapper. */
+export const DEFAULT_PLUGIN_DIR = fileURLToPath(new URL("../openclaw-plugin/", import.meta.url));
 
 export const envSchema = z.object({
   WRAPPER_PORT: port(8080),
@@ -35,20 +31,35 @@ export const envSchema = z.object({
   /** Stop: SIGTERM, then SIGKILL after this long. */
   RUNTIME_STOP_TIMEOUT_MS: positiveInt(10_000),
   /**
-   * Set by provisioning: the platform's classify endpoint. When set, the runtime is started with
-   * `--hook-pre-tool-use <PRE_TOOL_USE_HOOK>`, so every tool call is classified (the hook reads it too).
+   * `openclaw` (default): the runtime is OpenClaw; the wrapper owns the platform's part of its configuration,
+   * loads the permission plugin and proves it is loaded before reporting `running`. `external`: an operator's
+   * own runtime command (LOCAL_RUNTIME_COMMAND), run as given; its guard cannot be verified (status says so).
    */
+  RUNTIME_KIND: z.enum(["openclaw", "external"], "must be openclaw or external").default("openclaw"),
+  /** The platform backend: the agent's AI provider (`<url>/api/ai`) and classify hook. */
+  PLATFORM_BACKEND_URL: httpUrl().optional(),
+  /** The classify endpoint; default `<PLATFORM_BACKEND_URL>/api/hooks/classify`. */
   PLATFORM_CLASSIFY_URL: httpUrl().optional(),
-  /** The pre-tool-use hook script; default the platform's `backend/hooks/pre-tool-use.mjs`. */
-  PRE_TOOL_USE_HOOK: z.string().optional(),
+  /** The model the agent asks the platform's AI proxy for. */
+  AGENT_MODEL: z.string().trim().min(1).default("openai/gpt-4o-mini"),
+  /** The agent's AI provider name, as the platform knows it (shown in status). */
+  AI_PROVIDER: z.string().optional(),
+  /** The permission plugin's folder; default `wrapper/openclaw-plugin/`. */
+  PLATFORM_PLUGIN_DIR: z.string().optional(),
+  /** How long a dangerous tool call waits for a person's decision before it is refused. */
+  PERMISSION_WAIT_SECONDS: positiveInt(300),
+  /** How long the permission plugin has to answer its status method after the runtime is healthy. */
+  RUNTIME_VERIFY_TIMEOUT_MS: positiveInt(60_000),
 });
 
 export type WrapperConfig = z.infer<typeof envSchema> & {
   configPath: string;
   stateDir: string;
   runtimeArgv: string[];
-  /** The hook script the runtime is started with, or null when PLATFORM_CLASSIFY_URL is unset. */
-  preToolUseHook: string | null;
+  cliArgv: string[];
+  /** The platform's classify endpoint (null only for an external runtime without a backend). */
+  classifyUrl: string | null;
+  pluginDir: string;
   /** The environment the wrapper started with: the runtime and its CLI inherit it (PORT aside). */
   processEnv: Record<string, string | undefined>;
 };
@@ -60,32 +71,27 @@ export function loadWrapperConfig(env: Record<string, string | undefined> = proc
   const runtimeArgv = parsed.RUNTIME_COMMAND.replaceAll("{port}", String(parsed.RUNTIME_PORT))
     .split(/\s+/)
     .filter(Boolean);
-  let preToolUseHook: string | null = null;
-  if (parsed.PLATFORM_CLASSIFY_URL) {
-    const at = runtimeArgv.findIndex((arg) => arg === HOOK_FLAG || arg.startsWith(`${HOOK_FLAG}=`));
-    if (at !== -1) {
-      // RUNTIME_COMMAND names its own hook: it is kept as given.
-      preToolUseHook =
-        runtimeArgv[at] === HOOK_FLAG
-          ? (runtimeArgv[at + 1] ?? "")
-          : runtimeArgv[at].slice(HOOK_FLAG.length + 1);
-    } else {
-      preToolUseHook = resolve(parsed.PRE_TOOL_USE_HOOK ?? DEFAULT_PRE_TOOL_USE_HOOK);
-      runtimeArgv.push(HOOK_FLAG, preToolUseHook);
-    }
-    // Fail-closed: an agent the platform classifies never runs without its hook.
-    if (!preToolUseHook || !existsSync(preToolUseHook)) {
-      throw new ConfigError([
-        `PRE_TOOL_USE_HOOK: "${preToolUseHook}" does not exist (PLATFORM_CLASSIFY_URL is set, so the runtime needs its pre-tool-use hook)`,
-      ]);
-    }
+  const backend = parsed.PLATFORM_BACKEND_URL?.replace(/\/+$/, "");
+  const classifyUrl = parsed.PLATFORM_CLASSIFY_URL ?? (backend ? `${backend}/api/hooks/classify` : null);
+  const pluginDir = resolve(parsed.PLATFORM_PLUGIN_DIR ?? DEFAULT_PLUGIN_DIR);
+  if (parsed.RUNTIME_KIND === "openclaw") {
+    // Fail fast: an OpenClaw agent without its provider, classify hook or plugin would run unguarded or not at all.
+    const problems: string[] = [];
+    if (!backend) problems.push("PLATFORM_BACKEND_URL: required when RUNTIME_KIND is openclaw");
+    if (!parsed.OPENCLAW_GATEWAY_TOKEN)
+      problems.push("OPENCLAW_GATEWAY_TOKEN: required when RUNTIME_KIND is openclaw");
+    if (!existsSync(`${pluginDir}/openclaw.plugin.json`))
+      problems.push(`PLATFORM_PLUGIN_DIR: no permission plugin at ${pluginDir}`);
+    if (problems.length > 0) throw new ConfigError(problems);
   }
   return {
     ...parsed,
     stateDir,
     configPath: resolve(parsed.OPENCLAW_CONFIG_PATH ?? `${stateDir}/openclaw.json`),
     runtimeArgv,
-    preToolUseHook,
+    cliArgv: parsed.RUNTIME_CLI_COMMAND.split(/\s+/).filter(Boolean),
+    classifyUrl,
+    pluginDir,
     processEnv: { ...env },
   };
 }

@@ -30,6 +30,7 @@ beforeAll(async () => {
       WRAPPER_PORT: String(port),
       RUNTIME_PORT: String(runtimePort),
       HOST: "127.0.0.1",
+      RUNTIME_KIND: "external",
       RUNTIME_COMMAND: `${process.execPath} ${fakeRuntime}`,
       OPENCLAW_GATEWAY_TOKEN: "gw-token-xyz",
       OPENCLAW_STATE_DIR: dir,

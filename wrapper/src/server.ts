@@ -6,14 +6,23 @@ import { createServer } from "node:http";
 import { createLogger, exitOnStartupError, listen } from "@svc/common";
 import { createWrapperHandler } from "./app";
 import { loadWrapperConfig } from "./config";
+import { createOpenClaw, type OpenClaw } from "./openclaw";
 import { createRuntimeProxy } from "./proxy";
 import { detectFfmpeg } from "./runtime/ffmpeg";
-import { createSupervisor } from "./runtime/supervisor";
+import { createSupervisor, type Supervisor } from "./runtime/supervisor";
 
 try {
   const config = loadWrapperConfig();
   const logger = createLogger("wrapper", config.LOG_LEVEL);
-  const supervisor = createSupervisor({
+  let supervisor: Supervisor | undefined;
+  const openclaw: OpenClaw | null =
+    config.RUNTIME_KIND === "openclaw" ? createOpenClaw(config, () => supervisor as Supervisor) : null;
+  if (!openclaw)
+    logger.warn(
+      { command: config.runtimeArgv[0] },
+      "RUNTIME_KIND=external: the runtime is run as given; its permission guard cannot be verified",
+    );
+  supervisor = createSupervisor({
     argv: config.runtimeArgv,
     port: config.RUNTIME_PORT,
     token: config.OPENCLAW_GATEWAY_TOKEN ?? null,
@@ -22,11 +31,13 @@ try {
     env: config.processEnv,
     healthPollMs: config.RUNTIME_HEALTH_POLL_MS,
     stopTimeoutMs: config.RUNTIME_STOP_TIMEOUT_MS,
+    prepare: openclaw?.prepare,
+    verify: openclaw?.verify,
   });
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
-  const server = createServer(createWrapperHandler({ config, supervisor, proxy, ffmpeg, logger }));
+  const server = createServer(createWrapperHandler({ config, supervisor, proxy, ffmpeg, logger, openclaw }));
   server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
   await listen(server, config.WRAPPER_PORT, config.HOST);
   logger.info({ port: config.WRAPPER_PORT, runtimePort: config.RUNTIME_PORT }, "wrapper listening");
@@ -41,6 +52,7 @@ try {
     server.closeIdleConnections();
     await supervisor.stop().catch((err: unknown) => logger.error({ err }, "runtime stop failed"));
     proxy.close();
+    openclaw?.close();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

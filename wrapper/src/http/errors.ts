@@ -12,8 +12,10 @@ export const notFound = (message: string) => new HttpError(404, "not_found", mes
 export const tooLarge = (message: string) => new HttpError(413, "payload_too_large", message);
 /** A step of the wrapper's own work failed (restart, stop, reading or writing the configuration). */
 export const failed = (message: string) => new HttpError(500, "failed", message);
-/** The runtime's CLI failed or answered something unusable. */
-export const cliFailed = (message: string) => new HttpError(502, "cli_failed", message);
+/** The runtime (its RPC or CLI) failed or answered something unusable. */
+export const runtimeFailed = (message: string) => new HttpError(502, "runtime_failed", message);
+/** The runtime is not up to answer (stopped, starting, crashed), or this wrapper's runtime has no such API. */
+export const runtimeUnavailable = (message: string) => new HttpError(503, "runtime_unavailable", message);
 
 /**
  * The wrapper's one error mapper: HttpError -> its status and `{ok: false, error: message}`; any other

@@ -5,7 +5,13 @@ import express, { type RequestHandler } from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { wrapperErrorMapper } from "../http/errors";
-import { aiProviderFrom, REDACTED, redact, restoreRedacted } from "../runtime/config-file";
+import {
+  aiProviderFrom,
+  REDACTED,
+  redact,
+  restoreRedacted,
+  writeRuntimeConfig,
+} from "../runtime/config-file";
 import { adminAuth } from "./auth";
 import { configRoutes } from "./config";
 
@@ -29,6 +35,9 @@ function appFor(
     configRoutes({
       configPath,
       requireAdmin: options.requireAdmin ?? adminAuth(undefined).requireAdmin,
+      // The plain writer (an external runtime); OpenClaw's validated writer is tested against the real runtime.
+      write: (incoming) => writeRuntimeConfig(configPath, incoming),
+      reloads: false,
       onWritten: options.onWritten,
     }),
   );
@@ -203,10 +212,11 @@ describe("POST /api/config", () => {
 });
 
 describe("aiProviderFrom", () => {
-  it("null without a file, then aiProvider, then agents.defaults.model, cached by mtime", async () => {
+  it("null without a file, then agents.defaults.model, then a provider, cached by mtime", async () => {
     expect(aiProviderFrom(configPath)).toBeNull();
+    // A top-level `aiProvider` is not an OpenClaw key (the file would be invalid): it is not read.
     await storeConfig("{ aiProvider: 'anthropic' }");
-    expect(aiProviderFrom(configPath)).toBe("anthropic");
+    expect(aiProviderFrom(configPath)).toBeNull();
     await storeConfig("{ agents: { defaults: { model: { primary: 'openai/gpt-5' } } } }");
     await utimes(configPath, new Date(), new Date(Date.now() + 5000));
     expect(aiProviderFrom(configPath)).toBe("openai");

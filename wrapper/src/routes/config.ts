@@ -1,23 +1,31 @@
 import { type RequestHandler, Router } from "express";
 import { jsonBody } from "../http/body";
 import { badRequest, failed, notFound } from "../http/errors";
-import {
-  type ConfigObject,
-  isPlainObject,
-  readRuntimeConfig,
-  redact,
-  writeRuntimeConfig,
-} from "../runtime/config-file";
+import { InvalidConfigError } from "../openclaw/runtime";
+import { type ConfigObject, isPlainObject, readRuntimeConfig, redact } from "../runtime/config-file";
 
 export interface ConfigRoutesOptions {
   configPath: string;
   requireAdmin: RequestHandler;
-  /** Called after a successful write (the runtime hot-reloads the file itself; this is for logs/events). */
+  /**
+   * Writes a new full configuration and makes the runtime use it; throws InvalidConfigError (answered 400,
+   * nothing written) when the runtime refuses it. OpenClaw: validated, the platform's keys kept, reloaded.
+   */
+  write: (incoming: ConfigObject) => Promise<ConfigObject>;
+  /** Says what the answer's message says about reloading. */
+  reloads: boolean;
+  /** Called after a successful write (for logs). */
   onWritten?: (config: ConfigObject) => void;
 }
 
 /** `GET /api/config` (redacted) and `POST /api/config` (new full configuration). */
-export function configRoutes({ configPath, requireAdmin, onWritten }: ConfigRoutesOptions): Router {
+export function configRoutes({
+  configPath,
+  requireAdmin,
+  write,
+  reloads,
+  onWritten,
+}: ConfigRoutesOptions): Router {
   const router = Router();
 
   router.get("/api/config", requireAdmin, async (_req, res) => {
@@ -40,12 +48,18 @@ export function configRoutes({ configPath, requireAdmin, onWritten }: ConfigRout
       if (!isPlainObject(body)) throw badRequest("the configuration must be a JSON object");
       let written: ConfigObject;
       try {
-        written = await writeRuntimeConfig(configPath, body);
+        written = await write(body);
       } catch (error) {
+        if (error instanceof InvalidConfigError) throw badRequest(error.message);
         throw failed(`cannot write configuration: ${(error as Error).message}`);
       }
       onWritten?.(written);
-      res.json({ ok: true, message: "Configuration saved; the gateway reloads it automatically" });
+      res.json({
+        ok: true,
+        message: reloads
+          ? "Configuration saved; the gateway reloaded it"
+          : "Configuration saved; the runtime reads it when it reloads or restarts",
+      });
     },
   );
 

@@ -1,169 +1,158 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { type FakeOpenClawGateway, FakeRpcError, startFakeOpenClawGateway } from "@svc/common/testing";
 import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { wrapperErrorMapper } from "../http/errors";
-import { parsePendingList } from "../pairing/cli";
+import { loadOrCreateDeviceIdentity } from "../openclaw/device-identity";
+import { createGatewayRpc, type GatewayRpc } from "../openclaw/rpc";
+import { pendingRequests } from "../pairing/requests";
 import { adminAuth } from "./auth";
 import { pairingRoutes } from "./pairing";
 
-const FAKE_CLI = resolve(import.meta.dirname, "../../../common/testing/fakes/agent-runtime.mjs");
+const TOKEN = "gw-token-pairing";
 let dir: string;
-let listFile: string;
-let callsFile: string;
+let gateway: FakeOpenClawGateway;
+let rpc: GatewayRpc;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "wrapper-pairing-"));
-  listFile = join(dir, "list.json");
-  callsFile = join(dir, "calls.jsonl");
+  gateway = await startFakeOpenClawGateway({ token: TOKEN });
+  rpc = createGatewayRpc({
+    port: gateway.port,
+    token: TOKEN,
+    identity: loadOrCreateDeviceIdentity(join(dir, "device.json")),
+  });
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  rpc.close();
+  await gateway.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
-function appFor(extraEnv: Record<string, string> = {}, password?: string) {
+function appFor(password?: string) {
   const app = express();
-  app.use(
-    pairingRoutes({
-      cliArgv: [process.execPath, FAKE_CLI],
-      requireAdmin: adminAuth(password).requireAdmin,
-      env: { ...process.env, FAKE_CLI_LIST_FILE: listFile, FAKE_CLI_CALLS_FILE: callsFile, ...extraEnv },
-    }),
-  );
+  app.use(pairingRoutes({ rpc, requireAdmin: adminAuth(password).requireAdmin }));
   app.use(wrapperErrorMapper());
   return app;
 }
 
-async function calls(): Promise<string[][]> {
-  const text = await readFile(callsFile, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-}
+/** A pending request as OpenClaw 2026.4.11's `device.pair.list` lists it. */
+const OPENCLAW_PENDING = {
+  requestId: "7c1b6a1e-55f0-4c7e-9a9e-1f2d3c4b5a69",
+  deviceId: "a".repeat(64),
+  publicKey: "pk",
+  platform: "linux",
+  clientId: "openclaw-control-ui",
+  clientMode: "ui",
+  role: "operator",
+  roles: ["operator"],
+  scopes: ["operator.read", "operator.write"],
+  remoteIp: "203.0.113.7",
+  isRepair: false,
+  ts: Date.parse("2026-03-01T10:00:00.000Z"),
+};
 
 describe("GET /api/pairing/pending", () => {
-  it("maps the CLI's pending requests, with expiresAt = createdAt + 5 minutes", async () => {
-    const created = Date.parse("2026-03-01T10:00:00.000Z");
-    await writeFile(
-      listFile,
-      JSON.stringify({
-        pending: [
-          { requestId: "req_1", displayName: "Pixel 9", remoteIp: "10.0.0.2", role: "operator", ts: created },
-          {
-            id: "req-2",
-            name: "Laptop",
-            ip: "10.0.0.3",
-            roles: ["viewer"],
-            createdAt: "2026-03-01T10:01:00Z",
-          },
-          { id: "req3", deviceName: "Tablet", createdAtMs: created + 1000 },
-          { name: "no id, skipped" },
-        ],
-        paired: [{ id: "old" }],
-      }),
-    );
+  it("maps OpenClaw's pending requests (device.pair.list), with expiresAt = ts + 5 minutes", async () => {
+    gateway.setMethod("device.pair.list", () => ({
+      pending: [OPENCLAW_PENDING, { displayName: "no id, skipped" }],
+      paired: [{ deviceId: "b".repeat(64) }],
+    }));
     const res = await request(appFor()).get("/api/pairing/pending");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ok: true,
       pending: [
         {
-          id: "req_1",
-          requestId: "req_1",
-          name: "Pixel 9",
-          deviceName: "Pixel 9",
-          ip: "10.0.0.2",
-          remoteIp: "10.0.0.2",
+          id: OPENCLAW_PENDING.requestId,
+          requestId: OPENCLAW_PENDING.requestId,
+          // OpenClaw records no device name unless the client sent a display name.
+          name: null,
+          deviceName: null,
+          ip: "203.0.113.7",
+          remoteIp: "203.0.113.7",
           role: "operator",
           createdAt: "2026-03-01T10:00:00.000Z",
           expiresAt: "2026-03-01T10:05:00.000Z",
-        },
-        {
-          id: "req-2",
-          requestId: "req-2",
-          name: "Laptop",
-          deviceName: "Laptop",
-          ip: "10.0.0.3",
-          remoteIp: "10.0.0.3",
-          role: "viewer",
-          createdAt: "2026-03-01T10:01:00.000Z",
-          expiresAt: "2026-03-01T10:06:00.000Z",
-        },
-        {
-          id: "req3",
-          requestId: "req3",
-          name: "Tablet",
-          deviceName: "Tablet",
-          ip: null,
-          remoteIp: null,
-          role: null,
-          createdAt: "2026-03-01T10:00:01.000Z",
-          expiresAt: "2026-03-01T10:05:01.000Z",
+          deviceId: "a".repeat(64),
+          platform: "linux",
+          clientId: "openclaw-control-ui",
+          scopes: ["operator.read", "operator.write"],
         },
       ],
     });
-    expect(await calls()).toEqual([["devices", "list", "--json"]]);
+    expect(gateway.calls.map((c) => c.method)).toEqual(["device.pair.list"]);
   });
 
-  it("accepts a top-level array and {requests: [...]}", () => {
-    expect(parsePendingList('[{"id":"a","createdAt":0}]').map((p) => p.id)).toEqual(["a"]);
-    expect(parsePendingList('{"requests":[{"requestId":"b"}]}').map((p) => p.id)).toEqual(["b"]);
-    expect(parsePendingList("{}")).toEqual([]);
+  it("reads a display name and other field variants", () => {
+    const [mapped] = pendingRequests({
+      pending: [
+        {
+          id: "req-2",
+          displayName: "Laptop",
+          ip: "10.0.0.3",
+          roles: ["viewer"],
+          createdAt: "2026-03-01T10:01:00Z",
+        },
+      ],
+    });
+    expect(mapped).toMatchObject({ id: "req-2", name: "Laptop", ip: "10.0.0.3", role: "viewer", scopes: [] });
+    expect(pendingRequests({})).toEqual([]);
+    expect(pendingRequests(null)).toEqual([]);
   });
 
-  it("502 when the CLI fails or prints something that is not JSON", async () => {
-    const failing = await request(appFor({ FAKE_CLI_FAIL: "list" })).get("/api/pairing/pending");
-    expect(failing.status).toBe(502);
-    expect(failing.body.ok).toBe(false);
-    expect(failing.body.error).toContain("fake failure in devices list");
-    await writeFile(listFile, "not json");
-    const garbage = await request(appFor()).get("/api/pairing/pending");
-    expect(garbage.status).toBe(502);
-    expect(garbage.body).toEqual({ ok: false, error: "runtime CLI returned invalid JSON" });
+  it("502 with the runtime's reason when the RPC fails", async () => {
+    gateway.setMethod("device.pair.list", () => {
+      throw new FakeRpcError("UNAVAILABLE", "pairing store locked");
+    });
+    const res = await request(appFor()).get("/api/pairing/pending");
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ ok: false, error: "device.pair.list: pairing store locked" });
   });
 
-  it("502 when the CLI cannot be started", async () => {
-    const app = express();
-    app.use(
-      pairingRoutes({ cliArgv: [join(dir, "missing-cli")], requireAdmin: adminAuth(undefined).requireAdmin }),
-    );
-    app.use(wrapperErrorMapper());
-    const res = await request(app).get("/api/pairing/pending");
+  it("502 when the runtime does not answer at all", async () => {
+    await gateway.close();
+    const res = await request(appFor()).get("/api/pairing/pending");
     expect(res.status).toBe(502);
     expect(res.body.ok).toBe(false);
+    expect(res.body.error).toMatch(/^device\.pair\.list: runtime RPC/);
   });
 
-  it("401 without admin credentials", async () => {
-    const res = await request(appFor({}, "pw")).get("/api/pairing/pending");
+  it("401 without admin credentials, and the runtime is not asked", async () => {
+    const res = await request(appFor("pw")).get("/api/pairing/pending");
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ ok: false, error: "unauthorized" });
-    expect(await calls()).toEqual([]);
+    expect(gateway.calls).toEqual([]);
   });
 });
 
 describe("POST /api/pairing/approve and /deny", () => {
-  it("approve runs `devices approve <id>`", async () => {
+  it("approve calls device.pair.approve {requestId}", async () => {
+    gateway.setMethod("device.pair.approve", () => ({ ok: true }));
     const res = await request(appFor()).post("/api/pairing/approve").send({ requestId: "req_1" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true, message: "Pairing request req_1 approved" });
-    expect(await calls()).toEqual([["devices", "approve", "req_1"]]);
+    expect(gateway.calls).toEqual([{ method: "device.pair.approve", params: { requestId: "req_1" } }]);
   });
 
-  it("deny runs `devices reject <id>`", async () => {
+  it("deny calls device.pair.reject {requestId}", async () => {
+    gateway.setMethod("device.pair.reject", () => ({ ok: true }));
     const res = await request(appFor()).post("/api/pairing/deny").send({ requestId: "A-b_9" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true, message: "Pairing request A-b_9 denied" });
-    expect(await calls()).toEqual([["devices", "reject", "A-b_9"]]);
+    expect(gateway.calls).toEqual([{ method: "device.pair.reject", params: { requestId: "A-b_9" } }]);
   });
 
-  it("400 for a missing, non-string or malformed requestId, and bad JSON; the CLI is not run", async () => {
+  it("400 for a missing, non-string or malformed requestId, and bad JSON; the runtime is not asked", async () => {
     const app = appFor();
     const bodies: unknown[] = [
       {},
       { requestId: 12 },
       { requestId: "" },
-      { requestId: "a;rm" },
+      { requestId: "a;b" },
       { requestId: "--all" },
       { requestId: "a b" },
       { requestId: "x".repeat(129) },
@@ -181,21 +170,21 @@ describe("POST /api/pairing/approve and /deny", () => {
       .send("{oops");
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ ok: false, error: "body is not valid JSON" });
-    expect(await calls()).toEqual([]);
+    expect(gateway.calls).toEqual([]);
   });
 
-  it("502 when the CLI fails", async () => {
-    const res = await request(appFor({ FAKE_CLI_FAIL: "approve" }))
-      .post("/api/pairing/approve")
-      .send({ requestId: "r1" });
+  it("502 when the runtime refuses (an unknown request id)", async () => {
+    gateway.setMethod("device.pair.approve", () => {
+      throw new FakeRpcError("INVALID_REQUEST", "unknown requestId");
+    });
+    const res = await request(appFor()).post("/api/pairing/approve").send({ requestId: "r1" });
     expect(res.status).toBe(502);
-    expect(res.body.ok).toBe(false);
-    expect(res.body.error).toContain("fake failure in devices approve");
+    expect(res.body).toEqual({ ok: false, error: "device.pair.approve: unknown requestId" });
   });
 
   it("401 without admin credentials", async () => {
-    const res = await request(appFor({}, "pw")).post("/api/pairing/deny").send({ requestId: "r1" });
+    const res = await request(appFor("pw")).post("/api/pairing/deny").send({ requestId: "r1" });
     expect(res.status).toBe(401);
-    expect(await calls()).toEqual([]);
+    expect(gateway.calls).toEqual([]);
   });
 });

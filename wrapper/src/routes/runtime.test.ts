@@ -46,6 +46,7 @@ beforeAll(async () => {
       isAdmin,
       ffmpeg: { available: true, version: "6.1.1" },
       aiProvider: () => "anthropic",
+      permissionHook: "unverified",
       clock: new ManualClock("2026-07-08T09:10:11.000Z"),
     }),
   );
@@ -122,6 +123,8 @@ describe("GET /api/status", () => {
       gatewayToken: null,
       aiProvider: "anthropic",
       runtime: { ffmpeg: { available: true, version: "6.1.1" } },
+      permissionHook: "unverified",
+      reason: null,
       ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(res.body.uptime).toBeGreaterThanOrEqual(0);

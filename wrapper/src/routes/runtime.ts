@@ -19,6 +19,11 @@ export interface RuntimeRoutesOptions {
   ffmpeg: FfmpegInfo;
   /** The AI provider named in the runtime configuration, or null. */
   aiProvider: () => string | null;
+  /**
+   * Whether the permission guard is proven: `verified` (OpenClaw with the platform's plugin, checked before
+   * `running`), `unverified` (an operator's own runtime command: the wrapper cannot check it).
+   */
+  permissionHook: "verified" | "unverified";
   /** SSE keep-alive interval (default 15 s). */
   ssePingMs?: number;
   /** Stamps the status answer's `ts` (default: the system clock). */
@@ -36,7 +41,7 @@ export function parseLogLines(value: unknown): number | null {
 
 /** Status, logs, state events, restart and stop of the runtime gateway (spec: Gateway wrapper). */
 export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
-  const { supervisor, requireAdmin, isAdmin, ffmpeg, aiProvider } = options;
+  const { supervisor, requireAdmin, isAdmin, ffmpeg, aiProvider, permissionHook } = options;
   const router = Router();
 
   router.get("/api/status", (req, res) => {
@@ -50,6 +55,9 @@ export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
       gatewayToken: isAdmin(req) ? supervisor.gatewayToken : null,
       aiProvider: aiProvider(),
       runtime: { ffmpeg: { available: ffmpeg.available, version: ffmpeg.version } },
+      permissionHook,
+      // Why the runtime last failed to start or run (e.g. the plugin did not load); null while it runs.
+      reason: supervisor.lastError,
       ts: (options.clock ?? systemClock).now().toISOString(),
     });
   });

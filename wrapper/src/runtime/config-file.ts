@@ -130,7 +130,6 @@ function providerOf(model: unknown): string | null {
 
 /** The AI provider from a parsed configuration; see `aiProviderFrom`. */
 export function aiProviderOf(config: ConfigObject): string | null {
-  if (typeof config.aiProvider === "string" && config.aiProvider.trim() !== "") return config.aiProvider;
   const agents = isPlainObject(config.agents) ? config.agents : {};
   const defaults = isPlainObject(agents.defaults) ? agents.defaults : {};
   const fromModel = providerOf(defaults.model);
@@ -144,7 +143,7 @@ export function aiProviderOf(config: ConfigObject): string | null {
 }
 
 /**
- * The configured AI provider, or null: top-level `aiProvider`; else `agents.defaults.model` (`provider`, or
+ * The configured AI provider, or null: `agents.defaults.model` (`provider`, or
  * the `<provider>/` prefix of `primary` or of the model string); else the first key of `models.providers`.
  * Synchronous and cached by the file's mtime and size, so a status request costs one stat.
  */

@@ -26,6 +26,13 @@ export interface SupervisorOptions {
   /** Running this long before a crash resets the backoff (default 5 minutes). */
   backoffResetMs?: number;
   logs?: LogRing;
+  /** Runs before every spawn (e.g. puts the platform's configuration in place); a throw is a failed start. */
+  prepare?: () => Promise<void>;
+  /**
+   * Runs once the runtime answers `/healthz`, before the state becomes `running` (e.g. proves the permission
+   * plugin is loaded). A throw stops the runtime: it must not serve unguarded; the state becomes `crashed`.
+   */
+  verify?: () => Promise<void>;
 }
 
 export interface Supervisor {
@@ -35,11 +42,15 @@ export interface Supervisor {
   readonly logs: LogRing;
   /** The token handed to the runtime (`OPENCLAW_GATEWAY_TOKEN`), or null. */
   readonly gatewayToken: string | null;
+  /** Why the runtime last failed (start, verification or exit), until it runs again; null otherwise. */
+  readonly lastError: string | null;
   /** Spawns the runtime (no-op when it is already up); resolves once spawned, before it is healthy. */
   start(): Promise<void>;
   /** SIGTERM, then SIGKILL after `stopTimeoutMs`; resolves when the process is gone, state `stopped`. */
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** Sends `signal` to the live runtime; false when none runs. */
+  signal(signal: NodeJS.Signals): boolean;
   /** Whole seconds since the state last became `running`; 0 in any other state. */
   uptimeSeconds(): number;
   /** Resolves when the state becomes `state` (at once if it already is); rejects after `timeoutMs`. */
@@ -54,13 +65,22 @@ const WRAPPER_PREFIX = "[wrapper]";
 const EXIT_OUTPUT_GRACE_MS = 500;
 
 /** The runtime's environment: the base one without `PORT`, plus where and how the gateway runs. */
-export function runtimeEnv(options: SupervisorOptions): NodeJS.ProcessEnv {
-  const { PORT: _port, ...rest } = options.env;
+export function runtimeEnv(
+  options: Pick<SupervisorOptions, "env" | "port" | "token" | "stateDir" | "configPath">,
+): NodeJS.ProcessEnv {
+  // The wrapper's own secret never reaches the runtime (nor, through it, the agent's tools).
+  const { PORT: _port, WRAPPER_ADMIN_PASSWORD: _password, ...rest } = options.env;
   const env: NodeJS.ProcessEnv = {
     ...rest,
     OPENCLAW_GATEWAY_PORT: String(options.port),
     OPENCLAW_STATE_DIR: options.stateDir,
     OPENCLAW_CONFIG_PATH: options.configPath,
+    // OpenClaw respawns itself detached on a restart-needing change unless told not to: the wrapper would
+    // read the exit as a crash while an orphan serves traffic.
+    OPENCLAW_NO_RESPAWN: "1",
+    NO_COLOR: "1",
+    // OpenClaw's default log file and scratch files go under TMPDIR: one per agent, not a shared /tmp.
+    TMPDIR: `${options.stateDir}/tmp`,
   };
   if (options.token) env.OPENCLAW_GATEWAY_TOKEN = options.token;
   else delete env.OPENCLAW_GATEWAY_TOKEN;
@@ -75,6 +95,9 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
   /** Whether the runtime should be up: an exit while true is a crash. */
   private wanted = false;
   private runningSince: number | null = null;
+  private failure: string | null = null;
+  /** Why `verify` refused the live runtime (it is being stopped for it). */
+  private rejection: string | null = null;
   private backoffMs: number;
   private restartTimer: NodeJS.Timeout | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
@@ -107,12 +130,20 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
     return this.child?.pid ?? null;
   }
 
+  get lastError(): string | null {
+    return this.failure;
+  }
+
+  signal(signal: NodeJS.Signals): boolean {
+    return this.child?.kill(signal) ?? false;
+  }
+
   start(): Promise<void> {
     return this.serialize(async () => {
       this.wanted = true;
       clearTimeout(this.restartTimer);
       this.restartTimer = undefined;
-      if (!this.child) this.spawnRuntime();
+      if (!this.child) await this.launch();
     });
   }
 
@@ -126,7 +157,7 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
       // An asked-for restart is not a crash: the next crash starts from the shortest backoff again.
       this.backoffMs = this.initialBackoffMs;
       this.wanted = true;
-      this.spawnRuntime();
+      await this.launch();
     });
   }
 
@@ -162,7 +193,10 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
     const previous = this.current;
     if (previous === next) return;
     this.current = next;
-    if (next === "running") this.runningSince = this.clock.now().getTime();
+    if (next === "running") {
+      this.runningSince = this.clock.now().getTime();
+      this.failure = null;
+    }
     this.emit("state", next, previous);
   }
 
@@ -170,7 +204,23 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
     this.logs.push("stderr", `${WRAPPER_PREFIX} ${line}`);
   }
 
+  /** Prepares (when asked to), then spawns; a failed preparation is a failed start, retried with backoff. */
+  private async launch(): Promise<void> {
+    if (this.options.prepare) {
+      this.setState("starting");
+      try {
+        await this.options.prepare();
+      } catch (error) {
+        this.scheduleRestart(`runtime could not be prepared: ${(error as Error).message}`);
+        return;
+      }
+      if (!this.wanted || this.child) return;
+    }
+    this.spawnRuntime();
+  }
+
   private spawnRuntime(): void {
+    this.rejection = null;
     const [command, ...args] = this.options.argv;
     const child = spawn(command, args, {
       env: runtimeEnv(this.options),
@@ -232,17 +282,24 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
         ? this.clock.now().getTime() - this.runningSince
         : 0;
     if (upFor >= this.backoffResetMs) this.backoffMs = this.initialBackoffMs;
-    const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, this.maxBackoffMs);
     const reason = error
       ? `runtime could not be started: ${this.options.argv[0]}: ${error.message}`
-      : `runtime exited unexpectedly (${describeExit(code, signal)})`;
+      : (this.rejection ?? `runtime exited unexpectedly (${describeExit(code, signal)})`);
+    this.scheduleRestart(reason);
+  }
+
+  /** State `crashed` with `reason`, and a new start after the current backoff (doubled for the next one). */
+  private scheduleRestart(reason: string): void {
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.maxBackoffMs);
+    this.failure = reason;
     this.note(`${reason}; restarting in ${delay} ms`);
     this.setState("crashed");
+    clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       void this.serialize(async () => {
-        if (this.wanted && !this.child) this.spawnRuntime();
+        if (this.wanted && !this.child) await this.launch();
       });
     }, delay);
   }
@@ -254,8 +311,23 @@ class RuntimeSupervisor extends EventEmitter implements Supervisor {
       if (this.child !== child || this.current !== "starting") return;
       const healthy = await isHealthy(url, Math.max(this.options.healthPollMs, 1_000));
       if (this.child !== child || this.current !== "starting") return;
-      if (healthy) this.setState("running");
-      else this.healthTimer = setTimeout(probe, this.options.healthPollMs);
+      if (!healthy) {
+        this.healthTimer = setTimeout(probe, this.options.healthPollMs);
+        return;
+      }
+      if (this.options.verify) {
+        try {
+          await this.options.verify();
+        } catch (error) {
+          if (this.child !== child) return;
+          // Fail closed: a runtime that cannot prove its guard is stopped, never reported running.
+          this.rejection = `runtime refused: ${(error as Error).message}`;
+          child.kill("SIGTERM");
+          return;
+        }
+        if (this.child !== child || this.current !== "starting") return;
+      }
+      this.setState("running");
     };
     void probe();
   }

@@ -1,7 +1,8 @@
-/** The runtime CLI's device pairing: running it and reading its pending list (the routes: `routes/pairing.ts`). */
-import { execFile } from "node:child_process";
-
-const CLI_TIMEOUT_MS = 10_000;
+/**
+ * Device pairing requests as OpenClaw's `device.pair.list` RPC lists them (`requestId, deviceId, displayName,
+ * platform, clientId, role, roles, scopes, remoteIp, ts` on 2026.4.11), in the spec's pairing-request shape
+ * (the routes: `routes/pairing.ts`). OpenClaw gives no expiry: `expiresAt` is its pending TTL after `ts`.
+ */
 /** How long the runtime keeps a pairing request open. */
 export const PAIRING_REQUEST_TTL_MS = 5 * 60 * 1000;
 // The brief's [A-Za-z0-9_-]{1,128}, minus a leading "-" so an id can never read as a CLI option.
@@ -16,29 +17,11 @@ export interface PairingRequest {
   /** ISO 8601; null when the CLI gave no usable time. */
   createdAt: string | null;
   expiresAt: string | null;
-}
-
-export class CliError extends Error {}
-
-/** Runs `<cli> ...args` without a shell; rejects with the CLI's stderr (or the spawn error) on failure. */
-export function runCli(cliArgv: string[], args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-  const [command, ...prefix] = cliArgv;
-  if (!command) return Promise.reject(new CliError("no runtime CLI configured"));
-  return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      [...prefix, ...args],
-      { env, timeout: CLI_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, windowsHide: true },
-      (error, stdout, stderr) => {
-        if (!error) return resolve(String(stdout));
-        const killed = (error as { killed?: boolean }).killed;
-        const detail = String(stderr).trim() || error.message;
-        reject(
-          new CliError(killed ? "runtime CLI timed out" : `runtime CLI failed: ${detail.slice(0, 500)}`),
-        );
-      },
-    );
-  });
+  /** OpenClaw's own fields, null when absent. */
+  deviceId: string | null;
+  platform: string | null;
+  clientId: string | null;
+  scopes: string[];
 }
 
 function firstString(entry: Record<string, unknown>, keys: string[]): string | null {
@@ -88,26 +71,16 @@ export function toPairingRequest(raw: unknown): PairingRequest | null {
     role,
     createdAt: valid ? created.toISOString() : null,
     expiresAt: valid ? new Date(created.getTime() + PAIRING_REQUEST_TTL_MS).toISOString() : null,
+    deviceId: firstString(entry, ["deviceId"]),
+    platform: firstString(entry, ["platform"]),
+    clientId: firstString(entry, ["clientId"]),
+    scopes: Array.isArray(entry.scopes) ? entry.scopes.filter((s): s is string => typeof s === "string") : [],
   };
 }
 
-/** The pending list from `devices list --json`: a top-level array, or `{pending: [...]}` / `{requests: [...]}`. */
-export function parsePendingList(stdout: string): PairingRequest[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stdout);
-  } catch {
-    throw new CliError("runtime CLI returned invalid JSON");
-  }
-  let list: unknown = parsed;
-  if (!Array.isArray(parsed) && typeof parsed === "object" && parsed !== null) {
-    const object = parsed as Record<string, unknown>;
-    list = Array.isArray(object.pending)
-      ? object.pending
-      : Array.isArray(object.requests)
-        ? object.requests
-        : [];
-  }
-  if (!Array.isArray(list)) throw new CliError("runtime CLI returned an unexpected shape");
-  return list.map(toPairingRequest).filter((item): item is PairingRequest => item !== null);
+/** The pending list of a `device.pair.list` answer (`{pending: [...], paired: [...]}`). */
+export function pendingRequests(answer: unknown): PairingRequest[] {
+  const pending = (answer as { pending?: unknown } | null)?.pending;
+  if (!Array.isArray(pending)) return [];
+  return pending.map(toPairingRequest).filter((item): item is PairingRequest => item !== null);
 }
