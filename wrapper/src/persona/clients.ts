@@ -44,31 +44,19 @@ export interface RuntimeChatClientOptions {
  * as itself. `x-openclaw-session-key` gives each probe its own OpenClaw session.
  */
 export function createRuntimeChatClient(options: RuntimeChatClientOptions): RuntimeChatClient {
-  const name = "the agent runtime";
-  const http = createOutboundClient({
-    name,
-    baseUrl: options.baseUrl,
-    maxResponseBytes: MAX_COMPLETION_BYTES,
-    headers: { accept: "application/json" },
-  });
+  const post = completionPoster(
+    "the agent runtime",
+    `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+  );
   return {
     async answer(prompt, sessionKey, signal) {
       const fail = (reason: string) => agentFailed(`the agent could not answer "${prompt}": ${reason}`);
-      let answer: OutboundAnswer;
-      try {
-        answer = await http.request({
-          method: "POST",
-          url: "/chat/completions",
-          headers: { authorization: `Bearer ${options.token}`, "x-openclaw-session-key": sessionKey },
-          json: { model: "openclaw", messages: [{ role: "user", content: prompt }] },
-          timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS,
-          signal,
-        });
-      } catch (err) {
-        throw err instanceof OutboundError ? fail(err.message) : err;
-      }
-      if (!answer.ok) throw fail(statusFailure(name, answer));
-      const text = completionText(answer);
+      const text = await post(fail, {
+        headers: { authorization: `Bearer ${options.token}`, "x-openclaw-session-key": sessionKey },
+        json: { model: "openclaw", messages: [{ role: "user", content: prompt }] },
+        timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS,
+        signal,
+      });
       // OpenClaw answers a failed agent run with 200 too; an empty reply is the one sign it gives reliably.
       if (text === null || text.trim() === "" || text.trim() === OPENCLAW_NO_RESPONSE) {
         throw fail("it gave no answer");
@@ -94,41 +82,52 @@ export interface JudgeClientOptions {
 /** `POST <backendUrl>/api/ai/chat`: the agent's own token, so the judging counts against its owner's plan. */
 export function createJudgeClient(options: JudgeClientOptions): JudgeClient {
   const name = "the platform's AI proxy";
-  const http = createOutboundClient({
-    name,
-    baseUrl: options.backendUrl,
-    maxResponseBytes: MAX_COMPLETION_BYTES,
-    headers: { accept: "application/json" },
-  });
+  const post = completionPoster(name, `${options.backendUrl.replace(/\/+$/, "")}/api/ai/chat`);
   return {
     async complete(messages, signal) {
       const fail = (reason: string) => judgeFailed(`the judge could not score an answer: ${reason}`);
-      let answer: OutboundAnswer;
-      try {
-        answer = await http.request({
-          method: "POST",
-          url: "/api/ai/chat",
-          headers: { authorization: `Bearer ${options.token}` },
-          json: { model: options.model, messages, stream: false },
-          timeoutMs: options.timeoutMs ?? JUDGE_TIMEOUT_MS,
-          signal,
-        });
-      } catch (err) {
-        throw err instanceof OutboundError ? fail(err.message) : err;
-      }
-      if (!answer.ok) throw fail(statusFailure(name, answer));
-      const text = completionText(answer);
+      const text = await post(fail, {
+        headers: { authorization: `Bearer ${options.token}` },
+        json: { model: options.model, messages, stream: false },
+        timeoutMs: options.timeoutMs ?? JUDGE_TIMEOUT_MS,
+        signal,
+      });
       if (text === null) throw fail(`${name}'s answer is not a chat completion`);
       return text;
     },
   };
 }
 
-/** `choices[0].message.content` of a chat completion, or null when the answer is not one. */
-function completionText(answer: OutboundAnswer): string | null {
-  const body = answer.json() as { choices?: { message?: { content?: unknown } }[] } | undefined;
-  const content = body?.choices?.[0]?.message?.content;
-  return typeof content === "string" ? content : null;
+interface CompletionRequest {
+  headers: Record<string, string>;
+  json: unknown;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * POSTs chat completion requests to `url` on the one outbound client and returns the answer's
+ * `choices[0].message.content` (null when it is not a completion); an unreachable upstream, a missed
+ * deadline or an error status is `fail(reason)`.
+ */
+function completionPoster(name: string, url: string) {
+  const http = createOutboundClient({
+    name,
+    maxResponseBytes: MAX_COMPLETION_BYTES,
+    headers: { accept: "application/json" },
+  });
+  return async (fail: (reason: string) => HttpError, request: CompletionRequest): Promise<string | null> => {
+    let answer: OutboundAnswer;
+    try {
+      answer = await http.request({ method: "POST", url, ...request });
+    } catch (err) {
+      throw err instanceof OutboundError ? fail(err.message) : err;
+    }
+    if (!answer.ok) throw fail(statusFailure(name, answer));
+    const body = answer.json() as { choices?: { message?: { content?: unknown } }[] } | undefined;
+    const content = body?.choices?.[0]?.message?.content;
+    return typeof content === "string" ? content : null;
+  };
 }
 
 /** "<name> answered 429: <message>", the message from OpenAI's `{error: {message}}` or our `{message}`. */
