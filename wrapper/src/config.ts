@@ -42,6 +42,8 @@ export const envSchema = z.object({
   PLATFORM_CLASSIFY_URL: httpUrl().optional(),
   /** The model the agent asks the platform's AI proxy for. */
   AGENT_MODEL: z.string().trim().min(1).default("openai/gpt-4o-mini"),
+  /** The persona the evaluation's judge scores answers against (default: a built-in one). */
+  AGENT_PERSONA: z.string().optional(),
   /** The agent's AI provider name, as the platform knows it (shown in status). */
   AI_PROVIDER: z.string().optional(),
   /** The permission plugin's folder; default `wrapper/openclaw-plugin/`. */

@@ -3,10 +3,14 @@
  * else (HTTP and WebSocket) is proxied to the runtime on loopback RUNTIME_PORT.
  */
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { createLogger, exitOnStartupError, listen } from "@svc/common";
 import { createWrapperHandler } from "./app";
 import { loadWrapperConfig } from "./config";
 import { createOpenClaw, type OpenClaw } from "./openclaw";
+import { deleteSessions } from "./openclaw/sessions";
+import { createPersonaEvaluator } from "./persona/evaluation";
+import { personaRoutes } from "./persona/routes";
 import { createRuntimeProxy } from "./proxy";
 import { detectFfmpeg } from "./runtime/ffmpeg";
 import { createSupervisor, type Supervisor } from "./runtime/supervisor";
@@ -37,7 +41,34 @@ try {
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
-  const server = createServer(createWrapperHandler({ config, supervisor, proxy, ffmpeg, logger, openclaw }));
+  const server = createServer(
+    createWrapperHandler({
+      config,
+      supervisor,
+      proxy,
+      ffmpeg,
+      logger,
+      openclaw,
+      agentRouters: (requireAgent) =>
+        openclaw
+          ? [
+              personaRoutes({
+                requireAgent,
+                evaluator: createPersonaEvaluator({
+                  runtimeUrl: `http://127.0.0.1:${config.RUNTIME_PORT}`,
+                  gatewayToken: config.OPENCLAW_GATEWAY_TOKEN,
+                  backendUrl: config.PLATFORM_BACKEND_URL,
+                  model: config.AGENT_MODEL,
+                  persona: config.AGENT_PERSONA,
+                  storePath: join(config.stateDir, "platform", "persona.json"),
+                  deleteSessions: (keys) => deleteSessions(openclaw.rpc, keys),
+                  logger,
+                }),
+              }),
+            ]
+          : [],
+    }),
+  );
   server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
   await listen(server, config.WRAPPER_PORT, config.HOST);
   logger.info({ port: config.WRAPPER_PORT, runtimePort: config.RUNTIME_PORT }, "wrapper listening");
