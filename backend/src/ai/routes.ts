@@ -120,12 +120,6 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
   router.post(CHAT_COMPLETIONS_PATH, () => {
     throw unknownGatewayToken();
   });
-  // The OpenAI SDK (OpenClaw's provider client) retries a 429 or 5xx after sleeping the whole `Retry-After`:
-  // a spent budget (minutes to hours away) or a missing provider must end the agent's run now instead.
-  router.use(((err, _req, res, next) => {
-    if (res.locals.errorFormat === "openai" && !retryingSoonHelps(err)) res.set("x-should-retry", "false");
-    next(err);
-  }) as ErrorRequestHandler);
   router.post("/api/ai/chat", gatewayTokenChatAuth(db, config), chat);
   router.post(
     "/api/ai/chat",
@@ -134,6 +128,12 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     requireMatchingPlan(db),
     chat,
   );
+  // The OpenAI SDK (OpenClaw's provider client) retries a 429 or 5xx after sleeping the whole `Retry-After`:
+  // a spent budget (minutes to hours away) or a missing provider must end the agent's run now instead.
+  router.use(((err, _req, res, next) => {
+    if (res.locals.errorFormat === "openai" && !retryingSoonHelps(err)) res.set("x-should-retry", "false");
+    next(err);
+  }) as ErrorRequestHandler);
   return router;
 }
 
