@@ -6,7 +6,7 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminRoutes } from "./admin/routes";
 import { agentOperationRoutes } from "./agents/routes";
-import { aiRoutes } from "./ai/routes";
+import { aiBodyParsing, aiRoutes } from "./ai/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
 import { healthRoutes } from "./health/routes";
@@ -83,6 +83,8 @@ export function createApp({
   }
   // Before the JSON parser: proxied request bodies stream through untouched.
   app.use(runtimeProxyRoutes({ db: database.db, config }));
+  // Before the JSON parser: OpenAI's path of the AI proxy reads larger bodies and answers in OpenAI's shape.
+  app.use(aiBodyParsing());
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRoutes({ pool: database.pool, platform, hostingProvider: config.HOSTING_PROVIDER }));
   app.use(metricsRoutes({ database, token: config.METRICS_TOKEN, logger }));

@@ -191,6 +191,34 @@ export const backendOperations: readonly ApiOperation[] = [
     },
   },
   {
+    method: "post",
+    path: "/api/ai/chat/completions",
+    summary:
+      "OpenAI's chat completions path of the AI proxy, for agents' runtimes (provider `baseUrl` " +
+      "`<backend>/api/ai`): `/api/ai/chat` with the agent's gateway token, errors in OpenAI's shape " +
+      "`{error: {message, type, param, code}}`; a stream is always asked for its usage, which counts",
+    tags: ["ai"],
+    auth: ["gatewayToken"],
+    body: chatCompletionBody,
+    success: {
+      status: 200,
+      description:
+        "the provider's completion (JSON), or its server-sent events as they arrive with `stream: true`",
+      schema: jsonObject,
+    },
+    errors: {
+      400: "bad body (the message names the field)",
+      401: "no Bearer, or not an agent's gateway token",
+      403: "the model is not allowed on the plan",
+      413: "body over 8 MB",
+      429: "the plan's budget is spent (`Retry-After`)",
+      500: "unexpected failure",
+      502: "the provider failed",
+      503: "no AI provider configured",
+      504: "the provider did not answer in time",
+    },
+  },
+  {
     method: "get",
     path: "/api/runtime/version",
     summary: "The runtime release the platform deploys",

@@ -110,7 +110,7 @@ function contentOf(data: string[]): string[] {
   return data
     .filter((d) => d !== "[DONE]")
     .map(
-      (d) => (JSON.parse(d) as { choices: Array<{ delta: { content?: string } }> }).choices[0].delta.content,
+      (d) => (JSON.parse(d) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content,
     )
     .filter((c): c is string => typeof c === "string" && c !== "");
 }
@@ -285,7 +285,9 @@ describe("POST /api/ai/chat streaming", () => {
       expect(contentOf(data)).toEqual(["One ", "two ", "three."]);
       expect(data.at(-1)).toBe("[DONE]");
       expect(JSON.parse(data[0])).toMatchObject({ object: "chat.completion.chunk", model: question.model });
-      expect(JSON.parse(data.at(-2) ?? "")).toMatchObject({ choices: [{ finish_reason: "stop" }] });
+      expect(JSON.parse(data.at(-3) ?? "")).toMatchObject({ choices: [{ finish_reason: "stop" }] });
+      // The usage chunk the backend asked for (the client did not), passed on like every other chunk.
+      expect(JSON.parse(data.at(-2) ?? "")).toMatchObject({ choices: [], usage: { prompt_tokens: 1 } });
       // Asked for the final usage chunk, which the token budget counts.
       expect(fake.requests.at(-1)?.body).toEqual({
         ...question,
@@ -356,8 +358,10 @@ describe("POST /api/ai/chat streaming", () => {
       expect(contentOf(data.slice(0, -1))).toEqual(["first "]);
       expect(JSON.parse(data.at(-1) ?? "")).toEqual({
         error: {
-          code: "ai_provider_timeout",
           message: "the AI provider (openrouter) did not answer within 300 ms",
+          type: "api_error",
+          param: null,
+          code: "ai_provider_timeout",
         },
       });
       expect(data).not.toContain("[DONE]");
@@ -452,7 +456,7 @@ describe("POST /api/ai/chat body validation", () => {
       [{ model: "m", messages: [] }, "messages: must contain at least one message"],
       [
         { model: "m", messages: [{ role: "robot", content: "x" }] },
-        "messages.0.role: must be one of system, user, assistant, tool",
+        "messages.0.role: must be one of system, developer, user, assistant, tool",
       ],
       [{ model: "m", messages: [{ content: "x" }] }, "messages.0.role: is required"],
       [{ model: "m", messages: [{ role: "user" }] }, "messages.0.content: is required"],

@@ -158,6 +158,7 @@ describe("POST /api/ai/chat within the budget", () => {
 
   it("a stream without usage is counted by estimate: 4 characters a token", async () => {
     fake.setReply("a b c d e f");
+    fake.setStreamUsage("never");
     const clock = new ManualClock("2026-03-02T10:15:00Z");
     const user = await newUser("solo");
     const app = appWith({}, clock);

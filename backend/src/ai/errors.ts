@@ -14,9 +14,15 @@ export const providerFailed = (provider: string, status: number) =>
       : `the AI provider (${provider}) answered with unexpected HTTP ${status}`,
     { providerStatus: status },
   );
+/** A 4xx of the provider without a JSON body: its status, and its text in the message. */
+export const providerRefused = (provider: string, status: number, text: string) =>
+  new HttpError(status, "ai_provider_error", `the AI provider (${provider}) answered ${status}: ${text}`);
 export const providerTimeout = (message: string) => new HttpError(504, "ai_provider_timeout", message);
 export const providerUnreachable = (message: string) =>
   new HttpError(502, "ai_provider_unreachable", message);
+/** The OpenAI-compatible route takes only an agent's gateway token. */
+export const unknownGatewayToken = () =>
+  new HttpError(401, "invalid_api_key", "the API key is not the gateway token of an agent");
 /** Nobody is listening any more; 499 only shows in the request log. */
 export const clientClosedRequest = (message: string) => new HttpError(499, "client_closed_request", message);
 export const modelNotAllowed = (model: string, plan: string, allowedModels: string[]) =>

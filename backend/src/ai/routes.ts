@@ -1,11 +1,12 @@
 import { type Clock, isHttpError, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
-import { type RequestHandler, type Response, Router } from "express";
+import express, { type ErrorRequestHandler, type RequestHandler, type Response, Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
 import { requireMatchingPlan, verifiedPlanOf } from "../auth/plan";
 import { userContextOf, userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
+import { errorAnswer, openAiErrorBody, openAiErrorFormat } from "../http/errors";
 import {
   type AiBudgetConfig,
   type AiPlanBudget,
@@ -16,6 +17,7 @@ import {
   reserveAiRequest,
 } from "./budget";
 import { type AiProviderClient, createAiProviderClient } from "./client";
+import { aiProviderUnconfigured, unknownGatewayToken } from "./errors";
 import { gatewayTokenChatAuth } from "./gateway-auth";
 import { chatCompletionBody, gatewayCompletionBody } from "./schema";
 import {
@@ -44,11 +46,34 @@ export type AiRoutesConfig = Pick<
 > &
   AiBudgetConfig;
 
+/** OpenAI's path under the AI proxy: OpenAI-compatible clients (OpenClaw) post to `<baseUrl>/chat/completions`. */
+export const CHAT_COMPLETIONS_PATH = "/api/ai/chat/completions";
+
+/**
+ * Largest request body of `CHAT_COMPLETIONS_PATH`: an agent's runtime sends its whole session (history, tool
+ * results, its tool list) with every call, well past the 1 MB the rest of the API takes.
+ */
+const CHAT_COMPLETIONS_MAX_BODY = "8mb";
+
+/**
+ * Mounted ahead of the app's JSON parser: `CHAT_COMPLETIONS_PATH` reads its own body (up to
+ * CHAT_COMPLETIONS_MAX_BODY) and answers every error, an unreadable body included, in OpenAI's shape.
+ */
+export function aiBodyParsing(): Router {
+  const router = Router();
+  // A route, not a mount: its last handler's next() goes on to the app's routes (the JSON parser skips a
+  // body already read).
+  router.post(CHAT_COMPLETIONS_PATH, openAiErrorFormat, express.json({ limit: CHAT_COMPLETIONS_MAX_BODY }));
+  return router;
+}
+
 /**
  * `POST /api/ai/chat`: an OpenAI-compatible chat completion forwarded to the AI provider; JSON answers as
  * JSON, `stream: true` as server-sent events. Two ways in: an agent's own gateway token as Bearer (user and
  * plan from its account), or the internal key + signed user context + plan middleware (the web). Each user
  * has the budgets and model list of their plan (see `budget.ts`); `clock` places requests in their windows.
+ * `POST /api/ai/chat/completions` is the same for agents' runtimes under OpenAI's path (the runtime's
+ * provider `baseUrl` is `<backend>/api/ai`): gateway token only, errors in OpenAI's shape.
  */
 export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = systemClock): Router {
   const client: AiProviderClient = createAiProviderClient({
@@ -90,6 +115,11 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     else await pipeEventStream(res, answer, clientGone);
   };
   router.post("/api/ai/gateway", requireInternalKey(config.INTERNAL_API_KEY), paidChat);
+  router.post(CHAT_COMPLETIONS_PATH, gatewayTokenChatAuth(db, config), chat);
+  // Whatever the gateway-token check let through (no Bearer, an unknown token, the internal key).
+  router.post(CHAT_COMPLETIONS_PATH, () => {
+    throw unknownGatewayToken();
+  });
   router.post("/api/ai/chat", gatewayTokenChatAuth(db, config), chat);
   router.post(
     "/api/ai/chat",
@@ -98,7 +128,24 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     requireMatchingPlan(db),
     chat,
   );
+  // The OpenAI SDK (OpenClaw's provider client) retries a 429 or 5xx after sleeping the whole `Retry-After`:
+  // a spent budget (minutes to hours away) or a missing provider must end the agent's run now instead.
+  router.use(((err, _req, res, next) => {
+    if (res.locals.errorFormat === "openai" && !retryingSoonHelps(err)) res.set("x-should-retry", "false");
+    next(err);
+  }) as ErrorRequestHandler);
   return router;
+}
+
+/** Longest wait after which an automatic retry is still worth it (the OpenAI SDK's own longest backoff is 8 s). */
+const RETRY_SOON_SECONDS = 60;
+
+/** Whether a client's automatic retry could succeed: not without a provider, nor long before the budget refills. */
+function retryingSoonHelps(err: unknown): boolean {
+  if (!isHttpError(err)) return true;
+  if (err.code === aiProviderUnconfigured().code) return false;
+  const wait = err.extra?.retryAfterSeconds;
+  return typeof wait !== "number" || wait <= RETRY_SOON_SECONDS;
 }
 
 /**
@@ -138,8 +185,9 @@ function abortWhenClientLeaves(res: Response): AbortSignal {
 
 /**
  * Writes each provider chunk as it arrives (no compression or buffering on this path, so a write is a
- * flush). A failure after the headers went out cannot change the status any more: it becomes an
- * OpenAI-style `data: {"error": ...}` event before the end of the stream.
+ * flush); a slow client holds the next chunk back until it drained the last (the provider's stream waits
+ * meanwhile). A failure after the headers went out cannot change the status any more: it becomes an
+ * OpenAI-style `data: {"error": {message, type, code}}` event before the end of the stream.
  */
 async function pipeEventStream(
   res: Response,
@@ -163,12 +211,9 @@ async function pipeEventStream(
       if (clientGone.aborted) break;
     }
   } catch (err) {
-    const failure = providerFailure(err);
     if (!clientGone.aborted) {
-      const error = isHttpError(failure)
-        ? { code: failure.code, message: failure.message }
-        : { code: "internal", message: "internal server error" };
-      res.write(`data: ${JSON.stringify({ error })}\n\n`);
+      // The same mapping as an error before the stream, in the shape OpenAI puts in a stream.
+      res.write(`data: ${JSON.stringify(openAiErrorBody(errorAnswer(providerFailure(err))))}\n\n`);
     }
   } finally {
     res.end();

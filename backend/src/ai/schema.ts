@@ -1,6 +1,7 @@
 import { z } from "zod";
 
-export const chatRoles = ["system", "user", "assistant", "tool"] as const;
+/** `developer` is what OpenAI's reasoning models take instead of `system` (OpenClaw sends it for them). */
+export const chatRoles = ["system", "developer", "user", "assistant", "tool"] as const;
 
 const required = (what: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? "is required" : `must be ${what}`;

@@ -4,6 +4,7 @@ import {
   clientClosedRequest,
   providerAnsweredWithoutJson,
   providerFailed,
+  providerRefused,
   providerTimeout,
   providerUnreachable,
 } from "./errors";
@@ -15,9 +16,10 @@ export type ChatAnswer =
 
 /**
  * Forwards a chat completion to the AI provider. 2xx and 4xx answers come back with the provider's status
- * and body (a 2xx stream as it arrives); 503 `ai_provider_unconfigured` without `AI_PROVIDER_KEY`; a 5xx
- * (or other unusable) answer is 502 `ai_provider_error`; unreachable is 502 `ai_provider_unreachable`;
- * no answer in time is 504 `ai_provider_timeout`.
+ * and body (a 2xx stream as it arrives; a 4xx without JSON is thrown with its status and text); 503
+ * `ai_provider_unconfigured` without `AI_PROVIDER_KEY`; a 5xx (or other unusable) answer is 502
+ * `ai_provider_error`; unreachable is 502 `ai_provider_unreachable`; no answer in time is 504
+ * `ai_provider_timeout`.
  */
 export async function forwardChatCompletion(
   client: AiProviderClient,
@@ -41,15 +43,10 @@ export async function forwardChatCompletion(
     return { kind: "json", status, body };
   }
   if (status >= 400 && status < 500) {
-    // The provider's own error body tells the caller what was wrong with its request.
-    return {
-      kind: "json",
-      status,
-      body: body ?? {
-        error: "ai_provider_error",
-        message: `the AI provider (${client.name}) answered ${status}: ${text.slice(0, 200)}`,
-      },
-    };
+    // The provider's own error body tells the caller what was wrong with its request; without one, its
+    // status and text go through the error mapper like any failure of ours.
+    if (body !== undefined) return { kind: "json", status, body };
+    throw providerRefused(client.name, status, text.slice(0, 200));
   }
   throw providerFailed(client.name, status);
 }

@@ -6,30 +6,43 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
-/** The provider's `usage` (OpenAI's `prompt_tokens` / `completion_tokens`), or null when it sent none. */
+/**
+ * Most tokens one side of an answer is counted for. The provider's numbers are taken up to it: no model's
+ * context comes near it, and a wild value must not overflow the day's sum nor spend a year's budget at once.
+ */
+export const MAX_ANSWER_TOKENS = 10_000_000;
+
+/**
+ * The provider's `usage` (OpenAI's `prompt_tokens` / `completion_tokens`, each at most MAX_ANSWER_TOKENS),
+ * or null when it sent none; a value that is not a whole non-negative number counts as missing.
+ */
 export function providerUsage(body: unknown): TokenUsage | null {
   if (!isObject(body) || !isObject(body.usage)) return null;
   const prompt = body.usage.prompt_tokens;
   const completion = body.usage.completion_tokens;
   if (!isCount(prompt) && !isCount(completion)) return null;
   return {
-    promptTokens: isCount(prompt) ? prompt : 0,
-    completionTokens: isCount(completion) ? completion : 0,
+    promptTokens: isCount(prompt) ? Math.min(prompt, MAX_ANSWER_TOKENS) : 0,
+    completionTokens: isCount(completion) ? Math.min(completion, MAX_ANSWER_TOKENS) : 0,
   };
 }
 
 /**
  * A rough count (4 characters a token) for a provider that reports no usage, so that such answers still
- * spend the token budget.
+ * spend the token budget: the prompt is the messages and the tools offered, the completion what was
+ * generated (a stream left early counts what arrived).
  */
 export function estimatedUsage(request: ChatCompletionRequest, completionChars: number): TokenUsage {
+  const promptChars =
+    JSON.stringify(request.messages).length +
+    (request.tools === undefined ? 0 : JSON.stringify(request.tools).length);
   return {
-    promptTokens: Math.ceil(JSON.stringify(request.messages).length / 4),
-    completionTokens: Math.ceil(completionChars / 4),
+    promptTokens: Math.min(Math.ceil(promptChars / 4), MAX_ANSWER_TOKENS),
+    completionTokens: Math.min(Math.ceil(completionChars / 4), MAX_ANSWER_TOKENS),
   };
 }
 
-/** Characters of the generated text (content and tool calls) in a completion or a stream chunk. */
+/** Characters of the generated text (content, reasoning, tool calls) in a completion or a stream chunk. */
 export function completionChars(body: unknown): number {
   if (!isObject(body) || !Array.isArray(body.choices)) return 0;
   let chars = 0;
@@ -39,6 +52,10 @@ export function completionChars(body: unknown): number {
     if (!message) continue;
     if (typeof message.content === "string") chars += message.content.length;
     if (message.tool_calls !== undefined) chars += JSON.stringify(message.tool_calls).length;
+    // Reasoning models' thinking, as OpenAI-compatible providers stream it, is generated (and billed) too.
+    for (const field of ["reasoning_content", "reasoning"] as const) {
+      if (typeof message[field] === "string") chars += message[field].length;
+    }
   }
   return chars;
 }

@@ -58,11 +58,17 @@ export interface ChatCallOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   signal?: AbortSignal;
+  /**
+   * The runtime's session the messages belong to, sent as OpenAI's `user` (OpenClaw keeps one session, its
+   * history, per `user`; without one each call is a new session).
+   */
+  session?: string;
 }
 
 /**
- * `POST /v1/chat/completions` with the gateway token as Bearer. Any status is an answer; unreachable,
- * timed out or redirected calls throw an AgentCallError naming "the agent gateway".
+ * `POST /v1/chat/completions` with the gateway token as Bearer, to the agent `openclaw` (the runtime's
+ * default agent). Any status is an answer; unreachable, timed out or redirected calls throw an
+ * AgentCallError naming "the agent gateway".
  */
 export function postChatCompletion(
   gateway: AgentGateway,
@@ -73,7 +79,7 @@ export function postChatCompletion(
     method: "POST",
     path: "/v1/chat/completions",
     token: gateway.token,
-    body: { model: "openclaw", messages },
+    body: { model: "openclaw", messages, ...(options.session ? { user: options.session } : {}) },
     timeoutMs: options.timeoutMs ?? GATEWAY_CHAT_TIMEOUT_MS,
     maxResponseBytes: options.maxResponseBytes ?? AGENT_MAX_RESPONSE_BYTES,
     signal: options.signal,

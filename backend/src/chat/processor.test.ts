@@ -3,19 +3,26 @@
  * gateway token, and a platform without an AI provider — the latter with every part real: the backend's
  * `/api/ai/chat` (no AI_PROVIDER_KEY) behind the development runtime, which the job addresses. A failure that
  * may pass (the provider failing with a 5xx) still waits for its retry.
+ * Then the same on a runtime that behaves as OpenClaw does (the fake agent runtime with `provider`): it asks
+ * the backend's `/api/ai/chat/completions` with its gateway token, keeps a session per `user`, and reports
+ * a failed run as a 200 reply.
  */
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, newId, sealGatewayToken } from "@svc/common";
 import {
   type DevRuntime,
+  type FakeAgentRuntime,
   type FakeAiProvider,
   startDevRuntime,
+  startFakeAgentRuntime,
   startFakeAiProvider,
 } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { gatewayTokenStore } from "../agents/tokens";
 import { createApp } from "../app";
 import { type BackendConfig, loadBackendConfig } from "../config";
 import { platformProcessors } from "../jobs/registry";
@@ -23,7 +30,7 @@ import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
 import { PermanentJobError } from "../jobs/types";
 import { createJobWorker, type JobWorker } from "../jobs/worker";
 import { createUser, DATA_KEY, INTERNAL_API_KEY } from "../runtime/testing/fixtures";
-import { NO_AI_PROVIDER_MESSAGE } from "./processor";
+import { chatSessionOf, NO_AI_PROVIDER_MESSAGE } from "./processor";
 
 const url = process.env.DATABASE_URL as string;
 const database = connectDatabase(url);
@@ -32,7 +39,7 @@ const TOKEN = "c3".repeat(32);
 
 let provider: FakeAiProvider;
 const backends: Array<{ close(): Promise<void>; url: string }> = [];
-const runtimes: DevRuntime[] = [];
+const runtimes: Array<DevRuntime | FakeAgentRuntime> = [];
 let worker: JobWorker | undefined;
 
 beforeAll(async () => {
@@ -43,7 +50,7 @@ afterEach(async () => {
   worker = undefined;
 });
 afterAll(async () => {
-  await Promise.all(runtimes.map((r) => r.stop()));
+  await Promise.all(runtimes.map((r) => ("stop" in r ? r.stop() : r.close())));
   await Promise.all(backends.map((b) => b.close()));
   await provider.close();
   await database.close();
@@ -86,6 +93,24 @@ async function agentBehind(backendUrl: string, token: string | null = TOKEN) {
     gatewayTokenEncrypted: token === null ? null : sealGatewayToken(DATA_KEY, token),
     status: "running",
   });
+  return { owner, agentId, runtime };
+}
+
+/** A user with an agent whose runtime asks `backendUrl`'s AI proxy the way OpenClaw does. */
+async function openClawAgentBehind(backendUrl: string) {
+  const owner = await createUser(database.db, { plan: "pro" });
+  const token = randomBytes(32).toString("hex");
+  const runtime = await startFakeAgentRuntime({
+    token,
+    provider: { baseUrl: `${backendUrl}/api/ai`, model: "openai/gpt-4o-mini" },
+  });
+  runtimes.push(runtime);
+  const agentId = newId("agt");
+  await database.db
+    .insert(agents)
+    .values({ id: agentId, userId: owner.id, name: "Clawed", url: runtime.url, status: "running" });
+  // Through the process-wide store, as provisioning writes it, so the backend knows the new token at once.
+  await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
   return { owner, agentId, runtime };
 }
 
@@ -194,4 +219,76 @@ describe("chat jobs that retrying cannot fix", () => {
     const transient = await settled((await chatJob(owner.id, "agt_x", "transient")).id);
     expect(transient).toMatchObject({ status: "queued", attempts: 1, error: "may work later" });
   });
+});
+
+describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
+  it("sends the user's session: the second message reaches the provider with the first exchange", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId, runtime } = await openClawAgentBehind(backend.url);
+    await startWorker();
+    provider.setResponder((_body, { lastUserText }) => ({ content: `noted: ${lastUserText}` }));
+    try {
+      const first = await settled((await chatJob(owner.id, agentId, "my name is Ada")).id);
+      expect(first).toMatchObject({ status: "completed", result: { reply: "noted: my name is Ada" } });
+      const second = await settled((await chatJob(owner.id, agentId, "what is my name?")).id);
+      expect(second).toMatchObject({ status: "completed", result: { reply: "noted: what is my name?" } });
+    } finally {
+      provider.setResponder(null);
+    }
+    expect(runtime.completions.map((c) => [c.body.model, c.body.user])).toEqual([
+      ["openclaw", chatSessionOf(owner.id)],
+      ["openclaw", chatSessionOf(owner.id)],
+    ]);
+    expect(chatSessionOf(owner.id)).toBe(`platform:${owner.id}`);
+    // The provider saw the first exchange again in the second request: the runtime kept one session.
+    const sent = provider.requests.at(-1)?.body?.messages as Array<{ role: string; content: unknown }>;
+    expect(sent.slice(1).map((m) => [m.role, JSON.stringify(m.content)])).toEqual([
+      ["user", JSON.stringify([{ type: "text", text: "my name is Ada" }])],
+      ["assistant", JSON.stringify("noted: my name is Ada")],
+      ["user", JSON.stringify([{ type: "text", text: "what is my name?" }])],
+    ]);
+  }, 60_000);
+
+  it("a provider failure, which the runtime answers with 200, fails the attempt with the reason", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId, runtime } = await openClawAgentBehind(backend.url);
+    provider.setFailure({ status: 500 });
+    try {
+      const retried = await chatJob(owner.id, agentId, "hello?");
+      // The last attempt: the job fails instead of waiting for the next one.
+      const last = await chatJob(owner.id, agentId, "anyone?");
+      await database.pool.query("update platform_jobs set max_attempts = 1 where id = $1", [last.id]);
+      await startWorker();
+      const reason = "the agent's AI provider failed: 502 the AI provider (openrouter) failed with HTTP 500";
+      expect(await settled(retried.id)).toMatchObject({
+        status: "queued",
+        attempts: 1,
+        error: reason,
+        result: null,
+      });
+      expect(await settled(last.id)).toMatchObject({
+        status: "failed",
+        attempts: 1,
+        error: reason,
+        result: null,
+      });
+    } finally {
+      provider.setFailure(null);
+    }
+    // The runtime did answer 200, with the error as the reply.
+    expect(runtime.completions).toHaveLength(2);
+  }, 60_000);
+
+  it("no AI provider on the platform, reported inside a 200 reply: failed after the first attempt", async () => {
+    const backend = await startBackend({}); // no AI_PROVIDER_KEY
+    const { owner, agentId } = await openClawAgentBehind(backend.url);
+    await startWorker();
+    const after = await settled((await chatJob(owner.id, agentId, "hello?")).id);
+    expect(after).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      error: NO_AI_PROVIDER_MESSAGE,
+      result: null,
+    });
+  }, 60_000);
 });

@@ -1,9 +1,21 @@
 import type { Database } from "@svc/db";
+import { aiProviderUnconfigured } from "../ai/errors";
 import { type JobProcessor, PermanentJobError } from "../jobs/types";
 import { agentGateway, type ChatMessage, postChatCompletion } from "./gateway";
+import { runtimeFailureOf } from "./provider-failure";
 
 /** The error code the backend's `/api/ai/chat` answers without an AI provider, relayed by the agent runtime. */
 const AI_PROVIDER_UNCONFIGURED = "ai_provider_unconfigured";
+/** Its message, which OpenClaw relays inside a failed run's reply ("503 AI_PROVIDER_KEY is not configured"). */
+const AI_PROVIDER_UNCONFIGURED_MESSAGE = aiProviderUnconfigured().message;
+
+/**
+ * The runtime session of a user's chat with their agent. Each agent runs its own runtime and has one owner,
+ * so the user's id names the user+agent pair; the session follows the owner, not the agent's lifetime.
+ */
+export function chatSessionOf(userId: string): string {
+  return `platform:${userId}`;
+}
 export const NO_AI_PROVIDER_MESSAGE = "no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY";
 
 export interface ChatProcessorDeps {
@@ -25,9 +37,12 @@ interface ChatPayload {
  * `/v1/chat/completions` and returns `{reply, model, usage}`. The agent's URL and gateway token are read
  * from its `agents` row (scoped to the job's user and agent) when the job runs: the job's `gatewayUrl`
  * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
- * token. Redirects are refused, the answer is capped, 30 s timeout. What retrying cannot change fails the job
- * at once (PermanentJobError): a job without its user or agent, an agent that is gone or has no gateway
- * token (see `openAgentGateway`), and an agent whose AI provider is not configured on the platform.
+ * token. Redirects are refused, the answer is capped, 30 s timeout. The messages go to the user's session
+ * (`chatSessionOf`), so the agent remembers the conversation. A 200 answer that is the runtime's report of a
+ * failed run (`runtimeFailureOf`) is a failed attempt with that text as its reason, not a reply. What
+ * retrying cannot change fails the job at once (PermanentJobError): a job without its user or agent, an
+ * agent that is gone or has no gateway token (see `openAgentGateway`), and an agent whose AI provider is
+ * not configured on the platform.
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
   return async (job, { signal }) => {
@@ -46,6 +61,7 @@ export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
       timeoutMs: deps.timeoutMs,
       maxResponseBytes: deps.maxResponseBytes,
       signal,
+      session: chatSessionOf(job.userId),
     });
     if (res.status < 200 || res.status >= 300) {
       if (errorCodeOf(res.text) === AI_PROVIDER_UNCONFIGURED)
@@ -61,6 +77,12 @@ export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
     const reply = body.choices?.[0]?.message?.content;
     if (typeof reply !== "string")
       throw new Error("the agent gateway's answer has no choices[0].message.content");
+    const failure = runtimeFailureOf(reply, body.usage);
+    if (failure !== null) {
+      if (failure.includes(AI_PROVIDER_UNCONFIGURED_MESSAGE))
+        throw new PermanentJobError(NO_AI_PROVIDER_MESSAGE);
+      throw new Error(`the agent's AI provider failed: ${failure.slice(0, 300)}`);
+    }
     return { reply, model: body.model ?? null, usage: body.usage ?? null };
   };
 }

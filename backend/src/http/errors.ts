@@ -41,14 +41,43 @@ export function errorAnswer(err: unknown): ErrorAnswer {
   return { status: 500, body: { error: "internal", message: "internal server error" }, unexpected: true };
 }
 
+/** OpenAI's error `type` for a status (what OpenAI-compatible clients read next to the message). */
+function openAiErrorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+}
+
+/**
+ * The same answer in OpenAI's error shape, `{error: {message, type, param, code, ...extra}}`, for the
+ * routes OpenAI clients call (their SDKs show `error.message`; our flat `{error: "<code>"}` would show as
+ * the bare code).
+ */
+export function openAiErrorBody(answer: Pick<ErrorAnswer, "status" | "body">): {
+  error: Record<string, unknown>;
+} {
+  const { error: code, message, ...extra } = answer.body;
+  return { error: { message, type: openAiErrorType(answer.status), param: null, code, ...extra } };
+}
+
+/** Marks a request as an OpenAI-compatible one: the error mapper answers it in OpenAI's error shape. */
+export const openAiErrorFormat: RequestHandler = (_req, res, next) => {
+  res.locals.errorFormat = "openai";
+  next();
+};
+
 /**
  * The backend's Express error mapper (errorAnswer): `retryAfterSeconds` is also sent as `Retry-After`; an
  * unexpected error is logged with the request id, and so is the `cause` of a 5xx HttpError (kept out of
- * the answer, as a database error's text can carry SQL).
+ * the answer, as a database error's text can carry SQL). Requests marked by `openAiErrorFormat` get the
+ * body in OpenAI's shape.
  */
 export function errorMapper(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const { status, body, unexpected } = errorAnswer(err);
+    const answer = errorAnswer(err);
+    const { status, body, unexpected } = answer;
     const requestId = (req as { id?: string }).id;
     if (unexpected) logger.error({ err, requestId }, "unhandled error");
     else if (status >= 500 && (err as { cause?: unknown }).cause !== undefined) {
@@ -59,6 +88,6 @@ export function errorMapper(logger: Logger): ErrorRequestHandler {
     }
     // A refusal that says when to come back says it in the header too.
     if (typeof body.retryAfterSeconds === "number") res.set("retry-after", String(body.retryAfterSeconds));
-    res.status(status).json(body);
+    res.status(status).json(res.locals.errorFormat === "openai" ? openAiErrorBody(answer) : body);
   };
 }

@@ -396,6 +396,8 @@ describe("gateway_chat_completion", () => {
           { role: "system", content: "be brief" },
           { role: "user", content: "hello" },
         ],
+        // The user's session on the agent: it remembers the conversation.
+        user: "platform:usr_chat",
       },
     });
     expect(attacker.requests).toEqual([]);

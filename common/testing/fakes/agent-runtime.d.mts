@@ -48,6 +48,13 @@ export interface FakeAgentRuntimeOptions {
   env?: Record<string, string | undefined>;
   /** The assistant's reply, fixed or computed from the messages (default: echoes the last message). */
   reply?: string | ((messages: ChatCompletionMessage[]) => string);
+  /**
+   * Ask this OpenAI-compatible provider for each reply as OpenClaw does (`reply` is not used then): the
+   * session's history (by `user`), `stream: true` without `stream_options`, the user's text as a content
+   * part, tools; a provider failure is a 200 reply with the error text and zero usage. `apiKey` defaults to
+   * the gateway token (OpenClaw's provider key is `${OPENCLAW_GATEWAY_TOKEN}`).
+   */
+  provider?: { baseUrl: string; model: string; apiKey?: string };
   /** Model named in answers when the request names none (default "fake-agent-model"). */
   model?: string;
   /** Completion ids are `chatcmpl-<idPrefix>-<n>` (default "fake"). */
@@ -103,6 +110,8 @@ export interface FakeAgentRuntime {
   /** With `wrapper`: the `state` `/api/status` reports (e.g. "starting", "crashed"); null = from `running`. */
   gatewayState: string | null;
   sessions: FakeRuntimeSession[];
+  /** With `provider`: each session's messages as sent to the provider (by session key). */
+  histories: Map<string, Array<{ role: string; content: unknown }>>;
   /** Jobs by name. */
   cron: Map<string, FakeRuntimeCronJob>;
   memories: number;

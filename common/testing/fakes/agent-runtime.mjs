@@ -7,7 +7,8 @@
  *   `running` and `healthy`, else 503 (`healthStatus` overrides the 200);
  * - POST /v1/chat/completions (Bearer token, else 401): OpenAI-compatible (SSE chunks when `stream: true`);
  *   records each call in `completions`, counts it toward its session (`user` field, else "main") and stores
- *   one memory; `failWith` and `delayMs` make it fail or answer late, `holdCompletions` makes it wait;
+ *   one memory; `failWith` and `delayMs` make it fail or answer late, `holdCompletions` makes it wait; with
+ *   `provider` each turn is asked of an OpenAI-compatible provider as OpenClaw asks it (see `providerTurn`);
  * - GET /api/sessions, GET /api/cron, PUT /api/cron/:name, DELETE /api/cron/:name, POST /api/memory/reset
  *   (all Bearer), from `sessions`, `cron` and `memories`; `apiFailure` / `apiGarbage` break them;
  * - GET /stream: `streamChunks` lines `streamIntervalMs` apart; WebSocket /ws echoes messages;
@@ -53,6 +54,26 @@ function words(text) {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
+/** A message's `content` as text: a string, or its text parts joined by newlines (as OpenClaw reads it). */
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (part?.type === "text" && typeof part.text === "string" ? part.text : ""))
+    .filter(Boolean)
+    .join("\n");
+}
+
+/** The one tool the fake offers its provider (OpenClaw offers its own set: `exec`, `read`, …). */
+const FAKE_EXEC_TOOL = {
+  type: "function",
+  function: {
+    name: "exec",
+    description: "Run a shell command",
+    parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  },
+};
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeAgentRuntime(options = {}) {
@@ -87,6 +108,7 @@ export async function startFakeAgentRuntime(options = {}) {
     sessions: [],
     cron: new Map(),
     memories: options.memories ?? 0,
+    histories: new Map(),
     config: null,
     release: () => undefined,
     setReply(next) {
@@ -158,8 +180,9 @@ export async function startFakeAgentRuntime(options = {}) {
     if (runtime.delayMs > 0) await sleep(runtime.delayMs);
     await completionsHeld;
     if (failure) return openAiError(res, failure.status, failure.message, "server_error");
-    const content = typeof reply === "function" ? reply(body.messages) : reply;
     const key = typeof body.user === "string" && body.user ? body.user : "main";
+    const turn = options.provider ? await providerTurn(options.provider, key, body.messages) : null;
+    const content = turn ? turn.content : typeof reply === "function" ? reply(body.messages) : reply;
     let session = runtime.sessions.find((s) => s.key === key);
     if (!session) {
       session = { key, status: "active", messageCount: 0, lastActivityAt: null };
@@ -187,8 +210,10 @@ export async function startFakeAgentRuntime(options = {}) {
       res.end("data: [DONE]\n\n");
       return;
     }
-    const promptTokens = words(body.messages.map((m) => String(m?.content ?? "")).join(" "));
-    const completionTokens = words(content);
+    const promptTokens = turn
+      ? turn.usage.prompt_tokens
+      : words(body.messages.map((m) => String(m?.content ?? "")).join(" "));
+    const completionTokens = turn ? turn.usage.completion_tokens : words(content);
     sendJson(res, 200, {
       id,
       object: "chat.completion",
@@ -201,6 +226,74 @@ export async function startFakeAgentRuntime(options = {}) {
         total_tokens: promptTokens + completionTokens,
       },
     });
+  }
+
+  /**
+   * One chat turn through `provider` the way OpenClaw 2026.4.11 makes it: the session's history, the
+   * request's system messages after its own system prompt, the user's text as a content part, its tools,
+   * `stream: true` without `stream_options`, the gateway token as key. A failure is not an HTTP error but
+   * the reply: `<status> <error.message>` (the OpenAI SDK's words) or OpenClaw's sentence for an
+   * unreachable provider, with zero usage; the real runtime first retries a 5xx or 429 for about 20 s.
+   */
+  async function providerTurn(provider, key, messages) {
+    const history = runtime.histories.get(key) ?? [];
+    runtime.histories.set(key, history);
+    const system = messages
+      .filter((m) => m?.role === "system" || m?.role === "developer")
+      .map((m) => textOf(m.content));
+    const user = textOf([...messages].reverse().find((m) => m?.role === "user")?.content);
+    history.push({ role: "user", content: [{ type: "text", text: user }] });
+    const zero = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    let res;
+    try {
+      res = await fetch(`${provider.baseUrl.replace(/\/$/, "")}/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${provider.apiKey ?? expectedToken()}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({
+          model: provider.model,
+          messages: [
+            { role: "system", content: ["You are a fake OpenClaw agent.", ...system].join("\n\n") },
+            ...history,
+          ],
+          stream: true,
+          store: false,
+          max_completion_tokens: 4096,
+          tools: [FAKE_EXEC_TOOL],
+        }),
+      });
+    } catch (err) {
+      const refused = String(err?.cause?.code ?? "") === "ECONNREFUSED";
+      return {
+        content: refused
+          ? "LLM request failed: connection refused by the provider endpoint."
+          : "LLM request failed: network connection error.",
+        usage: zero,
+      };
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      const error = parseJson(text).value?.error;
+      const message =
+        typeof error?.message === "string"
+          ? error.message
+          : error
+            ? JSON.stringify(error)
+            : "status code (no body)";
+      return { content: `${res.status} ${message}`, usage: zero };
+    }
+    let content = "";
+    let usage = zero;
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("data:") || line.includes("[DONE]")) continue;
+      const event = parseJson(line.slice(5)).value;
+      content += event?.choices?.[0]?.delta?.content ?? "";
+      if (event?.usage) usage = event.usage;
+    }
+    history.push({ role: "assistant", content });
+    return { content, usage };
   }
 
   function putCron(res, name, raw) {

@@ -1,8 +1,9 @@
 /**
  * A fake OpenAI-compatible AI provider on 127.0.0.1: `POST /v1/chat/completions` answers a chat completion
- * as JSON, or with `stream: true` as server-sent `data: {chunk}\n\n` events ending with `data: [DONE]`.
- * It checks the bearer key, can fail with any status, answer late, or hold a stream part-way, and records
- * every request it received.
+ * as JSON, or with `stream: true` as server-sent `data: {chunk}\n\n` events ending with `data: [DONE]`
+ * (scripted tool calls in OpenAI's delta format; a final usage chunk as OpenAI sends it, when asked with
+ * `stream_options.include_usage` unless told otherwise). It checks the bearer key, can fail with any status,
+ * answer late, or hold a stream part-way, and records every request it received.
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "../fake-upstream";
@@ -25,16 +26,39 @@ export interface FakeScriptedReply {
   toolCalls?: FakeToolCall[];
 }
 
+/** What a responder gets besides the body. */
+export interface FakeResponderContext {
+  /** The text of the last `user` message (its text parts joined by newlines when `content` is an array). */
+  lastUserText: string;
+}
+
 /**
- * Decides the answer to a (non-streaming) request from its body, for example from its last message;
+ * Decides the answer to a request (JSON or stream) from its body, for example from its last user message;
  * undefined answers with the plain reply.
  */
-export type FakeResponder = (body: Record<string, unknown>) => FakeScriptedReply | undefined;
+export type FakeResponder = (
+  body: Record<string, unknown>,
+  context: FakeResponderContext,
+) => FakeScriptedReply | undefined;
 
 /** A request that reached `/v1/chat/completions`, body parsed (undefined when not JSON). */
 export interface FakeChatRequest {
   headers: IncomingHttpHeaders;
   body: Record<string, unknown> | undefined;
+  /** The request's `stream_options` as sent; undefined when it had none. */
+  streamOptions: unknown;
+}
+
+/**
+ * When a stream ends with OpenAI's usage chunk (`choices: []`, `usage`): `when-asked` (OpenAI's way: only
+ * with `stream_options.include_usage: true`), `always`, or `never` (a provider that reports none).
+ */
+export type FakeStreamUsage = "when-asked" | "always" | "never";
+
+/** The token counts answers report (OpenAI's `usage`). */
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 export interface FakeAiProvider {
@@ -46,15 +70,22 @@ export interface FakeAiProvider {
   requests: FakeChatRequest[];
   /** The answer's text; a stream sends it as `chunks` (default: split after each space). */
   setReply(content: string, chunks?: string[]): void;
-  /** Script the non-streaming answers (tool calls included) from each request's body; null: plain replies. */
+  /** Script the answers, JSON and streamed (tool calls included), from each request; null: plain replies. */
   setResponder(responder: FakeResponder | null): void;
+  /** When streams end with a usage chunk (default `when-asked`). */
+  setStreamUsage(mode: FakeStreamUsage): void;
+  /** The usage answers report (default 1 prompt and 1 completion token). */
+  setUsage(usage: FakeUsage): void;
   /** Answer every request with this status and body (default an OpenAI-style error); null: succeed again. */
   setFailure(failure: { status: number; body?: unknown } | null): void;
   /** Wait this long before answering (headers included). */
   setDelay(ms: number): void;
   /** Wait this long between two stream events. */
   setChunkDelay(ms: number): void;
-  /** Hold the next streams after `afterChunks` content chunks until the returned function is called. */
+  /**
+   * Hold the next streams after `afterChunks` chunks past the first (which only announces the role: content
+   * and tool-call chunks, in order) until the returned function is called.
+   */
   holdStream(afterChunks: number): () => void;
   /** Streams whose connection closed before `[DONE]` was written (the client went away). */
   streamsClosedEarly(): number;
@@ -64,6 +95,34 @@ export interface FakeAiProvider {
 }
 
 const DEFAULT_REPLY = "Hello from the fake provider.";
+const DEFAULT_USAGE: FakeUsage = { prompt_tokens: 1, completion_tokens: 1 };
+/** Characters of a tool call's arguments per streamed fragment. */
+const ARGUMENT_FRAGMENT_CHARS = 8;
+
+/** The text of the last `user` message of a chat completion request ("" when it has none). */
+export function lastUserText(body: Record<string, unknown> | undefined): string {
+  const messages = Array.isArray(body?.messages) ? (body.messages as unknown[]) : [];
+  const last = messages
+    .filter(
+      (m): m is { content?: unknown } =>
+        typeof m === "object" && m !== null && (m as { role?: unknown }).role === "user",
+    )
+    .at(-1);
+  return textOf(last?.content);
+}
+
+/** A message's `content` as text: a string, or the `text` of its text parts joined by newlines. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => {
+      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
+      return type === "text" && typeof text === "string" ? text : "";
+    })
+    .filter(Boolean)
+    .join("\n");
+}
 
 export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): Promise<FakeAiProvider> {
   const apiKey = options.apiKey ?? "fake-ai-provider-key";
@@ -71,6 +130,8 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
   let reply = DEFAULT_REPLY;
   let replyChunks: string[] | undefined;
   let responder: FakeResponder | null = null;
+  let streamUsage: FakeStreamUsage = "when-asked";
+  let usage: FakeUsage = DEFAULT_USAGE;
   let toolCallSequence = 0;
   let failure: { status: number; body?: unknown } | null = null;
   let delayMs = 0;
@@ -86,7 +147,7 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
       return;
     }
     const body = parseObject(raw);
-    requests.push({ headers: req.headers, body });
+    requests.push({ headers: req.headers, body, streamOptions: body?.stream_options });
     if (delayMs > 0) await sleep(delayMs);
     if (res.destroyed) return;
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
@@ -108,61 +169,108 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
     }
     const id = `chatcmpl-fake-${++sequence}`;
     const created = Math.floor(Date.now() / 1000);
+    const scripted = responder?.(body, { lastUserText: lastUserText(body) });
+    const calls = (scripted?.toolCalls ?? []).map((call) => ({
+      id: call.id ?? `call_fake_${++toolCallSequence}`,
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    }));
+    const content = scripted ? (scripted.content ?? null) : reply;
+    const reported = {
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    };
     if (body.stream === true) {
-      await stream(res, { id, created, model: body.model });
+      const asked = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+      const withUsage = streamUsage === "always" || (streamUsage === "when-asked" && asked);
+      await stream(res, {
+        id,
+        created,
+        model: body.model,
+        // The fixed reply streams in the chunks it was given; a scripted one after each space.
+        pieces: content === null ? [] : !scripted && replyChunks ? replyChunks : content.split(/(?<= )/),
+        calls,
+        usage: withUsage ? reported : null,
+      });
       return;
     }
-    const scripted = responder?.(body);
-    const calls = scripted?.toolCalls ?? [];
     const message =
       calls.length > 0
         ? {
             role: "assistant",
-            content: scripted?.content ?? null,
+            content,
             tool_calls: calls.map((call) => ({
-              id: call.id ?? `call_fake_${++toolCallSequence}`,
+              id: call.id,
               type: "function",
-              function: {
-                name: call.name,
-                arguments:
-                  typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
-              },
+              function: { name: call.name, arguments: call.arguments },
             })),
           }
-        : { role: "assistant", content: scripted ? (scripted.content ?? null) : reply };
+        : { role: "assistant", content };
     sendJson(res, 200, {
       id,
       object: "chat.completion",
       created,
       model: body.model,
       choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      usage: reported,
     });
   });
 
-  async function stream(res: ServerResponse, meta: { id: string; created: number; model: string }) {
+  async function stream(
+    res: ServerResponse,
+    answer: {
+      id: string;
+      created: number;
+      model: string;
+      pieces: string[];
+      calls: Array<{ id: string; name: string; arguments: string }>;
+      usage: Record<string, number> | null;
+    },
+  ) {
     let finished = false;
     res.on("close", () => {
       if (!finished) closedEarly++;
     });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({
-      id: meta.id,
+    const base = {
+      id: answer.id,
       object: "chat.completion.chunk",
-      created: meta.created,
-      model: meta.model,
+      created: answer.created,
+      model: answer.model,
+    };
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({
+      ...base,
       choices: [{ index: 0, delta, finish_reason: finishReason }],
     });
-    const pieces = replyChunks ?? reply.split(/(?<= )/);
+    // OpenAI's tool-call deltas: the call's id and name with empty arguments, then the arguments in pieces.
+    const toolCallChunks = answer.calls.flatMap((call, index) => [
+      chunk(
+        {
+          tool_calls: [
+            { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+          ],
+        },
+        null,
+      ),
+      ...fragments(call.arguments).map((piece) =>
+        chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null),
+      ),
+    ]);
     const events: unknown[] = [
-      chunk({ role: "assistant", content: "" }, null),
-      ...pieces.map((content) => chunk({ content }, null)),
-      chunk({}, "stop"),
+      chunk(
+        { role: "assistant", content: answer.calls.length > 0 && answer.pieces.length === 0 ? null : "" },
+        null,
+      ),
+      ...answer.pieces.map((content) => chunk({ content }, null)),
+      ...toolCallChunks,
+      chunk({}, answer.calls.length > 0 ? "tool_calls" : "stop"),
+      ...(answer.usage ? [{ ...base, choices: [], usage: answer.usage }] : []),
     ];
     const held = hold;
     for (const [index, event] of events.entries()) {
       if (res.destroyed) return;
-      // Content chunks are events 1..n (event 0 only announces the role).
+      // Event 0 only announces the role.
       if (held && index === held.afterChunks + 1) await held.released;
       if (chunkDelayMs > 0 && index > 0) await sleep(chunkDelayMs);
       if (res.destroyed) return;
@@ -184,6 +292,12 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
     },
     setResponder(next) {
       responder = next;
+    },
+    setStreamUsage(mode) {
+      streamUsage = mode;
+    },
+    setUsage(next) {
+      usage = next;
     },
     setFailure(next) {
       failure = next;
@@ -210,6 +324,8 @@ export async function startFakeAiProvider(options: FakeAiProviderOptions = {}): 
       reply = DEFAULT_REPLY;
       replyChunks = undefined;
       responder = null;
+      streamUsage = "when-asked";
+      usage = DEFAULT_USAGE;
       failure = null;
       delayMs = 0;
       chunkDelayMs = 0;
@@ -232,6 +348,14 @@ function parseObject(raw: Buffer): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A tool call's arguments in the pieces a stream sends them in (one empty piece for empty arguments). */
+function fragments(text: string): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += ARGUMENT_FRAGMENT_CHARS)
+    pieces.push(text.slice(i, i + ARGUMENT_FRAGMENT_CHARS));
+  return pieces;
 }
 
 function sleep(ms: number): Promise<void> {
