@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { z } from "zod";
+import { PLATFORM_SECRET_NAMES } from "../hosting/types";
 
 const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -30,4 +31,14 @@ export const runtimeInstallEnv = {
 /** RUNTIMES_DIR, or `$DATA_DIR/runtimes` when it is unset. */
 export function runtimesDirOf(config: { RUNTIMES_DIR?: string; DATA_DIR: string }): string {
   return config.RUNTIMES_DIR ?? join(config.DATA_DIR, "runtimes");
+}
+
+/**
+ * npm's environment for an install: the platform's own (PATH finds npm; HOME, proxies and `npm_config_*`
+ * apply as they do for the operator's npm), without the platform's secrets, which npm has no use for.
+ */
+export function npmEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of PLATFORM_SECRET_NAMES) delete env[name];
+  return env;
 }

@@ -15,6 +15,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, statfs, writeFile } from "
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { promisify } from "node:util";
 import type { Logger } from "pino";
+import { npmEnvironment } from "./config";
 import { RuntimeInstallError } from "./errors";
 import { acquireInstallLock, isPidAlive } from "./install-lock";
 import { type RuntimeMarker, readValidMarker, writeMarker } from "./marker";
@@ -44,7 +45,7 @@ export interface EnsureRuntimeOptions {
   version: string;
   logger?: Logger;
   onProgress?: (progress: RuntimeInstallProgress) => void;
-  /** npm's environment: PATH finds npm (default process.env). */
+  /** npm's environment: PATH finds npm (default: the platform's, without its secrets). */
   env?: NodeJS.ProcessEnv;
   /** Free space the runtimes directory needs before an install starts (default 1.5 GiB; it takes ~1.2 GB). */
   minFreeBytes?: number;
@@ -164,7 +165,7 @@ async function installInto(
   report: (step: RuntimeInstallStep, message: string) => void,
 ): Promise<InstalledRuntime> {
   const { runtimesDir, version } = options;
-  const env = options.env ?? process.env;
+  const env = options.env ?? npmEnvironment();
   const tmp = join(runtimesDir, `.openclaw-${version}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   await mkdir(tmp, { mode: 0o755 });
   try {
