@@ -24,6 +24,8 @@ export interface PlatformJobJson {
   completedAt: string | null;
   error: string | null;
   result: Record<string, unknown> | null;
+  /** The step the job last reported (see the column). */
+  progress: string | null;
   payload: PlatformJobPayload;
   createdAt: string;
   updatedAt: string;
@@ -47,6 +49,7 @@ export function toJobJson(job: PlatformJob): PlatformJobJson {
     completedAt: iso(job.completedAt),
     error: job.error,
     result: job.result ?? null,
+    progress: job.progress ?? null,
     payload: job.payload,
     createdAt: job.createdAt.toISOString(),
     updatedAt: job.updatedAt.toISOString(),

@@ -7,11 +7,13 @@
  * SIGTERM stops everything, the database included. Any start-up failure is one line and exit code 1, with
  * nothing left running.
  */
-import { access, constants } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isPortTaken } from "@svc/common";
+import { isPortTaken, parseEnv } from "@svc/common";
 import type { EmbeddedPostgres } from "@svc/db/embedded";
+import { z } from "zod";
+import { runtimeInstallEnv, runtimesDirOf } from "../backend/src/runtime-install/config";
+import { findRuntime, runtimeDirFor } from "../backend/src/runtime-install/index";
 import { buildWebIfNeeded } from "./launcher/build";
 import {
   type LauncherConfig,
@@ -83,22 +85,26 @@ function servicePlan(config: LauncherConfig, name: ServiceName) {
 }
 
 /**
- * The runtime local agents run: OpenClaw's gateway when `openclaw` is on PATH, else the development
- * runtime (`wrapper/dev-runtime/`, a small gateway that answers chat through the backend's AI endpoint).
+ * What local agents run, said once: the managed OpenClaw (installed by the backend on the first deploy when
+ * it is not there yet), or the operator's LOCAL_RUNTIME_COMMAND as given.
  */
-async function localRuntimeCommand(): Promise<string> {
-  const onPath = await Promise.all(
-    (process.env.PATH ?? "").split(delimiter).map((dir) =>
-      access(join(dir, "openclaw"), constants.X_OK).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
-  if (onPath.some(Boolean))
-    return "openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured";
-  say("openclaw is not installed: local agents run the development runtime (wrapper/dev-runtime/)");
-  return `${process.execPath} ${join(root, "wrapper/dev-runtime/server.mjs")} --port {port}`;
+async function sayLocalRuntime(config: LauncherConfig): Promise<void> {
+  if (config.HOSTING_PROVIDER !== "local" || !config.START_SERVICES.includes("backend")) return;
+  const command = process.env.LOCAL_RUNTIME_COMMAND?.trim();
+  if (command) {
+    say(
+      `local agents run LOCAL_RUNTIME_COMMAND as given (${command}); its permission plugin cannot be verified`,
+    );
+    return;
+  }
+  const runtime = parseEnv(z.object(runtimeInstallEnv), { ...process.env, DATA_DIR: config.dataDir });
+  const runtimesDir = runtimesDirOf(runtime);
+  const installed = await findRuntime(runtimesDir, runtime.RUNTIME_VERSION);
+  if (installed) say(`local agents run OpenClaw ${installed.version} (${installed.dir})`);
+  else
+    say(
+      `local agents run OpenClaw ${runtime.RUNTIME_VERSION}: the first deploy installs it from the npm registry into ${runtimeDirFor(runtimesDir, runtime.RUNTIME_VERSION)} (about 1.2 GB, a minute or two; or now: npm run runtime:install)`,
+    );
 }
 
 async function main(): Promise<void> {
@@ -143,8 +149,8 @@ async function main(): Promise<void> {
     PUBLIC_URL: config.PUBLIC_URL ?? url(config.WEB_PORT),
     BACKEND_PUBLIC_URL: process.env.BACKEND_PUBLIC_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
     LOCAL_AGENTS_DIR: process.env.LOCAL_AGENTS_DIR ?? join(config.dataDir, "agents"),
-    LOCAL_RUNTIME_COMMAND: process.env.LOCAL_RUNTIME_COMMAND ?? (await localRuntimeCommand()),
   };
+  await sayLocalRuntime(config);
 
   for (const name of services) {
     const plan = servicePlan(config, name);

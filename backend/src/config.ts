@@ -1,7 +1,9 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { csv, flag, httpUrl, parseServiceEnv, port, positiveInt, postgresUrl, serviceEnv } from "@svc/common";
+import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { z } from "zod";
+import { runtimeInstallEnv } from "./runtime-install/config";
 import { schedulerEnv } from "./scheduler/config";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -73,7 +75,7 @@ export const envSchema = z.object({
   /** Per-user budgets of `/api/ai/chat` (hour and UTC day) of every plan without its own AI_PLAN_LIMITS. */
   AI_REQUESTS_PER_HOUR: positiveInt(60),
   AI_TOKENS_PER_DAY: positiveInt(200_000),
-  /** The model agents use by default (the development runtime's): allowed on every plan. */
+  /** The model agents use by default (each agent's AGENT_MODEL): allowed on every plan. */
   AI_DEFAULT_MODEL: z.string().default("openai/gpt-4o-mini"),
   /** Further models every plan may use: ids, `prefix/*`, or `*` for any (comma list). */
   AI_MODELS: csv(),
@@ -104,14 +106,22 @@ export const envSchema = z.object({
   HOSTING_TOKEN_TYPE: z.enum(["account", "project"], "must be account or project").default("account"),
   HOSTING_PROJECT_ID: z.string().optional(),
   HOSTING_ENVIRONMENT_ID: z.string().optional(),
-  /** The platform's current default runtime image (`update` and new agents use it). */
+  /** The platform's current default runtime image (`update` and new agents use it; its tag is the version). */
   RUNTIME_IMAGE: z.string().default("ghcr.io/openclaw/openclaw:2026.4.11"),
+  /**
+   * The image docker and railway agents run: OpenClaw with the platform's wrapper and plugin, built from
+   * Dockerfile.agent (`docker build -f Dockerfile.agent -t agent-platform-agent:2026.4.11 .`).
+   */
+  AGENT_IMAGE: z.string().default(`agent-platform-agent:${MANAGED_BASELINE_VERSION}`),
   /** Docker Engine API: `unix:///var/run/docker.sock` or `tcp://host:2375` / `http://host:2375`. */
   DOCKER_HOST: z.string().default("unix:///var/run/docker.sock"),
-  /** Local driver: the command each agent's wrapper runs as its runtime (`{port}` = its RUNTIME_PORT). */
-  LOCAL_RUNTIME_COMMAND: z
-    .string()
-    .default("openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured"),
+  /**
+   * Local driver: an operator's own runtime command, run as given by each agent's wrapper (`{port}` = its
+   * RUNTIME_PORT; RUNTIME_KIND=external: the permission plugin cannot be verified). Unset (the default):
+   * the managed OpenClaw RUNTIME_VERSION, installed under RUNTIMES_DIR on the first deploy.
+   */
+  LOCAL_RUNTIME_COMMAND: z.string().optional(),
+  ...runtimeInstallEnv,
   /** Local driver: where each agent's data lives (`<dir>/<agentId>/`); relative to the repository root. */
   LOCAL_AGENTS_DIR: z
     .string()

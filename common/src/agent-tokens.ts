@@ -1,4 +1,4 @@
-import { decryptText, deriveKey, encryptText } from "./crypto";
+import { decryptText, deriveKey, encryptText, hmacHex } from "./crypto";
 
 /**
  * Agent gateway tokens are stored encrypted (the spec needs them back: the chat worker and the
@@ -19,4 +19,21 @@ export function sealGatewayToken(dataEncryptionKey: string, token: string): stri
 
 export function openGatewayToken(dataEncryptionKey: string, sealed: string): string {
   return decryptText(gatewayTokenKey(dataEncryptionKey), sealed);
+}
+
+/**
+ * The password of an agent's wrapper admin API (config, pairing, logs, gateway stop): its own secret, never
+ * the gateway token the runtime and its tools hold. Derived (HMAC-SHA256 keyed with DATA_ENCRYPTION_KEY over
+ * a domain-separated agent id and token), so the platform needs to store nothing more, a new token gives a
+ * new password, and nobody holding the token alone can compute it.
+ */
+export function wrapperAdminPassword(
+  dataEncryptionKey: string,
+  agentId: string,
+  gatewayToken: string,
+): string {
+  return hmacHex(
+    dataEncryptionKey,
+    JSON.stringify(["agent-platform/wrapper-admin-password/v1", agentId, gatewayToken]),
+  );
 }

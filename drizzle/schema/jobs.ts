@@ -50,6 +50,11 @@ export const platformJobs = pgTable(
     completedAt: timestamptz("completed_at"),
     error: text("error"),
     result: jsonb("result").$type<Record<string, unknown>>(),
+    /**
+     * The step the current attempt last reported ("installing the agent runtime 2026.4.11…"); cleared when
+     * an attempt starts, kept when it ends (a failed job shows the step it failed in).
+     */
+    progress: text("progress"),
     payload: jsonb("payload").$type<PlatformJobPayload>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -2,7 +2,7 @@
  * The per-agent runtime operations through the real backend app (real PostgreSQL), against a hosting
  * platform double whose agents are loopback HTTP servers.
  */
-import { createLogger, openGatewayToken } from "@svc/common";
+import { createLogger, openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { AGENT_POST_OPERATIONS } from "@svc/common/openapi/index";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
@@ -31,6 +31,8 @@ const logger = createLogger("runtime-ops-test", "silent");
 const database = connectDatabase(process.env.DATABASE_URL ?? "");
 const platforms: FakePlatform[] = [];
 const RUNTIME_IMAGE = "registry.example.com/team/openclaw:2026.5.1";
+/** The fake platform is a railway-like driver: it runs the agent image (OpenClaw with our wrapper). */
+const AGENT_IMAGE = "registry.example.com/team/agent:2026.5.1";
 
 afterEach(async () => {
   for (const platform of platforms.splice(0)) await platform.close();
@@ -50,6 +52,8 @@ function setup(
     DATA_ENCRYPTION_KEY: DATA_KEY,
     ADMIN_EMAILS: ADMIN_EMAIL,
     RUNTIME_IMAGE,
+    AGENT_IMAGE,
+    AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
     BACKEND_PUBLIC_URL: "http://backend.internal:4000",
     PROVISION_HEALTH_POLL_MS: "20",
     PROVISION_HEALTH_TIMEOUT_MS: "3000",
@@ -451,7 +455,9 @@ describe("lifecycle", () => {
     expect(res.body).toMatchObject({ ok: true, action: "repair", tokenGenerated: false });
     const expected = agentEnvironment({
       gatewayToken: token,
+      adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
       aiProvider: "openrouter",
+      model: "openai/gpt-4o-mini",
       agentType: "creative",
       plan: "solo",
       agentId: agent.id,
@@ -473,7 +479,8 @@ describe("lifecycle", () => {
     const token = openGatewayToken(DATA_KEY, stored.gatewayTokenEncrypted as string);
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     expect(service?.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
-    expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(token);
+    expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(wrapperAdminPassword(DATA_KEY, agent.id, token));
+    expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).not.toBe(token);
     const again = await call(app, owner, "get", `/api/agents/${agent.id}/gateway-token`);
     expect(again.body).toEqual({ token });
   });
@@ -504,7 +511,7 @@ describe("lifecycle", () => {
     expect(noUrl.body.error).toBe("agent_not_deployed");
   });
 
-  it("POST update sets the platform's default image and redeploys", async () => {
+  it("POST update sets the platform's default agent image and redeploys", async () => {
     const { app, fake } = setup();
     const owner = await createUser(database.db);
     const { agent } = await seedAgent(database.db, fake, owner);
@@ -513,18 +520,18 @@ describe("lifecycle", () => {
     expect(res.body).toMatchObject({
       ok: true,
       action: "update",
-      agent: { image: RUNTIME_IMAGE, version: "2026.5.1" },
+      agent: { image: AGENT_IMAGE, version: "2026.5.1" },
     });
     expect(fake.calls.map((c) => c.op)).toEqual(["find", "setImage", "deploy"]);
     expect(fake.callsOf("setImage")[0]).toEqual({
       op: "setImage",
       id: agent.runtimeServiceId,
-      image: RUNTIME_IMAGE,
+      image: AGENT_IMAGE,
     });
   });
 
   it("POST maintenance: restart by default; factory-reset pins 2026.4.11 of the same repository", async () => {
-    const { app, fake } = setup({ RUNTIME_IMAGE: "registry.example.com/team/openclaw:latest" });
+    const { app, fake } = setup({ AGENT_IMAGE: "registry.example.com/team/agent:latest" });
     const owner = await createUser(database.db);
     const { agent, token, service } = await seedAgent(database.db, fake, owner);
     const plain = await call(app, owner, "post", `/api/agents/${agent.id}/maintenance`);
@@ -539,9 +546,9 @@ describe("lifecycle", () => {
     expect(reset.body).toMatchObject({
       ok: true,
       action: "factory-reset",
-      agent: { image: "registry.example.com/team/openclaw:2026.4.11", version: "2026.4.11" },
+      agent: { image: "registry.example.com/team/agent:2026.4.11", version: "2026.4.11" },
     });
-    expect(fake.callsOf("setImage")[0].image).toBe("registry.example.com/team/openclaw:2026.4.11");
+    expect(fake.callsOf("setImage")[0].image).toBe("registry.example.com/team/agent:2026.4.11");
     expect(service?.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
     expect(fake.calls.slice(-4).map((c) => c.op)).toEqual(["find", "setImage", "setEnv", "deploy"]);
 
@@ -620,10 +627,11 @@ describe("compatibility check and token heal", () => {
       (await readAgent(database.db, agent.id)).gatewayTokenEncrypted as string,
     );
     expect(token).not.toBe("0d".repeat(32));
-    expect(service.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(token);
-    // The fixed configuration was written with the new token, after the restart.
+    const adminPassword = wrapperAdminPassword(DATA_KEY, agent.id, token);
+    expect(service.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(adminPassword);
+    // The fixed configuration was written with the admin password of the new token, after the restart.
     const writes = service.agent.requests.filter((r) => r.method === "POST" && r.path === "/api/config");
-    expect(writes.map((r) => r.headers.authorization)).toEqual([`Bearer ${token}`]);
+    expect(writes.map((r) => r.headers.authorization)).toEqual([`Bearer ${adminPassword}`]);
   });
 
   it("POST heal-token regenerates the token, sets it, restarts and checks health", async () => {

@@ -21,6 +21,7 @@ import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "../runtime/compat";
 import { actionFailed } from "../runtime/errors";
 import { type WaitForHealthyOptions, waitForHealthy } from "../runtime/health";
 import {
+  agentImageFor,
   environmentFor,
   operationError,
   type PlatformSource,
@@ -36,6 +37,8 @@ export type RuntimeOperationsConfig = Pick<
   BackendConfig,
   | "ENABLE_RUNTIME_CONTROLS"
   | "RUNTIME_IMAGE"
+  | "AGENT_IMAGE"
+  | "AI_DEFAULT_MODEL"
   | "BACKEND_PUBLIC_URL"
   | "PROVISION_HEALTH_POLL_MS"
   | "PROVISION_HEALTH_TIMEOUT_MS"
@@ -151,7 +154,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     service: HostedService,
     token: string,
   ): Promise<string | null> {
-    await platform.setEnv(service.id, environmentFor(agent, token, config.BACKEND_PUBLIC_URL));
+    await platform.setEnv(service.id, environmentFor(agent, token, { tokens, config }));
     const deployed = await platform.deploy(service.id);
     return deployed.url ?? service.url ?? agent.url;
   }
@@ -247,12 +250,13 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
       act("update", async () => {
         requireControls();
         const { platform, service } = await platformAndService(agent);
-        await platform.setImage(service.id, config.RUNTIME_IMAGE);
+        const image = agentImageFor(platform.provider, config);
+        await platform.setImage(service.id, image);
         const deployed = await platform.deploy(service.id);
         operatorActed(agent.id);
         return finish(agent, "update", {
-          image: config.RUNTIME_IMAGE,
-          version: normalizeRuntimeVersion(config.RUNTIME_IMAGE).version,
+          image,
+          version: normalizeRuntimeVersion(image).version,
           url: deployed.url ?? service.url ?? agent.url,
           status: "running",
         });
@@ -294,9 +298,11 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
             );
           }
         }
-        const current = (await readAgentConfig(url, token)) ?? {};
+        // The wrapper's admin API takes its own password, derived from the token (never the token itself).
+        const adminPassword = tokens.adminPassword(agent.id, token);
+        const current = (await readAgentConfig(url, adminPassword)) ?? {};
         const { applied: fixes, config: fixed } = applyConfigFixes(current);
-        if (fixes.length > 0) await writeAgentConfig(url, token, fixed);
+        if (fixes.length > 0) await writeAgentConfig(url, adminPassword, fixed);
         return { applied: [...fixes, ...applied] };
       }),
 
@@ -325,10 +331,10 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
         }
         // Factory reset: the known-good release of the configured repository, a fresh environment, and a
         // redeploy (a plain restart would keep the previous image).
-        const image = pinImageVersion(config.RUNTIME_IMAGE, MANAGED_BASELINE_VERSION);
+        const image = pinImageVersion(agentImageFor(platform.provider, config), MANAGED_BASELINE_VERSION);
         const { token } = await tokens.ensure(agent);
         await platform.setImage(service.id, image);
-        await platform.setEnv(service.id, environmentFor(agent, token, config.BACKEND_PUBLIC_URL));
+        await platform.setEnv(service.id, environmentFor(agent, token, { tokens, config }));
         const deployed = await platform.deploy(service.id);
         operatorActed(agent.id);
         return finish(agent, "factory-reset", {

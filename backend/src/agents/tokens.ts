@@ -13,7 +13,7 @@
  * costs at most one scan per interval.
  */
 import { randomBytes } from "node:crypto";
-import { openGatewayToken, safeEqual, sealGatewayToken, sha256Hex } from "@svc/common";
+import { openGatewayToken, safeEqual, sealGatewayToken, sha256Hex, wrapperAdminPassword } from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq, isNotNull } from "drizzle-orm";
@@ -75,6 +75,11 @@ export class GatewayTokenStore {
   open(agent: { gatewayTokenEncrypted: string | null }): string | null {
     if (!agent.gatewayTokenEncrypted) return null;
     return openGatewayToken(this.key(), agent.gatewayTokenEncrypted);
+  }
+
+  /** The agent's wrapper admin password for its gateway token `token` (see `wrapperAdminPassword`). */
+  adminPassword(agentId: string, token: string): string {
+    return wrapperAdminPassword(this.key(), agentId, token);
   }
 
   /** Stores `token` (encrypted) as the agent's gateway token. */

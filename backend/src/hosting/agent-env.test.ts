@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sha256Hex, wrapperAdminPassword } from "@svc/common";
 import { startFakeDocker, startFakeRailway } from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBackendConfig } from "../config";
@@ -52,10 +53,14 @@ function configFor(
   });
 }
 
+const ADMIN_PASSWORD = wrapperAdminPassword(SECRETS.DATA_ENCRYPTION_KEY, AGENT_ID, GATEWAY_TOKEN);
+
 const agentEnv = () =>
   agentEnvironment({
     gatewayToken: GATEWAY_TOKEN,
+    adminPassword: ADMIN_PASSWORD,
     aiProvider: "openrouter",
+    model: "openai/gpt-4o-mini",
     agentType: "creative",
     plan: "solo",
     agentId: AGENT_ID,
@@ -106,6 +111,28 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env = savedEnv;
   await rm(dir, { recursive: true, force: true });
+});
+
+describe("the agent environment", () => {
+  it("holds the agent's variables: its token, its own admin password (not the token), model and URLs", () => {
+    expect(agentEnv()).toEqual({
+      OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+      WRAPPER_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      AI_PROVIDER: "openrouter",
+      AGENT_MODEL: "openai/gpt-4o-mini",
+      AGENT_TYPE: "creative",
+      AGENT_PLAN: "solo",
+      AGENT_ID: AGENT_ID,
+      PLATFORM_BACKEND_URL: "http://127.0.0.1:4000",
+      PLATFORM_AI_CHAT_URL: "http://127.0.0.1:4000/api/ai/chat",
+      PLATFORM_CLASSIFY_URL: "http://127.0.0.1:4000/api/hooks/classify",
+    });
+    // The token alone opens nothing of the wrapper's admin API: the password needs the platform's key.
+    expect(ADMIN_PASSWORD).toMatch(/^[0-9a-f]{64}$/);
+    expect(ADMIN_PASSWORD).not.toBe(GATEWAY_TOKEN);
+    expect(ADMIN_PASSWORD).not.toBe(sha256Hex(GATEWAY_TOKEN));
+    expect(wrapperAdminPassword("cd".repeat(32), AGENT_ID, GATEWAY_TOKEN)).not.toBe(ADMIN_PASSWORD);
+  });
 });
 
 describe("the environment each driver gives an agent", () => {

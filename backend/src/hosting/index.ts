@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { BackendConfig } from "../config";
+import { runtimesDirOf } from "../runtime-install/config";
 import { createDockerHostingPlatform, type DockerHostingOptions } from "./docker";
 import { createLocalHostingPlatform, type LocalHostingOptions } from "./local";
 import { type InheritedVariable, inheritedEnvironment } from "./local-process";
@@ -23,6 +24,9 @@ export type HostingConfig = Pick<
   | "DOCKER_HOST"
   | "LOCAL_RUNTIME_COMMAND"
   | "LOCAL_AGENTS_DIR"
+  | "RUNTIME_VERSION"
+  | "RUNTIMES_DIR"
+  | "DATA_DIR"
   | InheritedVariable
   | "DATABASE_URL"
   | "INTERNAL_API_KEY"
@@ -36,7 +40,10 @@ export interface HostingPlatformOptions {
   logger?: Logger;
   /** Local driver settings beyond the configuration (tests: short stop grace, wrapper env knobs). */
   local?: Partial<
-    Omit<LocalHostingOptions, "agentsDir" | "runtimeCommand" | "inheritedEnv" | "secretValues">
+    Omit<
+      LocalHostingOptions,
+      "agentsDir" | "runtimeCommand" | "managedRuntime" | "inheritedEnv" | "secretValues"
+    >
   >;
   /** Docker driver settings beyond the configuration (publish host, timeouts). */
   docker?: Partial<Omit<DockerHostingOptions, "dockerHost" | "secretValues">>;
@@ -68,6 +75,7 @@ export function createHostingPlatform(
         ...options.local,
         agentsDir: config.LOCAL_AGENTS_DIR,
         runtimeCommand: config.LOCAL_RUNTIME_COMMAND,
+        managedRuntime: { version: config.RUNTIME_VERSION, runtimesDir: runtimesDirOf(config) },
         inheritedEnv: inheritedEnvironment(config),
         secretValues,
       });

@@ -14,8 +14,9 @@ import { createLocalHostingPlatform, type LocalHostingPlatform } from "./local";
 import { LocalServiceStore } from "./local-store";
 import { closedToOthers } from "./local-users";
 import { isProcessAlive, signalGroup } from "./proc";
+import { testAgentEnvironment } from "./testing/agent-env";
 import { wrapperReaches } from "./testing/wrapper-events";
-import { agentEnvironment, agentServiceName } from "./types";
+import { agentServiceName } from "./types";
 
 const PROBE = fileURLToPath(new URL("./testing/read-probe-runtime.mjs", import.meta.url));
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";
@@ -57,22 +58,16 @@ function driver(isolateAgents?: boolean): LocalHostingPlatform {
 }
 
 const token = (agentId: string) => `token-${agentId}`;
+const adminPassword = (agentId: string) => `admin-password-${agentId}`;
 
 async function start(platform: LocalHostingPlatform, agentId: string) {
   const service = await platform.create({
     agentId,
     name: agentServiceName(agentId),
     image: IMAGE,
-    env: agentEnvironment({
-      gatewayToken: token(agentId),
-      aiProvider: "openrouter",
-      agentType: "creative",
-      plan: "solo",
-      agentId,
-      backendUrl: "http://127.0.0.1:4000",
-    }),
+    env: testAgentEnvironment(agentId, token(agentId), adminPassword(agentId)),
   });
-  await wrapperReaches(service.url as string, token(agentId));
+  await wrapperReaches(service.url as string, adminPassword(agentId));
   return service;
 }
 
@@ -133,7 +128,11 @@ describe.runIf(asRoot)("local agents as root, code closed to other users", () =>
       const options = { agentsDir: join(closed, "agents"), runtimeCommand: "x" };
       const platform = createLocalHostingPlatform({ ...options, logger } as never);
       await expect(platform.ping()).resolves.toBeUndefined();
-      expect(warnings).toEqual([expect.stringContaining("local agents are NOT isolated")]);
+      expect(warnings).toEqual([
+        // Said once, at start: an operator's runtime command is run as given.
+        expect.stringContaining("LOCAL_RUNTIME_COMMAND is set"),
+        expect.stringContaining("local agents are NOT isolated"),
+      ]);
       expect((await stat(join(closed, "agents"))).mode & 0o777).toBe(0o700);
       await expect(createLocalHostingPlatform({ ...options, isolateAgents: true }).ping()).rejects.toThrow(
         /cannot reach LOCAL_AGENTS_DIR/,
@@ -180,7 +179,7 @@ describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each"
     expect(seenByOne.reads[environ]).toBe("EACCES");
     // Agent one probed before agent two existed: its runtime, restarted, probes again.
     await platform.restart("agt_one");
-    await wrapperReaches(one.url as string, token("agt_one"));
+    await wrapperReaches(one.url as string, adminPassword("agt_one"));
     expect((await report(platform, "agt_one")).reads[serviceJson("agt_two")]).toBe("EACCES");
     expect(seenByTwo.ownWrite).toBe("ok");
 
@@ -204,7 +203,7 @@ describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each"
     const again = driver();
     expect(await again.restoreRunning()).toEqual([]);
     const redeployed = await again.deploy("agt_two");
-    await wrapperReaches(redeployed.url as string, token("agt_two"));
+    await wrapperReaches(redeployed.url as string, adminPassword("agt_two"));
     expect(redeployed.metadata.osUser).toBe(userTwo);
     expect((await report(again, "agt_two")).uid).toBe(seenByTwo.uid);
   });
@@ -234,7 +233,7 @@ describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each"
 
     const isolated = driver();
     const moved = await isolated.deploy("agt_three");
-    await wrapperReaches(moved.url as string, token("agt_three"));
+    await wrapperReaches(moved.url as string, adminPassword("agt_three"));
     const { uid } = userOf(moved.metadata.osUser as string);
     const seen = await report(isolated, "agt_three");
     expect(seen.uid).toBe(uid);

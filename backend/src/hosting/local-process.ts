@@ -48,7 +48,8 @@ export interface WrapperEnvironmentInput {
   stateDir: string;
   wrapperPort: number;
   runtimePort: number;
-  runtimeCommand: string;
+  /** RUNTIME_COMMAND, RUNTIME_KIND and (for OpenClaw) RUNTIME_CLI_COMMAND: see local-runtime.ts. */
+  runtime: Record<string, string>;
 }
 
 /**
@@ -66,7 +67,7 @@ export function wrapperEnvironment(input: WrapperEnvironmentInput): Record<strin
     HOST: "127.0.0.1",
     WRAPPER_PORT: String(input.wrapperPort),
     RUNTIME_PORT: String(input.runtimePort),
-    RUNTIME_COMMAND: input.runtimeCommand,
+    ...input.runtime,
     OPENCLAW_STATE_DIR: input.stateDir,
   };
 }

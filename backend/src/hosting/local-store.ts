@@ -12,7 +12,7 @@ import { HostingError } from "./types";
 export interface LocalServiceRecord {
   agentId: string;
   name: string;
-  /** Recorded for reporting and version checks; the local runtime is LOCAL_RUNTIME_COMMAND, not an image. */
+  /** Recorded for reporting; what runs is the installed runtime (RUNTIME_VERSION) or LOCAL_RUNTIME_COMMAND. */
   image: string;
   env: Record<string, string>;
   wrapperPort: number;

@@ -9,19 +9,21 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger } from "@svc/common";
+import { createLogger, wrapperAdminPassword } from "@svc/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "./local";
 import { LocalServiceStore } from "./local-store";
 import { isGroupAlive, isProcessAlive, signalGroup } from "./proc";
+import { testAgentEnvironment } from "./testing/agent-env";
 import { wrapperReaches } from "./testing/wrapper-events";
-import { agentEnvironment, agentServiceName, type HostedService } from "./types";
+import { agentServiceName, type HostedService } from "./types";
 
 const FAKE_RUNTIME = fileURLToPath(
   new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
 );
 const IMAGE = "ghcr.io/openclaw/openclaw:2026.4.11";
+const DATA_KEY = "cd".repeat(32);
 let dir = "";
 const drivers: LocalHostingPlatform[] = [];
 
@@ -39,15 +41,11 @@ function driver(): LocalHostingPlatform {
   return platform;
 }
 
+/** The wrapper admin password the platform derives for an agent's token. */
+const adminPassword = (agentId: string, token: string) => wrapperAdminPassword(DATA_KEY, agentId, token);
+
 function envFor(agentId: string, token: string) {
-  return agentEnvironment({
-    gatewayToken: token,
-    aiProvider: "openrouter",
-    agentType: "creative",
-    plan: "solo",
-    agentId,
-    backendUrl: "http://127.0.0.1:4000",
-  });
+  return testAgentEnvironment(agentId, token, adminPassword(agentId, token));
 }
 
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -101,7 +99,7 @@ describe("local hosting driver", () => {
     expect(a).toMatchObject({ id: "agt_alpha", name: "agent-alpha", image: IMAGE });
     expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(["deploying", "running"]).toContain(a.status);
-    await wrapperReaches(a.url as string, "token-alpha");
+    await wrapperReaches(a.url as string, adminPassword("agt_alpha", "token-alpha"));
     expect(await probeStatus(a.url as string)).toBe("running");
 
     const res = await chat(a.url as string, "token-alpha", "hello there");
@@ -124,7 +122,7 @@ describe("local hosting driver", () => {
       image: IMAGE,
       env: envFor("agt_beta", "token-beta"),
     });
-    await wrapperReaches(b.url as string, "token-beta");
+    await wrapperReaches(b.url as string, adminPassword("agt_beta", "token-beta"));
     expect(b.url).not.toBe(a.url);
     expect(b.metadata.runtimePort).not.toBe(a.metadata.runtimePort);
     expect((await chat(b.url as string, "token-beta", "to beta")).status).toBe(200);
@@ -143,7 +141,7 @@ describe("local hosting driver", () => {
     expect(await sessions()).toBe(1);
     const pidBefore = (await platform.find({ id: "agt_alpha", name: "" }))?.metadata.pid;
     await platform.restart("agt_alpha");
-    await wrapperReaches(a.url as string, "token-alpha");
+    await wrapperReaches(a.url as string, adminPassword("agt_alpha", "token-alpha"));
     expect(await sessions()).toBe(0);
     // The wrapper stayed; only its runtime restarted.
     expect((await platform.find({ id: "agt_alpha", name: "" }))?.metadata.pid).toBe(pidBefore);
@@ -179,7 +177,7 @@ describe("local hosting driver", () => {
 
     // Its ports are kept unless something took them meanwhile (then deploy reports the new URL).
     a = await platform.deploy("agt_alpha");
-    await wrapperReaches(a.url as string, "token-alpha");
+    await wrapperReaches(a.url as string, adminPassword("agt_alpha", "token-alpha"));
     expect((await chat(a.url as string, "token-alpha", "back")).status).toBe(200);
   });
 
@@ -189,7 +187,7 @@ describe("local hosting driver", () => {
     expect((await chat(a.url as string, "token-alpha", "old token still")).status).toBe(200);
     a = await platform.deploy("agt_alpha");
     expect(a.image).toBe("ghcr.io/openclaw/openclaw:2026.5.1");
-    await wrapperReaches(a.url as string, "token-alpha-2");
+    await wrapperReaches(a.url as string, adminPassword("agt_alpha", "token-alpha-2"));
     expect((await chat(a.url as string, "token-alpha-2", "new")).status).toBe(200);
     expect((await chat(a.url as string, "token-alpha", "old")).status).toBe(401);
   });
@@ -224,7 +222,7 @@ describe("local hosting driver", () => {
     // The restored agent is wherever the driver says: a port found taken at a start is replaced.
     const restored = (await restarted.find({ id: "agt_alpha", name: "" }))?.url as string;
     if (squatted) expect(restored).not.toBe(a.url);
-    await wrapperReaches(restored, "token-alpha-2");
+    await wrapperReaches(restored, adminPassword("agt_alpha", "token-alpha-2"));
     expect(await probeStatus(restored)).toBe("running");
     expect((await chat(restored, "token-alpha-2", "restored")).status).toBe(200);
     // The agent that never went down was adopted, not restarted.

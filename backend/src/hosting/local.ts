@@ -1,6 +1,7 @@
 /**
  * The `local` hosting driver (default): an agent is a wrapper process (`wrapper/`) on this machine, which
- * runs LOCAL_RUNTIME_COMMAND as its runtime. Choices:
+ * runs the managed OpenClaw runtime (RUNTIME_VERSION, installed under RUNTIMES_DIR on first use, see
+ * local-runtime.ts), or LOCAL_RUNTIME_COMMAND as given when the operator sets one. Choices:
  * - State per agent in `<agentsDir>/<agentId>/service.json` (0600; see local-store.ts): ports, environment,
  *   image, desired state, wrapper pid. The service id is the agent id. The runtime keeps its data in
  *   `<agentId>/state` (OPENCLAW_STATE_DIR), the wrapper's output goes to `<agentId>/wrapper.log`, and HOME
@@ -29,9 +30,17 @@ import { chmod, lchown, mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Clock, freePort, isPortTaken, systemClock } from "@svc/common";
+import { pinImageVersion } from "@svc/common/runtime-version";
 import type { Logger } from "pino";
 import { type AgentAnswer, requestAgent } from "../runtime/agent-client";
+import { nodePackageFor } from "../runtime-install/index";
 import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
+import {
+  externalRuntimeVariables,
+  installedOpenclaw,
+  type LocalRuntimeSource,
+  openclawRuntimeVariables,
+} from "./local-runtime";
 import { type LocalServiceRecord, LocalServiceStore } from "./local-store";
 import {
   type AgentUser,
@@ -56,8 +65,13 @@ import {
 export interface LocalHostingOptions {
   /** LOCAL_AGENTS_DIR; resolved against the current directory. */
   agentsDir: string;
-  /** LOCAL_RUNTIME_COMMAND: the wrapper's RUNTIME_COMMAND (`{port}` = the agent's runtime port). */
-  runtimeCommand: string;
+  /**
+   * LOCAL_RUNTIME_COMMAND: an operator's runtime command, the wrapper's RUNTIME_COMMAND as given (`{port}` =
+   * the agent's runtime port) with RUNTIME_KIND=external. Unset: `managedRuntime`.
+   */
+  runtimeCommand?: string;
+  /** The managed OpenClaw: RUNTIME_VERSION under RUNTIMES_DIR (`env`: npm's environment for an install). */
+  managedRuntime?: { version: string; runtimesDir: string; env?: NodeJS.ProcessEnv };
   /** What wrappers inherit of the platform's environment (PATH, locale, time zone; default none). */
   inheritedEnv?: Record<string, string>;
   /** Extra wrapper settings (LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, ...); checked like the agent environment. */
@@ -104,6 +118,8 @@ export class LocalHostingPlatform implements HostingPlatform {
   private isolate: boolean;
   private readonly isolationRequired: boolean;
   private isolationChecked = false;
+  private runtimeReachChecked = false;
+  private readonly runtime: LocalRuntimeSource;
 
   constructor(private readonly options: LocalHostingOptions) {
     this.store = new LocalServiceStore(resolve(options.agentsDir), options.clock);
@@ -116,11 +132,37 @@ export class LocalHostingPlatform implements HostingPlatform {
     this.isolationRequired = options.isolateAgents === true;
     if (this.isolate && process.getuid?.() !== 0)
       throw new HostingError("not_configured", "running local agents as their own OS users needs root");
+    if (options.runtimeCommand !== undefined) {
+      this.runtime = { kind: "external", command: options.runtimeCommand };
+      options.logger?.warn(
+        { command: options.runtimeCommand },
+        "LOCAL_RUNTIME_COMMAND is set: local agents run it as given (RUNTIME_KIND=external), and the platform cannot verify its permission plugin",
+      );
+    } else if (options.managedRuntime) {
+      this.runtime = { kind: "openclaw", ...options.managedRuntime };
+    } else {
+      throw new HostingError(
+        "not_configured",
+        "the local driver needs the managed runtime (RUNTIME_VERSION, RUNTIMES_DIR) or LOCAL_RUNTIME_COMMAND",
+      );
+    }
   }
 
   async ping(): Promise<void> {
-    if (!this.options.runtimeCommand.trim())
+    if (this.runtime.kind === "external" && !this.runtime.command.trim())
       throw new HostingError("not_configured", "LOCAL_RUNTIME_COMMAND is empty");
+    if (this.runtime.kind === "openclaw") {
+      try {
+        nodePackageFor();
+      } catch (err) {
+        throw new HostingError("not_configured", (err as Error).message);
+      }
+      if (/\s/.test(this.runtime.runtimesDir))
+        throw new HostingError(
+          "not_configured",
+          `RUNTIMES_DIR must not contain spaces or other whitespace ("${this.runtime.runtimesDir}"): agents' runtime commands are split on whitespace`,
+        );
+    }
     try {
       await stat(`${this.wrapperDir}/src/server.ts`);
     } catch {
@@ -148,6 +190,8 @@ export class LocalHostingPlatform implements HostingPlatform {
   async create(input: CreateServiceInput): Promise<HostedService> {
     assertAgentEnv(input.env, this.options.secretValues ?? []);
     this.store.dir(input.agentId);
+    // No service is recorded for an agent whose runtime cannot be had (installed now when missing).
+    await this.runtimeVariables();
     return this.withLock(input.agentId, async () => {
       const existing = await this.store.read(input.agentId);
       const now = (this.options.clock ?? systemClock).now().toISOString();
@@ -224,6 +268,12 @@ export class LocalHostingPlatform implements HostingPlatform {
       this.owned.delete(id);
       await this.store.delete(id);
     });
+  }
+
+  /** Installs the managed runtime unless it is there (see HostingPlatform); nothing for an external one. */
+  async installRuntime(onStep: (step: string) => void, signal?: AbortSignal): Promise<void> {
+    if (this.runtime.kind !== "openclaw") return;
+    await installedOpenclaw(this.runtime, { logger: this.options.logger, onStep, signal });
   }
 
   async stats(id: string): Promise<ServiceStats> {
@@ -347,10 +397,14 @@ export class LocalHostingPlatform implements HostingPlatform {
       id: record.agentId,
       name: record.name,
       url: this.url(record),
-      image: record.image,
+      // The managed runtime's version is what runs, whatever the record's image tag says.
+      image:
+        this.runtime.kind === "openclaw" ? pinImageVersion(record.image, this.runtime.version) : record.image,
       status,
       metadata: {
         agentId: record.agentId,
+        runtimeKind: this.runtime.kind,
+        runtimeVersion: this.runtime.kind === "openclaw" ? this.runtime.version : null,
         desired: record.desired,
         pid: alive ? record.pid : null,
         wrapperPort: record.wrapperPort,
@@ -392,6 +446,7 @@ export class LocalHostingPlatform implements HostingPlatform {
     }
     const stateDir = this.store.stateDir(record.agentId);
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    const runtime = await this.runtimeVariables();
     if (this.isolate) await this.checkIsolation();
     const user = this.isolate ? await this.isolateAgent(record) : undefined;
     const env = wrapperEnvironment({
@@ -402,7 +457,7 @@ export class LocalHostingPlatform implements HostingPlatform {
       stateDir,
       wrapperPort: record.wrapperPort,
       runtimePort: record.runtimePort,
-      runtimeCommand: this.options.runtimeCommand,
+      runtime,
     });
     const { pid, pidStart } = await spawnWrapper({
       wrapperDir: this.wrapperDir,
@@ -420,6 +475,24 @@ export class LocalHostingPlatform implements HostingPlatform {
   }
 
   /**
+   * The wrapper's runtime variables: the managed runtime (installed now if it is missing; reachable by the
+   * agents' own users, checked once) or the operator's command.
+   */
+  private async runtimeVariables(): Promise<Record<string, string>> {
+    if (this.runtime.kind === "external") return externalRuntimeVariables(this.runtime.command);
+    const installed = await installedOpenclaw(this.runtime, { logger: this.options.logger });
+    if (this.isolate && !this.runtimeReachChecked) {
+      await this.checkIsolation();
+      await this.checkReach([
+        ["the agent runtime's node", installed.node, 0o001],
+        ["the agent runtime", installed.entry, 0o004],
+      ]);
+      this.runtimeReachChecked = true;
+    }
+    return openclawRuntimeVariables(installed);
+  }
+
+  /**
    * What running agents as their own users needs, checked once: useradd, and the agents directory, the
    * wrapper's code and node all reachable by users other than the platform's.
    */
@@ -433,11 +506,19 @@ export class LocalHostingPlatform implements HostingPlatform {
         "not_configured",
         `local agents run as their own OS users when the platform runs as root, but ${missing} (Debian: apt-get install passwd); or use HOSTING_PROVIDER=docker`,
       );
-    const needed: Array<[string, string, number]> = [
+    await this.checkReach([
       ["LOCAL_AGENTS_DIR", this.store.root, 0],
       ["the wrapper", `${this.wrapperDir}/src/server.ts`, 0o004],
       ["node", process.execPath, 0o001],
-    ];
+    ]);
+    this.isolationChecked = true;
+  }
+
+  /**
+   * Whether users other than the platform's can reach each path; when one cannot: an error if isolation is
+   * required, else agents share the platform's user from now on (said loudly).
+   */
+  private async checkReach(needed: Array<[string, string, number]>): Promise<void> {
     for (const [what, path, bits] of needed) {
       const closed = await closedToOthers(path, bits);
       if (!closed) continue;
@@ -451,9 +532,8 @@ export class LocalHostingPlatform implements HostingPlatform {
       );
       this.isolate = false;
       await chmod(this.store.root, 0o700);
-      break;
+      return;
     }
-    this.isolationChecked = true;
   }
 
   /**

@@ -68,6 +68,12 @@ export interface HostingPlatform {
    * process is gone, e.g. after the platform restarted; returns the ids it started. Called at backend start.
    */
   restoreRunning?(): Promise<string[]>;
+  /**
+   * Drivers that run agents on a runtime installed on this machine (local): installs it unless it is there,
+   * telling each step to `onStep` ("installing the agent runtime 2026.4.11…"). Provisioning calls it before
+   * a deploy so the wait is a step the dashboard shows; a deploy installs it too when it is missing.
+   */
+  installRuntime?(onStep: (step: string) => void, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -113,7 +119,11 @@ export const PLATFORM_SECRET_NAMES = [
 
 export interface AgentEnvironmentInput {
   gatewayToken: string;
+  /** The wrapper's admin password (`wrapperAdminPassword` of the data encryption key, agent id and token). */
+  adminPassword: string;
   aiProvider: string;
+  /** The model the agent's runtime uses (AI_DEFAULT_MODEL): the wrapper writes it into OpenClaw's config. */
+  model: string;
   agentType: string;
   plan: string;
   agentId: string;
@@ -121,22 +131,25 @@ export interface AgentEnvironmentInput {
 }
 
 /**
- * Everything an agent's service gets in its environment: its own gateway token, the AI provider name
- * (it reaches the provider through the backend's `/api/ai/chat` with that token), agent type, plan, and
- * the backend URL for `/api/ai/chat` and the classify hook. Nothing else.
+ * Everything an agent's service gets in its environment: its own gateway token (it reaches the AI provider
+ * through the backend with it), the wrapper's admin password (a secret of its own, derived by the platform,
+ * so the platform can manage the wrapper while the token alone opens nothing of the admin API), the AI
+ * provider name and model, agent type, plan, and the backend URL for the AI proxy and the classify hook.
+ * Nothing else.
  */
 export function agentEnvironment(input: AgentEnvironmentInput): Record<string, string> {
+  const backend = input.backendUrl.replace(/\/$/, "");
   return {
     OPENCLAW_GATEWAY_TOKEN: input.gatewayToken,
-    // The wrapper's admin API (config, pairing, logs) answers the same token: the platform manages the
-    // agent with the one credential the agent holds.
-    WRAPPER_ADMIN_PASSWORD: input.gatewayToken,
+    WRAPPER_ADMIN_PASSWORD: input.adminPassword,
     AI_PROVIDER: input.aiProvider,
+    AGENT_MODEL: input.model,
     AGENT_TYPE: input.agentType,
     AGENT_PLAN: input.plan,
     AGENT_ID: input.agentId,
     PLATFORM_BACKEND_URL: input.backendUrl,
-    PLATFORM_AI_CHAT_URL: `${input.backendUrl.replace(/\/$/, "")}/api/ai/chat`,
-    PLATFORM_CLASSIFY_URL: `${input.backendUrl.replace(/\/$/, "")}/api/hooks/classify`,
+    // Read only by the development runtime (wrapper/dev-runtime/); it goes when that runtime goes.
+    PLATFORM_AI_CHAT_URL: `${backend}/api/ai/chat`,
+    PLATFORM_CLASSIFY_URL: `${backend}/api/hooks/classify`,
   };
 }

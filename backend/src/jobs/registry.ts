@@ -15,13 +15,13 @@ export interface PlatformProcessorDeps {
    * jobs (provision, sync, repair) fail every attempt with "no hosting platform is configured".
    */
   platform?: PlatformSource;
-  /** RUNTIME_IMAGE, BACKEND_PUBLIC_URL and the health wait; the configuration defaults when absent. */
+  /** The images, model, BACKEND_PUBLIC_URL and the health wait; the configuration defaults when absent. */
   config?: RuntimeOperationsConfig;
 }
 
 /** The processor of every job type. */
 export function platformProcessors(deps: PlatformProcessorDeps): ProcessorRegistry {
-  const config = deps.config ?? runtimeDefaults();
+  const config = deps.config ?? runtimeJobConfig();
   const tokens = gatewayTokenStore(deps.db, deps.dataEncryptionKey);
   const operations = createRuntimeOperations({ db: deps.db, platform: deps.platform, config, tokens });
   const runtime = { db: deps.db, platform: deps.platform, config, tokens, operations };
@@ -33,14 +33,17 @@ export function platformProcessors(deps: PlatformProcessorDeps): ProcessorRegist
   };
 }
 
-function runtimeDefaults(): RuntimeOperationsConfig {
+/** The runtime jobs' configuration from `env` (variable name → value), the defaults for the rest. */
+export function runtimeJobConfig(env: Record<string, string> = {}): RuntimeOperationsConfig {
   return envSchema
     .pick({
       ENABLE_RUNTIME_CONTROLS: true,
       RUNTIME_IMAGE: true,
+      AGENT_IMAGE: true,
+      AI_DEFAULT_MODEL: true,
       BACKEND_PUBLIC_URL: true,
       PROVISION_HEALTH_POLL_MS: true,
       PROVISION_HEALTH_TIMEOUT_MS: true,
     })
-    .parse({});
+    .parse(env);
 }

@@ -49,6 +49,7 @@ describe("POST /api/platform-jobs/provision", () => {
         completedAt: null,
         error: null,
         result: null,
+        progress: null,
         payload: {
           userId: "usr_1",
           agentId: "agt_1",

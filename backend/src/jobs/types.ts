@@ -19,10 +19,14 @@ export function backoffSeconds(attempt: number): number {
   return attempt >= 5 ? 300 : Math.max(1, attempt) * 30;
 }
 
-/** What a processor gets besides the job: a signal that fires when the worker gives the job up, a logger. */
+/**
+ * What a processor gets besides the job: a signal that fires when the worker gives the job up, a logger,
+ * and `progress` to record the step it is at (the job's `progress`; a failure to record it is only logged).
+ */
 export interface ProcessorContext {
   signal: AbortSignal;
   logger: Logger;
+  progress(step: string): Promise<void>;
 }
 
 /**

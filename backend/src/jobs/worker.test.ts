@@ -379,7 +379,7 @@ describe("gateway_chat_completion", () => {
       agentId,
       payload: { userId: "usr_chat", agentId, gatewayUrl, message, systemPrompt },
     }) as never;
-  const ctx = { signal: new AbortController().signal, logger };
+  const ctx = { signal: new AbortController().signal, logger, progress: async () => {} };
 
   it("posts an OpenAI-compatible request with the agent's token to its stored URL and returns {reply, model, usage}", async () => {
     const result = await runChat(jobFor("hello", "be brief"), ctx);

@@ -30,6 +30,7 @@ import {
   type QueueClock,
   refreshJobLock,
   releaseJobs,
+  reportJobProgress,
   requeueStaleJobs,
 } from "./sql";
 import { PermanentJobError, type ProcessorRegistry } from "./types";
@@ -232,7 +233,18 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     try {
       const processor = processors[job.jobType];
       if (!processor) throw new Error(`no processor for job type ${job.jobType}`);
-      outcome = { ok: true, result: await processor(job, { signal, logger }) };
+      // One write after the other, so the last step reported is the one stored.
+      let reported = Promise.resolve();
+      const progress = (step: string) => {
+        reported = reported.then(async () => {
+          if (entry.finished || closed) return;
+          await reportJobProgress(pool, clock, fence, step).catch((err: unknown) =>
+            logger.warn({ err, jobId: job.id }, "recording the job's progress failed"),
+          );
+        });
+        return reported;
+      };
+      outcome = { ok: true, result: await processor(job, { signal, logger, progress }) };
     } catch (err) {
       // A database failure's text (drizzle's "Failed query: <SQL>\nparams: <values>") is not the job's to
       // show its owner: the job's error says so, the log (which leaves the parameters out) has the rest.

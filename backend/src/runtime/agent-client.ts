@@ -72,10 +72,10 @@ function failure(method: string, path: string, status: number, body: unknown): A
 /** The runtime configuration (secrets redacted by the wrapper); null when the agent has no config file yet. */
 export async function readAgentConfig(
   baseUrl: string,
-  token: string | null,
+  adminPassword: string | null,
   options: AgentClientOptions = {},
 ): Promise<Json | null> {
-  const res = await call(baseUrl, token, "GET", "/api/config", undefined, options);
+  const res = await call(baseUrl, adminPassword, "GET", "/api/config", undefined, options);
   if (res.status === 404) return null;
   if (res.status !== 200 || !isObject(res.body) || !isObject(res.body.config))
     throw failure("GET", "/api/config", res.status, res.body);
@@ -85,11 +85,11 @@ export async function readAgentConfig(
 /** Writes the whole runtime configuration (redacted secrets sent back unchanged keep their values). */
 export async function writeAgentConfig(
   baseUrl: string,
-  token: string | null,
+  adminPassword: string | null,
   config: Json,
   options: AgentClientOptions = {},
 ): Promise<void> {
-  const res = await call(baseUrl, token, "POST", "/api/config", config, options);
+  const res = await call(baseUrl, adminPassword, "POST", "/api/config", config, options);
   if (res.status !== 200) throw failure("POST", "/api/config", res.status, res.body);
 }
 

@@ -2,15 +2,14 @@
  * The runtime job processors: through the real queue and worker (provision end to end), and called with
  * claimed-job rows for the attempt rules; the hosting platform is a double whose agents are loopback servers.
  */
-import { createLogger, ManualClock, openGatewayToken } from "@svc/common";
+import { createLogger, ManualClock, openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createRuntimeOperations } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
-import { envSchema } from "../config";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
-import { platformProcessors } from "../jobs/registry";
+import { platformProcessors, runtimeJobConfig } from "../jobs/registry";
 import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
 import type { ProcessorContext } from "../jobs/types";
 import { createJobWorker, type JobWorker } from "../jobs/worker";
@@ -20,18 +19,13 @@ import { createUser, DATA_KEY, readAgent, seedAgent } from "./testing/fixtures";
 
 const database = connectDatabase(process.env.DATABASE_URL ?? "");
 const logger = createLogger("runtime-jobs-test", "silent");
-const config = envSchema
-  .pick({
-    ENABLE_RUNTIME_CONTROLS: true,
-    RUNTIME_IMAGE: true,
-    BACKEND_PUBLIC_URL: true,
-    PROVISION_HEALTH_POLL_MS: true,
-    PROVISION_HEALTH_TIMEOUT_MS: true,
-  })
-  .parse({
-    RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
-    BACKEND_PUBLIC_URL: "http://backend.test:4000",
-  });
+const config = runtimeJobConfig({
+  RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
+  // The fake platform is a railway-like driver: agents run the agent image.
+  AGENT_IMAGE: "registry.test/agent-platform-agent:latest",
+  AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
+  BACKEND_PUBLIC_URL: "http://backend.test:4000",
+});
 const platforms: FakePlatform[] = [];
 let worker: JobWorker | undefined;
 
@@ -57,7 +51,7 @@ function deps(platform: FakePlatform | undefined) {
   return { db: database.db, platform, config, tokens, operations, healthWait };
 }
 
-const ctx: ProcessorContext = { signal: new AbortController().signal, logger };
+const ctx: ProcessorContext = { signal: new AbortController().signal, logger, progress: async () => {} };
 
 /** A claimed job row as the worker hands it to a processor. */
 async function claimedJob(
@@ -118,14 +112,16 @@ describe("provision_managed_runtime", () => {
       agentId: agent.id,
       url: service.agent.url,
       serviceId: service.service.id,
-      image: "ghcr.io/openclaw/openclaw:latest",
+      image: "registry.test/agent-platform-agent:latest",
       version: "2026.4.11",
     });
+    // The last step it reported (this platform installs no runtime of its own).
+    expect(done.progress).toBe("waiting for the agent to answer…");
     const stored = await readAgent(database.db, agent.id);
     expect(stored).toMatchObject({
       url: service.agent.url,
       runtimeServiceId: service.service.id,
-      image: "ghcr.io/openclaw/openclaw:latest",
+      image: "registry.test/agent-platform-agent:latest",
       version: "2026.4.11",
       status: "running",
       plan: "pro",
@@ -139,13 +135,15 @@ describe("provision_managed_runtime", () => {
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({
       name: agentServiceName(agent.id),
-      image: "ghcr.io/openclaw/openclaw:latest",
+      image: "registry.test/agent-platform-agent:latest",
     });
     // Exactly the agent environment, nothing else.
     expect(created[0].env).toEqual(
       agentEnvironment({
         gatewayToken: token,
+        adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
         aiProvider: "anthropic",
+        model: "openai/gpt-4o-mini",
         agentType: "coder",
         plan: "pro",
         agentId: agent.id,

@@ -13,7 +13,7 @@ import type { GatewayTokenStore } from "../agents/tokens";
 import { agentServiceName, type HostedService } from "../hosting/types";
 import type { JobProcessor } from "../jobs/types";
 import { type WaitForHealthyOptions, waitForHealthy } from "./health";
-import { environmentFor, type PlatformSource, resolvePlatform } from "./platform";
+import { agentImageFor, environmentFor, type PlatformSource, resolvePlatform } from "./platform";
 import { isUp, type ProbeStatus, probeRuntime } from "./probe";
 
 export interface RuntimeJobDeps {
@@ -68,14 +68,15 @@ export interface ProvisionResult extends Record<string, unknown> {
 }
 
 /**
- * `provision_managed_runtime`: find the agent's service (persisted id, else by name) or create it from
- * RUNTIME_IMAGE; give it exactly the agent environment with the per-user gateway token (generated and stored
- * encrypted when the agent has none, so repair can re-send it); deploy; wait until healthy; store url,
- * service id, image, version and status `running`. The agent is `provisioning` meanwhile, and `failed` when
- * the last attempt fails.
+ * `provision_managed_runtime`: install the agent runtime when the driver runs one of this machine (local;
+ * minutes the first time, cached after); find the agent's service (persisted id, else by name) or create it
+ * from the agent image; give it exactly the agent environment with the per-user gateway token (generated and
+ * stored encrypted when the agent has none, so repair can re-send it); deploy; wait until healthy; store
+ * url, service id, image, version and status `running`. The agent is `provisioning` meanwhile, and `failed`
+ * when the last attempt fails. Each step is the job's `progress`, which the dashboard shows.
  */
 export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
-  return async (job, { signal }) => {
+  return async (job, { signal, progress }) => {
     // A worker without a platform fails every attempt with this clear error.
     const platform = resolvePlatform(deps.platform);
     const payload = job.payload as AgentJobPayload;
@@ -91,8 +92,11 @@ export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
         hostingProvider: platform.provider,
         ...settings,
       });
+      if (platform.installRuntime) await platform.installRuntime((step) => void progress(step), signal);
+      await progress("starting the agent…");
       const { token } = await deps.tokens.ensure(agent);
-      const env = environmentFor({ ...agent, ...settings }, token, deps.config.BACKEND_PUBLIC_URL);
+      const env = environmentFor({ ...agent, ...settings }, token, deps);
+      const agentImage = agentImageFor(platform.provider, deps.config);
 
       let service: HostedService | null = await platform.find({
         id: agent.runtimeServiceId,
@@ -104,7 +108,7 @@ export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
         service = await platform.create({
           agentId: agent.id,
           name: agentServiceName(agent.id),
-          image: deps.config.RUNTIME_IMAGE,
+          image: agentImage,
           env,
         });
       }
@@ -114,13 +118,14 @@ export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
       const deployed = await platform.deploy(service.id);
       const url = deployed.url ?? service.url;
       if (!url) throw new Error("the hosting platform gave the agent's service no URL");
+      await progress("waiting for the agent to answer…");
       const wait = await waitForAgentHealth(deps, url, signal);
       if (!wait.healthy) {
         throw new Error(
           `the agent runtime did not become healthy within ${deps.config.PROVISION_HEALTH_TIMEOUT_MS / 1000} s (last status: ${wait.probe.status})`,
         );
       }
-      const image = deployed.image ?? service.image ?? deps.config.RUNTIME_IMAGE;
+      const image = deployed.image ?? service.image ?? agentImage;
       const { version } = normalizeRuntimeVersion(image);
       await updateAgentRuntime(deps.db, agent.id, {
         url,

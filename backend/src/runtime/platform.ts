@@ -7,6 +7,8 @@ import { HttpError } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { updateAgentRuntime } from "../agents/service";
+import type { GatewayTokenStore } from "../agents/tokens";
+import type { BackendConfig } from "../config";
 import { hostingHttpError, hostingNotConfigured } from "../hosting/errors";
 import {
   agentEnvironment,
@@ -14,6 +16,7 @@ import {
   type HostedService,
   HostingError,
   type HostingPlatform,
+  type HostingProviderName,
 } from "../hosting/types";
 import { actionFailed } from "./errors";
 
@@ -71,18 +74,38 @@ export async function resolveService(
   return service;
 }
 
+/** What an agent's environment is made of besides the agent: the admin password's key, URL and model. */
+export interface AgentEnvironmentSource {
+  tokens: Pick<GatewayTokenStore, "adminPassword">;
+  config: Pick<BackendConfig, "BACKEND_PUBLIC_URL" | "AI_DEFAULT_MODEL">;
+}
+
 /** Exactly the environment the agent's service gets (see `agentEnvironment`). */
 export function environmentFor(
   agent: Pick<Agent, "id" | "aiProvider" | "agentType" | "plan">,
   gatewayToken: string,
-  backendUrl: string,
+  source: AgentEnvironmentSource,
 ): Record<string, string> {
   return agentEnvironment({
     gatewayToken,
+    adminPassword: source.tokens.adminPassword(agent.id, gatewayToken),
     aiProvider: agent.aiProvider,
+    model: source.config.AI_DEFAULT_MODEL,
     agentType: agent.agentType,
     plan: agent.plan,
     agentId: agent.id,
-    backendUrl,
+    backendUrl: source.config.BACKEND_PUBLIC_URL,
   });
+}
+
+/**
+ * The image an agent is created or updated with: docker and railway run AGENT_IMAGE (OpenClaw with the
+ * platform's wrapper and plugin, Dockerfile.agent); the local driver records RUNTIME_IMAGE and runs the
+ * runtime it installed.
+ */
+export function agentImageFor(
+  provider: HostingProviderName,
+  config: Pick<BackendConfig, "RUNTIME_IMAGE" | "AGENT_IMAGE">,
+): string {
+  return provider === "local" ? config.RUNTIME_IMAGE : config.AGENT_IMAGE;
 }

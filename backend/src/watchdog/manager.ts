@@ -6,7 +6,7 @@
  * take its agents over on their next refresh.
  */
 import { hostname } from "node:os";
-import { type Clock, openGatewayToken, randomId, systemClock } from "@svc/common";
+import { type Clock, openGatewayToken, randomId, systemClock, wrapperAdminPassword } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import type { BackendConfig } from "../config";
@@ -100,8 +100,11 @@ export function createWatchdogManager(options: WatchdogManagerOptions): Watchdog
       logger: log,
     });
   const key = options.dataEncryptionKey;
-  const gatewayToken = (agent: WatchedAgent) =>
-    key && agent.gatewayTokenEncrypted ? openGatewayToken(key, agent.gatewayTokenEncrypted) : null;
+  // The wrapper's admin password, derived from the agent's gateway token (never the token itself).
+  const adminPassword = (agent: WatchedAgent) =>
+    key && agent.gatewayTokenEncrypted
+      ? wrapperAdminPassword(key, agent.id, openGatewayToken(key, agent.gatewayTokenEncrypted))
+      : null;
 
   const watchers = new Map<string, AgentWatcher>();
   const notifications = new Set<Promise<void>>();
@@ -131,7 +134,7 @@ export function createWatchdogManager(options: WatchdogManagerOptions): Watchdog
     timers,
     probe: options.probe ?? ((url: string) => probeRuntime(url)),
     platform: options.platform,
-    gatewayToken,
+    adminPassword,
     notify,
     logger: log,
     ownerId,

@@ -3,7 +3,7 @@
  * database, on one manual schedule. Exactly one probes each agent; when one stops or dies (its timers gone,
  * its database session terminated), another takes its agents over on its next refresh.
  */
-import { createLogger, ManualClock, sealGatewayToken } from "@svc/common";
+import { createLogger, ManualClock, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { connectDatabase, type DatabaseHandle } from "@svc/db";
 import { agents, users, watchdogStates } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
@@ -20,6 +20,8 @@ const MIN = 60_000;
 const clock = new ManualClock(T0);
 const timers = new ManualTimers(clock);
 const tokenOf = (agentId: string) => `token-${agentId}`;
+/** What the platform derives from the key, agent id and token (the wrapper admin API takes it). */
+const adminPasswordOf = (agentId: string) => wrapperAdminPassword(KEY, agentId, tokenOf(agentId));
 const AGENTS = ["agt_o1", "agt_o2", "agt_o3", "agt_o4", "agt_o5", "agt_o6"];
 const CONFIG: WatchdogConfig = {
   WATCHDOG_AUTO_REPAIR: true,
@@ -34,7 +36,7 @@ const CONFIG: WatchdogConfig = {
   WATCHDOG_WEBHOOK_URL: undefined,
 };
 
-const fake = await startFakeAgents(clock, T0, tokenOf);
+const fake = await startFakeAgents(clock, T0, adminPasswordOf);
 const { platform } = fakePlatform(clock, T0, fake);
 /** Who probed which agent, and when (on the manual clock). */
 const probes: Array<{ by: string; agentId: string; at: number }> = [];

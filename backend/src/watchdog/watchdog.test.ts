@@ -3,7 +3,7 @@
  * loopback fake bot API and webhook, a hosting-platform double, and an injected clock with manual timers,
  * so minutes of watchdog life run step by step. Times below are milliseconds on that clock since T0.
  */
-import { ManualClock, sealGatewayToken } from "@svc/common";
+import { ManualClock, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { scrapeMetrics } from "@svc/common/metrics/index";
 import { type FakeUpstream, metricValue, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
@@ -26,6 +26,8 @@ const T0 = new Date("2026-03-01T10:00:00.000Z");
 const S = 1_000;
 const MIN = 60_000;
 const tokenOf = (agentId: string) => `gateway-token-${agentId}`;
+/** What the platform derives from the key, agent id and token (the wrapper admin API takes it). */
+const adminPasswordOf = (agentId: string) => wrapperAdminPassword(KEY, agentId, tokenOf(agentId));
 
 const DEFAULTS: WatchdogConfig = {
   WATCHDOG_AUTO_REPAIR: true,
@@ -64,7 +66,7 @@ beforeEach(async () => {
   await db.delete(agents);
   clock = new ManualClock(T0);
   timers = new ManualTimers(clock);
-  fake = await startFakeAgents(clock, T0, tokenOf);
+  fake = await startFakeAgents(clock, T0, adminPasswordOf);
   platform = fakePlatform(clock, T0, fake);
   bot.requests.length = 0;
   hook.requests.length = 0;
@@ -325,10 +327,12 @@ describe("auto-repair", () => {
         agentId: "agt_r",
         method: "POST",
         path: "/api/gateway/stop",
-        authorization: `Bearer ${tokenOf("agt_r")}`,
+        authorization: `Bearer ${adminPasswordOf("agt_r")}`,
         at: 125_000,
       },
     ]);
+    // The wrapper's admin password, not the gateway token the runtime holds.
+    expect(adminPasswordOf("agt_r")).not.toBe(tokenOf("agt_r"));
     expect(fake.mode("agt_r")).toBe("stopped");
     expect(platform.state.calls).toEqual([{ op: "find", serviceId: "svc_agt_r", at: 125_000 }]);
 

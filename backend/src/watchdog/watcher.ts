@@ -1,7 +1,7 @@
 /**
  * One agent's watchdog loop: probe on the state's interval (2 min; 5 s while degraded), apply what it saw
  * to the state machine, and run the auto-repair sequence when the state machine asks for it:
- * kill the gateway (the wrapper's `POST /api/gateway/stop` with the agent's token, else the platform's
+ * kill the gateway (the wrapper's `POST /api/gateway/stop` with its admin password, else the platform's
  * `stop`), wait 5 s, `restart` on the hosting platform, wait 30 s, verify with the probe.
  * Each step is one timer callback; before each step of a repair the agent and the state are read again,
  * so an owner stop or an operator reset in the meantime ends the sequence.
@@ -42,8 +42,8 @@ export interface WatcherDeps {
   timers: Timers;
   probe: (baseUrl: string) => Promise<ProbeResult>;
   platform: WatchdogPlatform;
-  /** The agent's gateway token (the wrapper's admin credential), or null when it cannot be had. */
-  gatewayToken: (agent: WatchedAgent) => string | null;
+  /** The agent's wrapper admin password (derived from its gateway token), or null when it cannot be had. */
+  adminPassword: (agent: WatchedAgent) => string | null;
   notify: (notification: WatchdogNotification) => void;
   logger: Logger;
   ownerId: string;
@@ -227,18 +227,18 @@ export function watchAgent(agentId: string, deps: WatcherDeps): AgentWatcher {
 
   /** Kills the gateway process: through the wrapper when it answers, else by stopping the service. */
   async function killGateway(agent: WatchedAgent, serviceId: string | null): Promise<void> {
-    let token: string | null = null;
+    let password: string | null = null;
     try {
-      token = deps.gatewayToken(agent);
+      password = deps.adminPassword(agent);
     } catch {
-      token = null; // an undecryptable token: fall back to the platform
+      password = null; // an undecryptable token: fall back to the platform
     }
-    if (token && agent.url) {
+    if (password && agent.url) {
       try {
         const res = await requestAgent(agent.url, {
           method: "POST",
           path: "/api/gateway/stop",
-          token,
+          token: password,
           timeoutMs: deps.gatewayStopTimeoutMs,
           maxResponseBytes: 64 * 1024,
         });

@@ -684,6 +684,7 @@ describe("GET /api/jobs/:jobId", () => {
         "completedAt",
         "error",
         "result",
+        "progress",
         "payload",
         "createdAt",
         "updatedAt",

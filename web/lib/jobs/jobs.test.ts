@@ -70,6 +70,7 @@ describe("GET /api/jobs", () => {
       completedAt: null,
       error: null,
       result: null,
+      progress: null,
       payload: { userId: ann.user.id, message: "hi" },
       createdAt: "2026-06-02T00:00:00.000Z",
       updatedAt: "2026-06-02T00:00:00.000Z",

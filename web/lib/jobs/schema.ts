@@ -65,6 +65,10 @@ export const platformJob = z
     completedAt: isoTime.nullable(),
     error: z.string().nullable(),
     result: z.record(z.string(), z.unknown()).nullable(),
+    progress: z.string().nullable().meta({
+      description:
+        "The step the job last reported (a deploy's `installing the agent runtime 2026.4.11…`); null before its attempt reports one",
+    }),
     payload: z.record(z.string(), z.unknown()),
     createdAt: isoTime,
     updatedAt: isoTime,

@@ -5,7 +5,7 @@
  * platform, so operations that need one answer its 503; the compatibility check works end to end.
  */
 import { randomBytes } from "node:crypto";
-import { sealGatewayToken, signUserContext } from "@svc/common";
+import { sealGatewayToken, signUserContext, wrapperAdminPassword } from "@svc/common";
 import { sendJson, startFakeUpstream } from "@svc/common/testing";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -38,8 +38,11 @@ const HMAC_SECRET = "ops-hmac-secret-0123456789abcdef";
 const DATA_ENCRYPTION_KEY = "5eed".repeat(16);
 const GATEWAY_TOKEN = randomBytes(32).toString("hex");
 
-// The agent's wrapper: status, health probes and the admin config API behind the gateway token.
+// The agent's wrapper: status, health probes and the admin config API behind each agent's admin password
+// (derived by the platform from its gateway token; the token itself is not one).
 let wrapperConfig: Record<string, unknown> = { plugins: ["memory"] };
+const adminPasswords = new Set<string>();
+const configAuthorizations: string[] = [];
 const wrapper = await startFakeUpstream((req, res, body) => {
   const path = (req.url ?? "/").split("?")[0];
   if (path === "/healthz") return sendJson(res, 200, { ok: true });
@@ -48,7 +51,9 @@ const wrapper = await startFakeUpstream((req, res, body) => {
     return sendJson(res, 200, { state: "running", running: true, configured: true, uptime: 12 });
   }
   if (path === "/api/config") {
-    if (req.headers.authorization !== `Bearer ${GATEWAY_TOKEN}`) return sendJson(res, 401, { ok: false });
+    configAuthorizations.push(req.headers.authorization ?? "");
+    const password = req.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    if (!adminPasswords.has(password)) return sendJson(res, 401, { ok: false });
     if (req.method === "POST") {
       wrapperConfig = JSON.parse(body.toString("utf8"));
       return sendJson(res, 200, { ok: true, message: "saved" });
@@ -115,6 +120,7 @@ async function addAgent(userId: string, name = "Runner") {
       status: "running",
     })
     .returning();
+  adminPasswords.add(wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, GATEWAY_TOKEN));
   return agent;
 }
 
@@ -203,6 +209,9 @@ describe("lifecycle actions reach the backend for the user's agent", () => {
     expect(wrapperConfig.plugins).toEqual({ entries: { memory: { enabled: true } } });
     const again = await forwarded("compat", jar);
     expect(again).toMatchObject({ status: 200, body: { applied: [] } });
+    // The wrapper's admin API was called with the admin password, never with the gateway token.
+    expect(configAuthorizations.length).toBeGreaterThan(0);
+    expect(configAuthorizations).not.toContain(`Bearer ${GATEWAY_TOKEN}`);
   });
 
   it("maintenance forwards {action}: restart by default, factory-reset when asked; anything else is 400 here", async () => {

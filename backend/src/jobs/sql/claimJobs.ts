@@ -19,7 +19,7 @@ export async function claimJobs(
     name: `platform_jobs_claim_${limit}${filtered ? "_lanes" : ""}`,
     text: `with next as (${nextJobsSql(limit, filtered ? "$3" : null)})
       update platform_jobs job
-      set status = 'running', attempts = job.attempts + 1, locked_at = ${NOW}, lock_token = $2,
+      set status = 'running', attempts = job.attempts + 1, progress = null, locked_at = ${NOW}, lock_token = $2,
           started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
       where job.id = any(array(select id from next))
       returning job.*`,

@@ -39,7 +39,7 @@ export async function completeAndClaimJobs(
       next as (${nextJobsSql(limit, filtered ? "$6" : null)}),
       claimed as (
         update platform_jobs job
-        set status = 'running', attempts = job.attempts + 1, locked_at = ${NOW}, lock_token = $5,
+        set status = 'running', attempts = job.attempts + 1, progress = null, locked_at = ${NOW}, lock_token = $5,
             started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
         where job.id = any(array(select id from next))
         returning ${JOB_COLUMNS.map((column) => `job.${column}`).join(", ")})

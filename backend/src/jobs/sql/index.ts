@@ -9,5 +9,6 @@ export { jobMetrics, type QueueMetrics } from "./jobMetrics";
 export { listUserJobs, type UserJobFilter, type UserJobPosition } from "./listUserJobs";
 export { refreshJobLock } from "./refreshJobLock";
 export { releaseJobs } from "./releaseJobs";
+export { reportJobProgress } from "./reportJobProgress";
 export { requeueStaleJobs } from "./requeueStaleJobs";
 export { type Claim, databaseClock, QUEUE_SESSION_OPTIONS, type Queryable, type QueueClock } from "./shared";

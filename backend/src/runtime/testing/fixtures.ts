@@ -1,5 +1,5 @@
 /** Users, agents and signed request headers for the runtime tests (each file has its own database). */
-import { newId, sealGatewayToken, userContextHeaders } from "@svc/common";
+import { newId, sealGatewayToken, userContextHeaders, wrapperAdminPassword } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Agent, agents, users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -48,7 +48,8 @@ export interface SeededAgent {
 
 /**
  * An agent of `owner`, with a running service on `platform` (unless `service: false`) whose environment
- * carries its token, and the token stored encrypted (unless `token: null`).
+ * carries its token and the admin password derived from it, and the token stored encrypted (unless
+ * `token: null`).
  */
 export async function seedAgent(
   db: Database,
@@ -62,7 +63,12 @@ export async function seedAgent(
     options.service === false
       ? null
       : await platform.seed(agentServiceName(id), {
-          env: token ? { OPENCLAW_GATEWAY_TOKEN: token, WRAPPER_ADMIN_PASSWORD: token } : {},
+          env: token
+            ? {
+                OPENCLAW_GATEWAY_TOKEN: token,
+                WRAPPER_ADMIN_PASSWORD: wrapperAdminPassword(DATA_KEY, id, token),
+              }
+            : {},
         });
   const [agent] = await db
     .insert(agents)

@@ -31,6 +31,8 @@ const FAKE_RUNTIME = fileURLToPath(
 export interface LocalAgentOptions {
   /** The runtime each wrapper starts (`{port}` is replaced); the fake runtime unless given. */
   runtimeCommand?: string;
+  /** The managed OpenClaw instead (e.g. `{version, runtimesDir: process.env.RUNTIMES_DIR}`): the real runtime. */
+  managedRuntime?: { version: string; runtimesDir: string };
   /** Added to the wrappers' environment (over LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, FAKE_RUNTIME_READY_AFTER_MS). */
   wrapperEnv?: Record<string, string>;
   /** Where the agents live; a temporary directory (removed on close) unless given. */
@@ -62,7 +64,9 @@ export async function startLocalAgentBackend(
   const platform = hosting
     ? createLocalHostingPlatform({
         agentsDir: options.agentsDir ?? (ownDir as string),
-        runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}`,
+        ...(options.managedRuntime
+          ? { managedRuntime: options.managedRuntime }
+          : { runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}` }),
         wrapperEnv: {
           LOG_LEVEL: "info",
           RUNTIME_HEALTH_POLL_MS: "50",

@@ -40,7 +40,7 @@ export interface FakeAgents {
   close(): Promise<void>;
 }
 
-/** Puts one fake in `mode` (the wrapper's admin password is the agent's gateway token). */
+/** Puts one fake in `mode`. */
 function applyMode(runtime: FakeAgentRuntime, mode: AgentMode): void {
   runtime.down = mode === "down";
   runtime.running = mode === "running";
@@ -56,7 +56,8 @@ function modeOf(runtime: FakeAgentRuntime | undefined): AgentMode {
 export async function startFakeAgents(
   clock: Clock,
   t0: Date,
-  tokenOf: (agentId: string) => string,
+  /** The wrapper admin password each agent's fake wrapper accepts. */
+  adminPasswordOf: (agentId: string) => string,
 ): Promise<FakeAgents> {
   const runtimes = new Map<string, Promise<FakeAgentRuntime>>();
   const started = new Map<string, FakeAgentRuntime>();
@@ -64,7 +65,7 @@ export async function startFakeAgents(
   const start = async (agentId: string) => {
     const runtime = await startFakeAgentRuntime({
       wrapper: true,
-      env: { WRAPPER_ADMIN_PASSWORD: tokenOf(agentId) },
+      env: { WRAPPER_ADMIN_PASSWORD: adminPasswordOf(agentId) },
       onRequest: (request) =>
         requests.push({
           agentId,

@@ -35,7 +35,8 @@ function jobText(job: DeployJob): string {
     job.attempts > 0
       ? ` (attempt ${job.attempts} of ${job.maxAttempts} failed${job.error ? `: ${job.error}` : ""})`
       : "";
-  return `${job.status}${attempt}`;
+  const step = job.status === "running" && job.progress ? `: ${job.progress}` : "";
+  return `${job.status}${attempt}${step}`;
 }
 
 /** The user's agent: deploy it, see its live status and version, and start, stop, restart or repair it. */

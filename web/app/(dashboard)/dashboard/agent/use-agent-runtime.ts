@@ -19,6 +19,8 @@ export interface DeployJob {
   attempts: number;
   maxAttempts: number;
   error: string | null;
+  /** The step the running deploy is at ("installing the agent runtime 2026.4.11…"). */
+  progress: string | null;
 }
 
 /** The agent's live health (polled every 10 s while visible), the runtime version and the controls switch. */

@@ -110,6 +110,7 @@ export function useChat() {
           completedAt: null,
           error: null,
           result: null,
+          progress: null,
           payload: { message },
           createdAt: now,
           updatedAt: now,

@@ -43,7 +43,7 @@ export function progressOf(job: PlatformJob): string {
         ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${timeOf(job.runAt)}`
         : "Queued, waiting for a worker";
     case "running":
-      return `Running (attempt ${job.attempts} of ${job.maxAttempts})`;
+      return `Running (attempt ${job.attempts} of ${job.maxAttempts})${job.progress ? `: ${job.progress}` : ""}`;
     case "completed":
       return `Completed${job.completedAt ? ` at ${timeOf(job.completedAt)}` : ""}`;
     case "failed":

@@ -76,6 +76,12 @@ export function JobView({ jobId }: { jobId: string }) {
                   {job.attempts} of {job.maxAttempts}
                 </dd>
               </div>
+              {job.progress && job.status !== "running" ? (
+                <div>
+                  <dt>Last step</dt>
+                  <dd>{job.progress}</dd>
+                </div>
+              ) : null}
               <div>
                 <dt>Agent</dt>
                 <dd>{job.agentId ? <code>{job.agentId}</code> : "—"}</dd>

@@ -1,0 +1,94 @@
+/**
+ * A fake `npm` for the runtime installer's tests: a real process placed first on PATH (see fake-npm.ts, which imports nothing of this file)
+ * that "installs" the layout the registry packages have, without the network:
+ * - `node-linux-<arch>@22` → `node_modules/node-linux-<arch>/bin/node`, a script that answers `--version`
+ *   with $FAKE_NODE_VERSION (default v22.14.0) and otherwise runs this machine's node with FAKE_NODE22=1;
+ * - `openclaw@<v>` → `node_modules/openclaw/{package.json,openclaw.mjs}`; the entry runs the one fake agent
+ *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …`, its CLI for `devices …`, and prints
+ *   `{}` for anything else; the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
+ *   Installing openclaw with a PATH whose first entry is not that Node's bin directory fails as an engine
+ *   error, as OpenClaw under Node 20 would.
+ * Knobs: FAKE_NPM_LOG (each call appends `{packages, prefix, path}` as a JSON line), FAKE_NPM_FAIL=<package
+ * name> (writes part of it, then fails with $FAKE_NPM_FAIL_OUTPUT or an E500), FAKE_NPM_HOLD=<file> (before
+ * finishing openclaw, waits until that file exists).
+ */
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+const FAKE_RUNTIME = fileURLToPath(
+  new URL("../../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),
+);
+const args = process.argv.slice(2);
+const env = process.env;
+
+function fail(output) {
+  process.stderr.write(output.endsWith("\n") ? output : `${output}\n`);
+  process.exit(1);
+}
+
+if (args[0] !== "install") fail(`npm error fake npm knows only install, not ${args[0]}`);
+const prefixAt = args.indexOf("--prefix");
+const prefix = prefixAt >= 0 ? args[prefixAt + 1] : null;
+if (!prefix) fail("npm error fake npm needs --prefix");
+const packages = args.filter((arg, i) => i > 0 && !arg.startsWith("-") && i !== prefixAt + 1);
+if (env.FAKE_NPM_LOG)
+  appendFileSync(env.FAKE_NPM_LOG, `${JSON.stringify({ packages, prefix, path: env.PATH ?? "" })}\n`);
+
+for (const spec of packages) {
+  const name = spec.replace(/@[^@/]*$/, "");
+  const version = spec.slice(name.length + 1);
+  const dir = join(prefix, "node_modules", name);
+  mkdirSync(dir, { recursive: true });
+  if (env.FAKE_NPM_FAIL === name) {
+    writeFileSync(join(dir, "package.json"), "{");
+    fail(
+      env.FAKE_NPM_FAIL_OUTPUT ?? `npm error code E500\nnpm error 500 Internal Server Error - GET ${spec}`,
+    );
+  }
+  if (/^node-linux-(x64|arm64)$/.test(name)) {
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    writeFileSync(
+      join(dir, "bin/node"),
+      [
+        "#!/bin/sh",
+        `if [ "$1" = "--version" ]; then echo "${env.FAKE_NODE_VERSION ?? "v22.14.0"}"; exit 0; fi`,
+        `FAKE_NODE22=1 exec "${process.execPath}" "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "22.14.0" }));
+  } else if (name === "openclaw") {
+    const first = (env.PATH ?? "").split(":")[0];
+    if (!/node_modules\/node-linux-(x64|arm64)\/bin$/.test(first))
+      fail(
+        `npm error code EBADENGINE\nnpm error engine Unsupported engine: openclaw@${version} wants node >=22.14.0 (PATH starts with ${first})`,
+      );
+    if (env.FAKE_NPM_HOLD) while (!existsSync(env.FAKE_NPM_HOLD)) await sleep(20);
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name, version, bin: { openclaw: "openclaw.mjs" }, engines: { node: ">=22.14.0" } }),
+    );
+    writeFileSync(
+      join(dir, "openclaw.mjs"),
+      [
+        "#!/usr/bin/env node",
+        "// The fake OpenClaw entry written by the runtime installer's fake npm.",
+        `const fake = await import(${JSON.stringify(FAKE_RUNTIME)});`,
+        "const args = process.argv.slice(2);",
+        "process.env.FAKE_OPENCLAW_ARGV = JSON.stringify(args);",
+        'process.env.FAKE_OPENCLAW_NODE22 = process.env.FAKE_NODE22 ?? "";',
+        'if (args[0] === "gateway") await fake.runFakeRuntimeProcess(process.env);',
+        'else if (args[0] === "devices") fake.runFakeRuntimeCli(args);',
+        'else process.stdout.write("{}\\n");',
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+  } else {
+    fail(`npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/${name} - Not found`);
+  }
+}
+process.stdout.write(`added ${packages.length} packages\n`);
