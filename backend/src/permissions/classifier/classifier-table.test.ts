@@ -1,7 +1,7 @@
 /** The classification table (testing/table.ts): tier and deciding rule of every row. */
 import { describe, expect, it } from "vitest";
-import { classifyCommand } from "./index";
-import { TABLE } from "./testing/table";
+import { classifyCommand, classifyToolCall } from "./index";
+import { TABLE, TOOL_TABLE } from "./testing/table";
 
 describe("classifyCommand table", () => {
   it("has at least 200 rows", () => {
@@ -13,6 +13,59 @@ describe("classifyCommand table", () => {
     expect(result.tier).toBe(tier);
     const matched = result.rule === ruleOrReason || result.reason.includes(ruleOrReason);
     expect(matched, `rule ${result.rule}, reason ${result.reason}`).toBe(true);
+  });
+});
+
+describe("classifyToolCall table (OpenClaw's tools)", () => {
+  it.each(TOOL_TABLE)("%s %j is %s (%s)", (toolName, toolInput, tier, ruleOrReason) => {
+    const result = classifyToolCall(toolName, toolInput);
+    expect(result.tier).toBe(tier);
+    const matched = result.rule === ruleOrReason || result.reason.includes(ruleOrReason);
+    expect(matched, `rule ${result.rule}, reason ${result.reason}`).toBe(true);
+  });
+
+  // OpenClaw 2026.4.11's built-in tools (dist: tool-policy's core tool list, plus `pdf` and the xAI and
+  // memory-core tools it offers): each has a row, so none is judged only as "unknown tool".
+  const OPENCLAW_TOOLS = [
+    "read",
+    "write",
+    "edit",
+    "apply_patch",
+    "exec",
+    "process",
+    "code_execution",
+    "web_search",
+    "web_fetch",
+    "x_search",
+    "memory_search",
+    "memory_get",
+    "sessions_list",
+    "sessions_history",
+    "sessions_send",
+    "sessions_spawn",
+    "sessions_yield",
+    "subagents",
+    "session_status",
+    "browser",
+    "canvas",
+    "message",
+    "cron",
+    "gateway",
+    "nodes",
+    "agents_list",
+    "update_plan",
+    "image",
+    "image_generate",
+    "music_generate",
+    "video_generate",
+    "tts",
+    "pdf",
+  ];
+
+  it.each(OPENCLAW_TOOLS)("%s has a row and a rule of its own", (tool) => {
+    const rows = TOOL_TABLE.filter(([name]) => name === tool);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [name, input] of rows) expect(classifyToolCall(name, input).rule).not.toBe("unknown-tool");
   });
 });
 

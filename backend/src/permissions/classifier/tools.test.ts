@@ -137,12 +137,15 @@ describe("classifyToolCall", () => {
     });
   });
 
-  it.each(["edit", "browser", "bash2", "", " bash", "web_fetch"])("unknown tool %j is dangerous", (tool) => {
-    expect(classifyToolCall(tool, { command: "ls" })).toMatchObject({
-      tier: "dangerous",
-      rule: "unknown-tool",
-    });
-  });
+  it.each(["bash2", "", " bash", "memory_store", "web-fetch", "constructor", "__proto__"])(
+    "unknown tool %j is dangerous",
+    (tool) => {
+      expect(classifyToolCall(tool, { command: "ls" })).toMatchObject({
+        tier: "dangerous",
+        rule: "unknown-tool",
+      });
+    },
+  );
 
   it("a tool name that is not a string is an unknown tool", () => {
     expect(classifyToolCall(42 as unknown as string, {})).toMatchObject({

@@ -3,15 +3,21 @@
  * `write`/`file_write` dangerous for sensitive paths (`.env`, `credentials`, `.ssh`), else safe;
  * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively. Beyond the spec
  * (issue #12): reading or writing a protected path (protected.ts: other processes' environments, the
- * platform's state) is dangerous for the shell, read and write tools alike.
+ * platform's state) is dangerous for the shell, read and write tools alike; a write tool's path is judged
+ * like a shell command's write target (the filesystem root is dangerous, a raw disk destructive).
+ *
+ * OpenClaw's built-in tools (issue #23; names and parameters of OpenClaw 2026.4.11) are in
+ * openclaw-tools.ts: `exec`'s other parameters, `process`, `edit`, `apply_patch`, and the rest.
  */
 import { classifyCommand } from "./command";
-import { isSensitivePath } from "./paths";
+import { classifyOpenClawTool, execParameters } from "./openclaw-tools";
 import { DEFAULT_PATH_GUARD, type PathGuard, protectedPathVerdict } from "./protected";
 import { type Classification, dangerous, safe, shown } from "./types";
+import { classifyWrittenPaths } from "./write-target";
 
 const SHELL_TOOLS = new Set(["bash", "exec", "shell"]);
-const WRITE_TOOLS = new Set(["write", "file_write"]);
+/** `edit` (OpenClaw) replaces text in the file at `path`: a write of that file. */
+const WRITE_TOOLS = new Set(["write", "file_write", "edit"]);
 const READ_TOOLS = new Set(["read", "file_read"]);
 const PATH_FIELDS = ["path", "file_path", "filePath"] as const;
 
@@ -27,18 +33,12 @@ export function classifyToolCall(
   if (SHELL_TOOLS.has(name)) {
     const command = input?.command;
     if (typeof command !== "string") return dangerous("missing-command", `${name} without a command`);
-    return classifyCommand(command, guard);
+    return execParameters(input as Record<string, unknown>, classifyCommand(command, guard), guard);
   }
   if (WRITE_TOOLS.has(name)) {
     const paths = pathsOf(input);
     if (paths.length === 0) return dangerous("missing-path", `${name} without a path`);
-    for (const path of paths) {
-      const protectedPath = protectedPathVerdict(path, guard);
-      if (protectedPath !== null) return protectedPath;
-      if (isSensitivePath(path))
-        return dangerous("sensitive-file-write", `sensitive file write: ${shown(path)}`);
-    }
-    return safe("file-write", `file write: ${shown(paths[0])}`);
+    return classifyWrittenPaths(paths, guard);
   }
   if (READ_TOOLS.has(name)) {
     for (const path of pathsOf(input)) {
@@ -47,7 +47,9 @@ export function classifyToolCall(
     }
     return safe("file-read", "file read");
   }
-  return dangerous("unknown-tool", `unknown tool: ${shown(toolName)}`);
+  return (
+    classifyOpenClawTool(name, input, guard) ?? dangerous("unknown-tool", `unknown tool: ${shown(toolName)}`)
+  );
 }
 
 function pathsOf(input: Record<string, unknown> | null): string[] {

@@ -1,5 +1,6 @@
 /** The verdict for a file a command writes (redirections, `cp` targets, `dd of=`, `curl -o`, …). */
 import { isRawDisk, isRootWriteTarget, isSensitivePath } from "./paths";
+import { type PathGuard, protectedPathVerdict } from "./protected";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "./types";
 
 /**
@@ -73,4 +74,24 @@ export function editedInPlace(how: string, files: readonly string[]): Classifica
   return (
     classifyWrittenFiles(files, how, (file) => inPlaceEdit(how, file)) ?? inPlaceEdit(how, files.join(" "))
   );
+}
+
+/**
+ * Files a tool writes, the worst first: a raw disk is destructive; a protected path, a sensitive file and
+ * the filesystem root are dangerous (as for a shell command's write target); else a safe file write.
+ */
+export function classifyWrittenPaths(paths: readonly string[], guard: PathGuard): Classification {
+  let result: Classification = safe("file-write", `file write: ${shown(paths[0])}`);
+  for (const path of paths) {
+    if (isRawDisk(path)) return destructive("raw-disk-write", `raw disk write: ${shown(path)}`);
+    const special =
+      protectedPathVerdict(path, guard) ??
+      (isSensitivePath(path)
+        ? dangerous("sensitive-file-write", `sensitive file write: ${shown(path)}`)
+        : isRootWriteTarget(path)
+          ? dangerous("root-write", `write to the filesystem root: ${shown(path)}`)
+          : null);
+    if (special !== null) result = worse(result, special);
+  }
+  return result;
 }
