@@ -20,9 +20,11 @@ export const PLUGIN_VERSION = "1.0.0";
 export const STATUS_METHOD = "platform-guard.status";
 
 /**
- * OpenClaw's `before_tool_call` event (2026.4.11: `{toolName, params, runId?, toolCallId?}`).
+ * OpenClaw's `before_tool_call` event (2026.4.11: `{toolName, params, runId?, toolCallId?}`; later
+ * versions add `toolKind` for tools that share a name, e.g. a code-mode `exec` cell of JavaScript).
  * @typedef {object} ToolCallEvent
  * @property {string} toolName
+ * @property {string} [toolKind]
  * @property {Record<string, unknown>} [params]
  * @property {string} [runId]
  * @property {string} [toolCallId]
@@ -32,6 +34,7 @@ export const STATUS_METHOD = "platform-guard.status";
  * Its context (`abortSignal` only from later versions, e.g. 2026.9.6).
  * @typedef {object} ToolCallContext
  * @property {string} [toolName]
+ * @property {string} [toolKind]
  * @property {string} [agentId]
  * @property {string} [sessionKey]
  * @property {string} [sessionId]
@@ -110,7 +113,11 @@ export function createToolCallGuard(pluginConfig, deps = {}) {
       if ("error" in config) {
         reason = `platform-guard is misconfigured: ${config.error}`;
       } else {
-        const toolName = typeof event?.toolName === "string" ? event.toolName : ctx?.toolName;
+        const name = typeof event?.toolName === "string" ? event.toolName : ctx?.toolName;
+        // A kind other than the name (2026.9.6: `exec` of kind `code_mode_exec` carries JavaScript in
+        // `command`) is classified as that kind, never as the shell tool it shares a name with.
+        const kind = event?.toolKind ?? ctx?.toolKind;
+        const toolName = typeof kind === "string" && kind !== "" && kind !== name ? kind : name;
         const params = event?.params;
         const verdict = await askPlatform(
           {

@@ -65,14 +65,12 @@ beforeAll(async () => {
   const owner = await createUser(database.db);
   token = generateGatewayToken();
   agentId = newId("agt");
-  await database.db
-    .insert(agents)
-    .values({
-      id: agentId,
-      userId: owner.id,
-      name: "A",
-      gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, token),
-    });
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId: owner.id,
+    name: "A",
+    gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, token),
+  });
   userHeaders = headersFor(owner);
 });
 
@@ -210,6 +208,21 @@ describe("the before_tool_call handler against the real classify route", () => {
     expect(result?.blockReason).toContain("environment assignment: LD_PRELOAD");
     const request = await nextRequest(since);
     expect((await pendingRequests()).map((r) => r.id)).toContain(request.id);
+  });
+
+  it("a code-mode exec cell (toolKind code_mode_exec, JavaScript in `command`) is not read as a shell command", async () => {
+    const handler = createToolCallGuard(
+      { classifyUrl, waitSeconds: 0 },
+      { env: { OPENCLAW_GATEWAY_TOKEN: token } },
+    );
+    const { event, ctx } = call("exec", { command: "ls" });
+    const result = await handler(
+      { ...event, toolKind: "code_mode_exec" },
+      { ...ctx, toolKind: "code_mode_exec" },
+    );
+    expect(result?.blockReason).toMatch(
+      /^permission denied: no decision within the wait \(request hook_\w+\): code mode: runs JavaScript$/,
+    );
   });
 
   it("a call cancelled while it waits (OpenClaw's ctx.abortSignal) → blocked", async () => {

@@ -22,7 +22,8 @@
  *   refuses such addresses too (after DNS); this rule does not depend on its configuration.
  * - Everything that acts beyond the agent's own turn is dangerous: `sessions_send`, `sessions_spawn`,
  *   `subagents` `kill`/`steer`, `cron` changes, `message`, `gateway` (its own configuration, restart,
- *   update), `nodes` (paired devices), `browser`, `canvas` (runs JavaScript), `code_execution`, and the paid
+ *   update), `nodes` (paired devices), `browser`, `canvas` (runs JavaScript), `code_execution` and
+ *   `code_mode_exec` (2026.9.6's JavaScript cells, by their tool kind), and the paid
  *   generators (`tts`, `image_generate`, `music_generate`, `video_generate`).
  * - Any tool given `gatewayUrl` or `gatewayToken` is dangerous: those send the tool's gateway call, and
  *   its credentials, somewhere else.
@@ -304,6 +305,8 @@ const RULES: Readonly<Record<string, Rule>> = {
   browser: always(dangerous("browser-control", "browser: drives a web browser (forms, clicks, navigation)")),
   canvas: always(dangerous("code-execution", "canvas: presents pages and runs JavaScript on a node")),
   code_execution: always(dangerous("code-execution", "code_execution: runs code remotely")),
+  // OpenClaw 2026.9.6's code mode: an `exec` cell of JavaScript (the guard sends its tool kind as the name).
+  code_mode_exec: always(dangerous("code-execution", "code mode: runs JavaScript")),
   tts: GENERATION("tts"),
   image_generate: GENERATION("image_generate"),
   music_generate: GENERATION("music_generate"),

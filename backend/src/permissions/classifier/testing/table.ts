@@ -734,6 +734,7 @@ export const TOOL_TABLE: readonly ToolRow[] = [
   ["image_generate", { prompt: "a cat" }, "dangerous", "paid-generation"],
   ["music_generate", { prompt: "a song" }, "dangerous", "paid-generation"],
   ["video_generate", { prompt: "a clip" }, "dangerous", "paid-generation"],
+  ["code_mode_exec", { command: "ls" }, "dangerous", "code mode: runs JavaScript"],
   // not OpenClaw's: unknown
   ["memory_store", { text: "x" }, "dangerous", "unknown-tool"],
   ["whatsapp_login", {}, "dangerous", "unknown-tool"],
