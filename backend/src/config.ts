@@ -91,6 +91,12 @@ export const envSchema = z.object({
   JOB_STALE_AFTER_MS: positiveInt(10 * 60 * 1000),
   /** Safety-net poll when no notification arrives. */
   JOB_POLL_INTERVAL_MS: positiveInt(5_000),
+  /**
+   * How long a chat job waits for the agent's answer. A tool call the platform rates dangerous waits for a
+   * person (the agent's PERMISSION_WAIT_SECONDS, 300 s by default) inside that answer, so it is longer than
+   * that wait; below the 10 minutes after which a running job is requeued.
+   */
+  CHAT_JOB_TIMEOUT_MS: positiveInt(360_000),
   /** On SIGTERM, how long running jobs may finish before the rest go back to `queued`. */
   JOB_SHUTDOWN_GRACE_MS: positiveInt(10_000),
 

@@ -41,6 +41,7 @@ try {
         dataEncryptionKey: config.DATA_ENCRYPTION_KEY,
         platform,
         config,
+        chatTimeoutMs: config.CHAT_JOB_TIMEOUT_MS,
       }),
       logger,
       concurrency: config.JOB_WORKER_CONCURRENCY,

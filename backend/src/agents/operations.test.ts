@@ -564,7 +564,7 @@ describe("lifecycle", () => {
 });
 
 describe("compatibility check and token heal", () => {
-  it("applies the plugin migration and pairing scopes once; then reports nothing", async () => {
+  it("applies the plugin migration and removes the legacy keys once; then reports nothing", async () => {
     const { app, fake } = setup();
     const owner = await createUser(database.db);
     const { agent, service } = await seedAgent(database.db, fake, owner);
@@ -572,18 +572,16 @@ describe("compatibility check and token heal", () => {
     service.agent.config = {
       plugins: ["memory", { id: "browser", enabled: false, config: { headless: true } }],
       gateway: { auth: "[redacted]", pairing: { scopes: ["operator.read"] } },
+      aiProvider: "openrouter",
     };
     const first = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ applied: ["plugin-config-migration", "pairing-scopes"] });
+    expect(first.body).toEqual({ applied: ["plugin-config-migration", "legacy-platform-keys"] });
     expect(service.agent.config).toEqual({
       plugins: {
         entries: { memory: { enabled: true }, browser: { enabled: false, config: { headless: true } } },
       },
-      gateway: {
-        auth: "[redacted]",
-        pairing: { scopes: ["operator.read", "operator.write", "operator.pairing"] },
-      },
+      gateway: { auth: "[redacted]" },
     });
     const second = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
     expect(second.body).toEqual({ applied: [] });
@@ -600,7 +598,7 @@ describe("compatibility check and token heal", () => {
     if (!service) throw new Error("seed");
     service.agent.config = {
       plugins: { entries: {} },
-      gateway: { pairing: { scopes: ["operator.read", "operator.write", "operator.pairing"] } },
+      gateway: { auth: { mode: "token" } },
     };
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
     expect(res.body).toEqual({ applied: ["gateway-token"] });

@@ -178,7 +178,14 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
 
   return {
     async instanceState(agent) {
-      return { agent: agentJson(agent), probe: agent.url ? await probeRuntime(agent.url) : null };
+      const probe = agent.url ? await probeRuntime(agent.url) : null;
+      // A service the platform stopped answers nothing: that is its state, not a fault.
+      if (probe?.status === "unreachable" && agent.status === "stopped")
+        return {
+          agent: agentJson(agent),
+          probe: { ...probe, status: "stopped", statusReason: "the agent's service is stopped" },
+        };
+      return { agent: agentJson(agent), probe };
     },
 
     instanceStats: (agent) =>

@@ -37,7 +37,8 @@ interface ChatPayload {
  * `/v1/chat/completions` and returns `{reply, model, usage}`. The agent's URL and gateway token are read
  * from its `agents` row (scoped to the job's user and agent) when the job runs: the job's `gatewayUrl`
  * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
- * token. Redirects are refused, the answer is capped, 30 s timeout. The messages go to the user's session
+ * token. Redirects are refused, the answer is capped, CHAT_JOB_TIMEOUT_MS (6 min: a dangerous tool call waits
+ * for a person inside it) timeout. The messages go to the user's session
  * (`chatSessionOf`), so the agent remembers the conversation. A 200 answer that is the runtime's report of a
  * failed run (`runtimeFailureOf`) is a failed attempt with that text as its reason, not a reply. What
  * retrying cannot change fails the job at once (PermanentJobError): a job without its user or agent, an

@@ -17,6 +17,8 @@ export interface PlatformProcessorDeps {
   platform?: PlatformSource;
   /** The images, model, BACKEND_PUBLIC_URL and the health wait; the configuration defaults when absent. */
   config?: RuntimeOperationsConfig;
+  /** CHAT_JOB_TIMEOUT_MS: how long a chat job waits for the agent's answer (default its configuration's). */
+  chatTimeoutMs?: number;
 }
 
 /** The processor of every job type. */
@@ -26,7 +28,10 @@ export function platformProcessors(deps: PlatformProcessorDeps): ProcessorRegist
   const operations = createRuntimeOperations({ db: deps.db, platform: deps.platform, config, tokens });
   const runtime = { db: deps.db, platform: deps.platform, config, tokens, operations };
   return {
-    gateway_chat_completion: gatewayChatProcessor(deps),
+    gateway_chat_completion: gatewayChatProcessor({
+      ...deps,
+      timeoutMs: deps.chatTimeoutMs ?? envSchema.shape.CHAT_JOB_TIMEOUT_MS.parse(undefined),
+    }),
     provision_managed_runtime: provisionProcessor(runtime),
     runtime_sync: runtimeSyncProcessor(runtime),
     retry_repair: retryRepairProcessor(runtime),

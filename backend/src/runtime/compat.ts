@@ -7,19 +7,17 @@
  *   {id: "browser", enabled: false, config: {…}}]`); current runtimes read `plugins.entries`, an object keyed
  *   by plugin id (`{entries: {memory: {enabled: true}, browser: {enabled: false, config: {…}}}}`). Items
  *   without an id (or `name`) cannot be keyed and are dropped.
- * - `pairing-scopes`: `gateway.pairing.scopes` must include the operator scopes the platform relies on
- *   (reading and writing through the gateway, and approving device pairings from the dashboard); existing
- *   scopes are kept, the missing ones appended.
+ * - `legacy-platform-keys`: earlier versions of this platform wrote `gateway.pairing.scopes` and a top-level
+ *   `aiProvider` into the runtime configuration. OpenClaw knows neither (its `config validate` refuses the
+ *   file, and the next start exits with "Config invalid"), so both are removed. OpenClaw grants operator
+ *   scopes per device at pairing time; there is nothing to put in their place.
  */
 
 export type ConfigObject = Record<string, unknown>;
 
 export const PLUGIN_CONFIG_MIGRATION = "plugin-config-migration";
-export const PAIRING_SCOPES_FIX = "pairing-scopes";
+export const LEGACY_KEYS_FIX = "legacy-platform-keys";
 export const GATEWAY_TOKEN_FIX = "gateway-token";
-
-/** Operator scopes every agent's gateway must grant to paired devices. */
-export const REQUIRED_PAIRING_SCOPES = ["operator.read", "operator.write", "operator.pairing"] as const;
 
 function isObject(value: unknown): value is ConfigObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -50,24 +48,18 @@ export function migratePluginConfig(config: ConfigObject): ConfigFix {
   return { changed: true, config: { ...config, plugins: { entries } } };
 }
 
-/** `gateway.pairing.scopes` ⊇ REQUIRED_PAIRING_SCOPES. */
-export function ensurePairingScopes(config: ConfigObject): ConfigFix {
-  const gateway = isObject(config.gateway) ? config.gateway : {};
-  const pairing = isObject(gateway.pairing) ? gateway.pairing : {};
-  const current = Array.isArray(pairing.scopes)
-    ? pairing.scopes.filter((s): s is string => typeof s === "string")
-    : [];
-  const missing = REQUIRED_PAIRING_SCOPES.filter((scope) => !current.includes(scope));
-  if (missing.length === 0 && Array.isArray(pairing.scopes) && current.length === pairing.scopes.length) {
-    return { changed: false, config };
+/** Without the keys earlier platform versions wrote that OpenClaw refuses. */
+export function removeLegacyPlatformKeys(config: ConfigObject): ConfigFix {
+  const gateway = isObject(config.gateway) ? config.gateway : null;
+  const hasPairing = gateway !== null && Object.hasOwn(gateway, "pairing");
+  const hasProvider = Object.hasOwn(config, "aiProvider");
+  if (!hasPairing && !hasProvider) return { changed: false, config };
+  const { aiProvider: _provider, ...rest } = config;
+  if (hasPairing && gateway) {
+    const { pairing: _pairing, ...otherGateway } = gateway;
+    rest.gateway = otherGateway;
   }
-  return {
-    changed: true,
-    config: {
-      ...config,
-      gateway: { ...gateway, pairing: { ...pairing, scopes: [...current, ...missing] } },
-    },
-  };
+  return { changed: true, config: rest };
 }
 
 /** Runs the configuration fixes in order; `applied` names those that changed something. */
@@ -76,7 +68,7 @@ export function applyConfigFixes(config: ConfigObject): { applied: string[]; con
   let next = config;
   for (const [name, fix] of [
     [PLUGIN_CONFIG_MIGRATION, migratePluginConfig],
-    [PAIRING_SCOPES_FIX, ensurePairingScopes],
+    [LEGACY_KEYS_FIX, removeLegacyPlatformKeys],
   ] as const) {
     const result = fix(next);
     if (result.changed) {

@@ -5,7 +5,7 @@
  * ./testing/local-agents.ts, the one the dashboard's e2e tests deploy agents with.
  */
 
-import { openGatewayToken } from "@svc/common";
+import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -199,8 +199,20 @@ describe("a local agent from provisioning to maintenance", () => {
   });
 
   it("the compatibility check fixes the real wrapper config once", async () => {
+    // What an earlier platform version wrote, and OpenClaw refuses.
+    const token = await storedToken();
+    const { url } = await readAgent(database.db, agentId);
+    const written = await fetch(`${url}/api/config`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${wrapperAdminPassword(DATA_KEY, agentId, token)}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ aiProvider: "openrouter", gateway: { pairing: { scopes: ["operator.read"] } } }),
+    });
+    expect(written.status).toBe(200);
     const first = await json(op("POST", "compat"));
-    expect(first).toEqual({ applied: ["pairing-scopes"] });
+    expect(first).toEqual({ applied: ["legacy-platform-keys"] });
     expect(await json(op("POST", "compat"))).toEqual({ applied: [] });
   });
 

@@ -117,6 +117,7 @@ export async function startLocalAgentBackend(
             dataEncryptionKey: config.DATA_ENCRYPTION_KEY as string,
             platform,
             config,
+            chatTimeoutMs: config.CHAT_JOB_TIMEOUT_MS,
           }),
           logger,
           concurrency: 2,
