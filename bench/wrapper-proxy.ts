@@ -80,6 +80,8 @@ async function wrapperServer(upstreamPort: number): Promise<http.Server> {
   const { createLogger } = await import("../common/src/index");
   const stateDir = await mkdtemp(join(tmpdir(), "svc-bench-wrapper-"));
   const config = loadWrapperConfig({
+    // The proxy path only: the upstream stands in for the runtime (nothing to verify).
+    RUNTIME_KIND: "external",
     RUNTIME_PORT: String(upstreamPort),
     OPENCLAW_STATE_DIR: stateDir,
     WRAPPER_ADMIN_PASSWORD: "bench-admin-password",
@@ -98,7 +100,14 @@ async function wrapperServer(upstreamPort: number): Promise<http.Server> {
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const logger = createLogger("wrapper", "info");
   const wrapper = http.createServer(
-    createWrapperHandler({ config, supervisor, proxy, ffmpeg: { available: false, version: null }, logger }),
+    createWrapperHandler({
+      config,
+      supervisor,
+      proxy,
+      ffmpeg: { available: false, version: null },
+      logger,
+      openclaw: null,
+    }),
   );
   wrapper.on("upgrade", proxy.upgrade);
   wrapper.keepAliveTimeout = 60_000;
