@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   board: () => import("./board"),
   chain: () => import("./chain"),
   "jobs-list": () => import("./jobs-list"),
+  runtime: () => import("./runtime"),
 };
 const chosen = process.argv[2];
 const run = chosen ? benches[chosen] : undefined;

@@ -61,6 +61,8 @@ export interface FakeAgentRuntimeOptions {
   idPrefix?: string;
   /** Health checks fail until this long after start (default 0). */
   readyAfterMs?: number;
+  /** Answer the least of OpenClaw's gateway RPC on `/` (connect, `platform-guard.status`): a wrapper runs it as OpenClaw. */
+  openclawRpc?: boolean;
   /** Cron job ids: `cron_<n>` (default) or `cron_<name>`. */
   cronIds?: "sequential" | "by-name";
   /** Report `nextRunAt` of enabled jobs (default: null). */

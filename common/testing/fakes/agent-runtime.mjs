@@ -492,6 +492,10 @@ export async function startFakeAgentRuntime(options = {}) {
   });
   server.on("upgrade", (req, socket, head) => {
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if (options.openclawRpc && path === "/" && !runtime.hung && !runtime.down) {
+      wss.handleUpgrade(req, socket, head, (ws) => answerOpenClawRpc(ws, expectedToken()));
+      return;
+    }
     if ((path !== "/ws" && !path.startsWith("/ws/")) || runtime.hung || runtime.down) {
       socket.destroy();
       return;
@@ -512,6 +516,41 @@ export async function startFakeAgentRuntime(options = {}) {
 }
 
 /**
+ * The least of OpenClaw's gateway RPC a wrapper needs to report an agent `running` (`openclawRpc`): the
+ * `connect.challenge`, a `connect` with the gateway token (the device signature is not checked here: the
+ * wrapper's handshake is tested against common/testing/fakes/openclaw-gateway.ts and the real OpenClaw),
+ * and the permission plugin's `platform-guard.status`. Any other method is refused as unknown.
+ */
+function answerOpenClawRpc(ws, token) {
+  let connected = false;
+  ws.send(JSON.stringify({ type: "event", event: "connect.challenge", payload: { nonce: "fake-nonce" } }));
+  ws.on("message", (data) => {
+    const frame = parseJson(String(data));
+    if (!frame.ok || frame.value?.type !== "req") return;
+    const { id, method, params } = frame.value;
+    const answer = (ok, payload, message) =>
+      ws.send(
+        JSON.stringify({
+          type: "res",
+          id,
+          ok,
+          ...(ok ? { payload } : { error: { code: "INVALID_REQUEST", message } }),
+        }),
+      );
+    if (!connected) {
+      if (method !== "connect" || params?.auth?.token !== token) {
+        answer(false, undefined, "unauthorized");
+        ws.close(1008);
+        return;
+      }
+      connected = true;
+      answer(true, { type: "hello-ok", protocol: 3 });
+    } else if (method === "platform-guard.status") answer(true, { loaded: true, id: "platform-guard" });
+    else answer(false, undefined, `unknown method: ${method}`);
+  });
+}
+
+/**
  * Runs the fake as the agent's runtime process: listens on 127.0.0.1:$OPENCLAW_GATEWAY_PORT with the
  * token $OPENCLAW_GATEWAY_TOKEN and replies `runtime heard: <last user message>`. Knobs:
  * FAKE_RUNTIME_READY_AFTER_MS (default 200), FAKE_RUNTIME_CRASH_AFTER_MS (exit 3 after that long),
@@ -524,6 +563,7 @@ export async function runFakeRuntimeProcess(env = process.env) {
     port: Number(env.OPENCLAW_GATEWAY_PORT),
     token: env.OPENCLAW_GATEWAY_TOKEN ?? "",
     env,
+    openclawRpc: env.FAKE_OPENCLAW_RPC === "1",
     readyAfterMs: Number(env.FAKE_RUNTIME_READY_AFTER_MS ?? 200),
     process: true,
     model: "fake-runtime-model",

@@ -80,7 +80,9 @@ for (const spec of packages) {
         "const args = process.argv.slice(2);",
         "process.env.FAKE_OPENCLAW_ARGV = JSON.stringify(args);",
         'process.env.FAKE_OPENCLAW_NODE22 = process.env.FAKE_NODE22 ?? "";',
-        'if (args[0] === "gateway") await fake.runFakeRuntimeProcess(process.env);',
+        // A wrapper runs it as OpenClaw: the least of its RPC, and a configuration it always accepts.
+        'if (args[0] === "gateway") await fake.runFakeRuntimeProcess({ ...process.env, FAKE_OPENCLAW_RPC: "1" });',
+        'else if (args[0] === "config" && args[1] === "validate") process.stdout.write(JSON.stringify({ valid: true }) + "\\n");',
         'else if (args[0] === "devices") fake.runFakeRuntimeCli(args);',
         'else process.stdout.write("{}\\n");',
         "",
