@@ -112,6 +112,20 @@ async function closedPort(): Promise<number> {
 }
 
 describe("a due task", () => {
+  it("whose run the agent's provider failed (OpenClaw's 200 with the error as the reply) is a failed dispatch", async () => {
+    runtime.setReply(() => "LLM request failed: network connection error.");
+    try {
+      const t = await addTask({ prompt: "Summarize my inbox" });
+      clock.advance(2_000);
+      expect(await scheduler().tick()).toMatchObject({ dispatched: 1 });
+      const after = await task(t.id);
+      expect(after.attempts).toBe(1);
+      expect(after.lastError).toBe("the agent's run failed: LLM request failed: network connection error.");
+    } finally {
+      runtime.setReply((messages) => `echo: ${String(messages.at(-1)?.content ?? "")}`);
+    }
+  });
+
   it("is dispatched to its agent's stored URL with the agent's gateway token, then returns to pending", async () => {
     const t = await addTask({ prompt: "What is on my calendar?" });
     clock.advance(2_000);
@@ -121,6 +135,8 @@ describe("a due task", () => {
     expect(runtime.completions[0]).toMatchObject({
       authorization: "Bearer token-of-agent-a",
       messages: [{ role: "user", content: "What is on my calendar?" }],
+      // The task's own runtime session: its runs share their context, apart from the user's chat.
+      body: { user: `platform:usr_a:task:${t.id}` },
     });
     expect(runtime.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/chat/completions"]);
     expect(otherRuntime.requests).toHaveLength(0);
