@@ -4,8 +4,8 @@
  * - `node-linux-<arch>@22` → `node_modules/node-linux-<arch>/bin/node`, a script that answers `--version`
  *   with $FAKE_NODE_VERSION (default v22.14.0) and otherwise runs this machine's node with FAKE_NODE22=1;
  * - `openclaw@<v>` → `node_modules/openclaw/{package.json,openclaw.mjs}`; the entry runs the one fake agent
- *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …`, its CLI for `devices …`, and prints
- *   `{}` for anything else; the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
+ *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …` and prints `{}` for anything else;
+ *   the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
  *   Installing openclaw with a PATH whose first entry is not that Node's bin directory fails as an engine
  *   error, as OpenClaw under Node 20 would.
  * Knobs: FAKE_NPM_LOG (each call appends `{packages, prefix, path}` as a JSON line), FAKE_NPM_FAIL=<package
@@ -81,7 +81,6 @@ for (const spec of packages) {
         "process.env.FAKE_OPENCLAW_ARGV = JSON.stringify(args);",
         'process.env.FAKE_OPENCLAW_NODE22 = process.env.FAKE_NODE22 ?? "";',
         'if (args[0] === "gateway") await fake.runFakeRuntimeProcess(process.env);',
-        'else if (args[0] === "devices") fake.runFakeRuntimeCli(args);',
         'else process.stdout.write("{}\\n");',
         "",
       ].join("\n"),
