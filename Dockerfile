@@ -15,8 +15,6 @@ RUN npm ci
 FROM deps AS app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOST=0.0.0.0
 COPY . .
-# Agent wrappers start their runtime with --hook-pre-tool-use /app/backend/hooks/pre-tool-use.mjs.
-RUN chmod 0755 backend/hooks/pre-tool-use.mjs
 RUN cd web && node ../node_modules/next/dist/bin/next build
 USER node
 EXPOSE 3000 4000 4100

@@ -2,7 +2,8 @@
  * Dockerfile.agent cannot be built here (no Docker engine), so what must not drift is checked by reading it:
  * the base image is OpenClaw at the managed baseline (the backend's RUNTIME_VERSION and AGENT_IMAGE defaults
  * say the same release), the wrapper runs as a non-root user on the port and volume the drivers use, with the
- * runtime commands the local driver gives its wrappers, and every file it copies or runs exists.
+ * runtime commands the local driver gives its wrappers, the permission plugin beside the wrapper and nothing
+ * of the backend, and every file it copies or runs exists.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
@@ -15,6 +16,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { envSchema as backendEnv } from "../backend/src/config";
 import { OPENCLAW_GATEWAY_ARGS } from "../backend/src/hosting/local-runtime";
+import { DEFAULT_PLUGIN_DIR } from "../wrapper/src/config";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** Where the image keeps the repository's files (its first WORKDIR after FROM). */
@@ -114,6 +116,21 @@ describe("Dockerfile.agent", () => {
     // The build context leaves out the host's node_modules and state.
     const ignored = readFileSync(join(root, ".dockerignore"), "utf8").split("\n");
     expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", ".data"]));
+  });
+
+  it("carries the permission plugin where the wrapper looks for it, and nothing of the backend", () => {
+    const sources = all("COPY").flatMap((copy) =>
+      copy.args
+        .split(/\s+/)
+        .filter((part) => !part.startsWith("--"))
+        .slice(0, -1),
+    );
+    expect(sources).toContain("wrapper/");
+    // The wrapper's default plugin folder is inside the copied wrapper/, so no setting is needed.
+    expect(posix.relative(join(root, "wrapper"), DEFAULT_PLUGIN_DIR)).toBe("openclaw-plugin");
+    expect(existsSync(join(DEFAULT_PLUGIN_DIR, "openclaw.plugin.json"))).toBe(true);
+    expect(env.PLATFORM_PLUGIN_DIR).toBeUndefined();
+    expect(sources.filter((source) => source.startsWith("backend"))).toEqual([]);
   });
 
   it("the parser reads continuations, quoted ENV values and comments", () => {

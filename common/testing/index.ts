@@ -1,4 +1,3 @@
-export * from "./dev-runtime";
 export * from "./fake-upstream";
 export * from "./fakes/agent-runtime.mjs";
 export * from "./fakes/ai-provider";

@@ -1,16 +1,17 @@
 /**
  * The Chat page in real Chromium against the built web and the REAL backend with its job worker: a message
- * goes through `POST /api/gateway/chat`, the worker asks the agent (the development runtime), the runtime
- * asks the backend's `/api/ai/chat`, which asks a loopback OpenAI-compatible provider; the reply appears on
- * screen. Without an AI provider the job fails at once and the page says why; a full workload is a 429 shown
+ * goes through `POST /api/gateway/chat`, the worker asks the agent (the fake agent runtime, asking its
+ * provider as OpenClaw does), the runtime asks the backend's AI proxy (`/api/ai/chat/completions`) with its
+ * gateway token, which asks a loopback OpenAI-compatible provider; the reply appears on screen. Without an AI provider the job fails at once and the page says why; a full workload is a 429 shown
  * with its retry time.
  */
+import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import {
-  type DevRuntime,
+  type FakeAgentRuntime,
   type FakeUpstream,
   sendJson,
-  startDevRuntime,
+  startFakeAgentRuntime,
   startFakeAiProvider,
   startFakeUpstream,
 } from "@svc/common/testing";
@@ -24,18 +25,14 @@ import { E2E_DATA_ENCRYPTION_KEY, useDashboardStack } from "./testing/dashboard"
 import { startPlatformBackend } from "./testing/platform-backend";
 
 const provider = await startFakeAiProvider();
-provider.setResponder((body) => {
-  const messages = body.messages as Array<{ role: string; content: unknown }>;
-  const last = messages.filter((m) => m.role === "user").at(-1);
-  return { content: `The agent heard: ${String(last?.content)}` };
-});
+provider.setResponder((_body, { lastUserText }) => ({ content: `The agent heard: ${lastUserText}` }));
 const backend = await startPlatformBackend({
   AI_PROVIDER_URL: provider.url,
   AI_PROVIDER_KEY: provider.apiKey,
 });
 // A second backend of the same platform without an AI provider: the agents that ask it get no answer.
 const unconfigured = await startPlatformBackend({}, { worker: false });
-const runtimes: DevRuntime[] = [];
+const runtimes: FakeAgentRuntime[] = [];
 
 // An agent that holds every chat until the test lets it answer (its job stays running meanwhile).
 const held: ServerResponse[] = [];
@@ -58,17 +55,20 @@ const stack = useDashboardStack({
 afterAll(async () => {
   for (const res of held) res.destroy();
   await slowAgent.close();
-  await Promise.all(runtimes.map((r) => r.stop()));
+  await Promise.all(runtimes.map((r) => r.close()));
   await backend.close();
   await unconfigured.close();
   await provider.close();
 });
 
-/** A signed-in user whose agent is a development runtime answering through `backendUrl`'s AI chat. */
+/** A signed-in user whose agent's runtime asks `backendUrl`'s AI proxy the way OpenClaw does. */
 async function userWithAgentBehind(backendUrl: string, viewport?: { width: number; height: number }) {
   const signedIn = await stack.signIn({ viewport });
-  const token = "77".repeat(32);
-  const runtime = await startDevRuntime({ token, aiChatUrl: `${backendUrl}/api/ai/chat` });
+  const token = randomBytes(32).toString("hex");
+  const runtime = await startFakeAgentRuntime({
+    token,
+    provider: { baseUrl: `${backendUrl}/api/ai`, model: "openai/gpt-4o-mini" },
+  });
   runtimes.push(runtime);
   const agent = await seedAgent(signedIn.user.id, { url: runtime.url, token });
   return { ...signedIn, agent };
@@ -97,7 +97,7 @@ describe("Chat page", () => {
     const [job] = await webContext().db.select().from(platformJobs).where(eq(platformJobs.userId, user.id));
     expect(job).toMatchObject({ status: "completed", attempts: 1, jobType: "gateway_chat_completion" });
     expect(provider.requests.at(-1)?.body?.messages).toEqual(
-      expect.arrayContaining([{ role: "user", content: "What is two plus two?" }]),
+      expect.arrayContaining([{ role: "user", content: [{ type: "text", text: "What is two plus two?" }] }]),
     );
 
     // Earlier chats are listed from the user's jobs after a reload.

@@ -1,13 +1,10 @@
 /**
- * The Persona page in real Chromium: the built web app asks the user's agent, here the REAL development
- * runtime, whose model is a scripted loopback AI provider (probes answered, judgements scripted per run).
+ * The Persona page in real Chromium: the built web app asks the user's agent, here the fake agent runtime
+ * answering the wrapper's persona routes in the wrapper's shapes (wrapper/src/persona/routes.test.ts holds
+ * the two to the same answers), its judge's scores scripted per run. The agent's own behaviour under
+ * evaluation is the real runtime's test (backend/src/runtime/openclaw-e2e.test.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort } from "@svc/common";
-import { startFakeAiProvider } from "@svc/common/testing";
+import { startFakeAgentRuntime } from "@svc/common/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../lib/health/testing/agents";
 import { expectAccessible } from "./testing/a11y";
@@ -15,48 +12,20 @@ import { useDashboardStack } from "./testing/dashboard";
 
 const TOKEN = "c".repeat(64);
 let judgeScore = 0.9;
-const provider = await startFakeAiProvider({ apiKey: TOKEN });
-provider.setResponder((body) => {
-  const messages = body.messages as Array<{ content: string }>;
-  if (String(messages[0]?.content).startsWith("You evaluate"))
-    return { content: JSON.stringify({ score: judgeScore }) };
-  return { content: "Aye, a fine question." };
+const runtime = await startFakeAgentRuntime({
+  token: TOKEN,
+  wrapper: true,
+  reply: "Aye, a fine question.",
+  judge: () => judgeScore,
 });
-
-const stateDir = await mkdtemp(join(tmpdir(), "svc-persona-e2e-"));
-const port = await freePort();
-const runtimeUrl = `http://127.0.0.1:${port}`;
-const { PLATFORM_BACKEND_URL: _a, PLATFORM_AI_CHAT_URL: _b, ...inherited } = process.env;
-const runtime: ChildProcess = spawn(
-  process.execPath,
-  [join(import.meta.dirname, "../../wrapper/dev-runtime/server.mjs"), "--port", String(port)],
-  {
-    env: {
-      ...inherited,
-      OPENCLAW_GATEWAY_TOKEN: TOKEN,
-      OPENCLAW_STATE_DIR: stateDir,
-      PLATFORM_AI_CHAT_URL: `${provider.url}/chat/completions`,
-    },
-    stdio: "ignore",
-  },
-);
-for (;;) {
-  const ready = await fetch(`${runtimeUrl}/readyz`).catch(() => null);
-  if (ready?.status === 200) break;
-  if (runtime.exitCode !== null) throw new Error(`the development runtime exited ${runtime.exitCode}`);
-  await new Promise((r) => setTimeout(r, 50));
-}
+const runtimeUrl = runtime.url;
 
 const stack = useDashboardStack({
   withoutBackend: true,
   webEnv: { DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY },
 });
 afterAll(async () => {
-  const exited = new Promise((resolve) => runtime.once("exit", resolve));
-  runtime.kill("SIGTERM");
-  await exited;
-  await provider.close();
-  await rm(stateDir, { recursive: true, force: true });
+  await runtime.close();
 });
 
 describe("Persona page", () => {
@@ -98,6 +67,11 @@ describe("Persona page", () => {
       expect(await chart.locator("circle[data-drift]").count()).toBe(1);
       expect(await chart.locator("svg").getAttribute("aria-label")).toMatch(/2 runs\..*90%.*50% \(drift\)/);
       expect(await page.getByTestId("persona-drift-notice").isVisible()).toBe(true);
+      // What the page asked the agent to run: the quick set, then the same without Emotion.
+      expect(runtime.evaluations.map((r) => [r.probeSet, r.dimensions])).toEqual([
+        ["quick", ["voice", "emotion", "knowledge", "refusal"]],
+        ["quick", ["voice", "knowledge", "refusal"]],
+      ]);
       await expectAccessible(page);
     } finally {
       await context.close();

@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Asks the platform whether one tool call may run: the one implementation behind the OpenClaw plugin
- * (index.js) and the stdin hook script (backend/hooks/pre-tool-use.mjs). Plain ESM, no dependencies, Node
- * 20+ globals (fetch, AbortSignal.any).
+ * Asks the platform whether one tool call may run: the one implementation of "ask the platform", behind
+ * the OpenClaw plugin's handler (index.js). Plain ESM, no dependencies, Node 20+ globals (fetch,
+ * AbortSignal.any).
  *
  * It POSTs the common pre-tool-use hook JSON `{tool_name, tool_input, session_id, hook_event_name}` to the
  * platform's classify endpoint (`POST /api/hooks/classify`) with the agent's gateway token as Bearer. The

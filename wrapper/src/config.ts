@@ -19,7 +19,7 @@ export const envSchema = z.object({
   RUNTIME_COMMAND: z
     .string()
     .default("openclaw gateway run --port {port} --bind loopback --auth token --allow-unconfigured"),
-  /** The runtime's CLI, for pairing (`<cli> devices list --json`, `devices approve|reject <id>`). */
+  /** The runtime's CLI: a configuration write is validated with `<cli> config validate --json`. */
   RUNTIME_CLI_COMMAND: z.string().default("openclaw"),
   /** Gateway token handed to the runtime (`OPENCLAW_GATEWAY_TOKEN`) and shown to admins in status. */
   OPENCLAW_GATEWAY_TOKEN: z.string().optional(),

@@ -1,21 +1,17 @@
 /**
- * Chat jobs whose failure retrying cannot change fail at once, through the real worker: an agent without a
- * gateway token, and a platform without an AI provider — the latter with every part real: the backend's
- * `/api/ai/chat` (no AI_PROVIDER_KEY) behind the development runtime, which the job addresses. A failure that
- * may pass (the provider failing with a 5xx) still waits for its retry.
- * Then the same on a runtime that behaves as OpenClaw does (the fake agent runtime with `provider`): it asks
- * the backend's `/api/ai/chat/completions` with its gateway token, keeps a session per `user`, and reports
- * a failed run as a 200 reply.
+ * Chat jobs through the real worker and the real backend, the agent being a runtime that behaves as OpenClaw
+ * does (the fake agent runtime with `provider`): it asks the backend's `/api/ai/chat/completions` with its
+ * gateway token, keeps a session per `user`, and reports a failed run as a 200 reply. Jobs whose failure
+ * retrying cannot change fail at once (an agent without a gateway token, a platform without an AI
+ * provider); a failure that may pass (the provider failing with a 5xx) waits for its retry.
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, newId, sealGatewayToken } from "@svc/common";
+import { createLogger, newId } from "@svc/common";
 import {
-  type DevRuntime,
   type FakeAgentRuntime,
   type FakeAiProvider,
-  startDevRuntime,
   startFakeAgentRuntime,
   startFakeAiProvider,
 } from "@svc/common/testing";
@@ -35,11 +31,10 @@ import { chatSessionOf, NO_AI_PROVIDER_MESSAGE } from "./processor";
 const url = process.env.DATABASE_URL as string;
 const database = connectDatabase(url);
 const logger = createLogger("chat-processor-test", "silent");
-const TOKEN = "c3".repeat(32);
 
 let provider: FakeAiProvider;
 const backends: Array<{ close(): Promise<void>; url: string }> = [];
-const runtimes: Array<DevRuntime | FakeAgentRuntime> = [];
+const runtimes: FakeAgentRuntime[] = [];
 let worker: JobWorker | undefined;
 
 beforeAll(async () => {
@@ -50,7 +45,7 @@ afterEach(async () => {
   worker = undefined;
 });
 afterAll(async () => {
-  await Promise.all(runtimes.map((r) => ("stop" in r ? r.stop() : r.close())));
+  await Promise.all(runtimes.map((r) => r.close()));
   await Promise.all(backends.map((b) => b.close()));
   await provider.close();
   await database.close();
@@ -78,26 +73,11 @@ async function startBackend(env: Record<string, string>) {
   return backend;
 }
 
-/** A user with an agent answered by a development runtime in front of `backendUrl`'s AI chat. */
-async function agentBehind(backendUrl: string, token: string | null = TOKEN) {
-  const owner = await createUser(database.db, { plan: "pro" });
-  const agentToken = token ?? "unused";
-  const runtime = await startDevRuntime({ token: agentToken, aiChatUrl: `${backendUrl}/api/ai/chat` });
-  runtimes.push(runtime);
-  const agentId = newId("agt");
-  await database.db.insert(agents).values({
-    id: agentId,
-    userId: owner.id,
-    name: "Chatty",
-    url: runtime.url,
-    gatewayTokenEncrypted: token === null ? null : sealGatewayToken(DATA_KEY, token),
-    status: "running",
-  });
-  return { owner, agentId, runtime };
-}
-
-/** A user with an agent whose runtime asks `backendUrl`'s AI proxy the way OpenClaw does. */
-async function openClawAgentBehind(backendUrl: string) {
+/**
+ * A user with an agent whose runtime asks `backendUrl`'s AI proxy the way OpenClaw does; `withToken: false`:
+ * the platform holds no gateway token for it.
+ */
+async function agentBehind(backendUrl: string, { withToken = true } = {}) {
   const owner = await createUser(database.db, { plan: "pro" });
   const token = randomBytes(32).toString("hex");
   const runtime = await startFakeAgentRuntime({
@@ -110,7 +90,7 @@ async function openClawAgentBehind(backendUrl: string) {
     .insert(agents)
     .values({ id: agentId, userId: owner.id, name: "Clawed", url: runtime.url, status: "running" });
   // Through the process-wide store, as provisioning writes it, so the backend knows the new token at once.
-  await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
+  if (withToken) await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
   return { owner, agentId, runtime };
 }
 
@@ -148,12 +128,11 @@ async function settled(jobId: string) {
 }
 
 describe("chat jobs that retrying cannot fix", () => {
-  it("no AI provider configured: failed after the first attempt, with the error in words", async () => {
+  it("no AI provider configured (reported inside the runtime's 200 reply): failed after the first attempt, with the error in words", async () => {
     const backend = await startBackend({}); // no AI_PROVIDER_KEY
     const { owner, agentId, runtime } = await agentBehind(backend.url);
     await startWorker();
-    const job = await chatJob(owner.id, agentId, "hello?");
-    const after = await settled(job.id);
+    const after = await settled((await chatJob(owner.id, agentId, "hello?")).id);
     expect(after).toMatchObject({
       status: "failed",
       attempts: 1,
@@ -163,40 +142,18 @@ describe("chat jobs that retrying cannot fix", () => {
     });
     expect(after.error).toBe("no AI provider is configured: set AI_PROVIDER_URL and AI_PROVIDER_KEY");
     expect(after.completedAt).not.toBeNull();
-    // The runtime really asked the backend, which refused for want of a provider.
-    expect(runtime.output()).toContain('"path":"/v1/chat/completions"');
-  }, 60_000);
-
-  it("the same chain with a provider answers; a provider failing with a 5xx is retried later", async () => {
-    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
-    const { owner, agentId } = await agentBehind(backend.url);
-    await startWorker();
-    provider.setReply("hi from the provider");
-    const ok = await settled((await chatJob(owner.id, agentId, "hello")).id);
-    expect(ok).toMatchObject({ status: "completed", attempts: 1, result: { reply: "hi from the provider" } });
-
-    provider.setFailure({ status: 500 });
-    try {
-      const retried = await settled((await chatJob(owner.id, agentId, "again")).id);
-      expect(retried.status).toBe("queued");
-      expect(retried.attempts).toBe(1);
-      expect(retried.completedAt).toBeNull();
-      expect(retried.error).toContain("the agent gateway answered HTTP 502");
-      expect(retried.runAt.getTime()).toBeGreaterThan(retried.updatedAt.getTime());
-    } finally {
-      provider.setFailure(null);
-    }
+    // The runtime was asked once; the words are the backend's, which refused for want of a provider.
+    expect(runtime.completions).toHaveLength(1);
   }, 60_000);
 
   it("the agent has no gateway token: failed after the first attempt; the agent is not called", async () => {
     const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
-    const { owner, agentId, runtime } = await agentBehind(backend.url, null);
+    const { owner, agentId, runtime } = await agentBehind(backend.url, { withToken: false });
     await startWorker();
     const after = await settled((await chatJob(owner.id, agentId, "hi")).id);
     expect(after).toMatchObject({ status: "failed", attempts: 1, error: "the agent has no gateway token" });
-    expect(runtime.output()).not.toContain("/v1/chat/completions");
+    expect(runtime.requests).toEqual([]);
   }, 60_000);
-
   it("a processor's PermanentJobError fails any job at once; a plain error leaves the retries", async () => {
     const owner = await createUser(database.db);
     worker = createJobWorker({
@@ -224,7 +181,7 @@ describe("chat jobs that retrying cannot fix", () => {
 describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
   it("sends the user's session: the second message reaches the provider with the first exchange", async () => {
     const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
-    const { owner, agentId, runtime } = await openClawAgentBehind(backend.url);
+    const { owner, agentId, runtime } = await agentBehind(backend.url);
     await startWorker();
     provider.setResponder((_body, { lastUserText }) => ({ content: `noted: ${lastUserText}` }));
     try {
@@ -251,7 +208,7 @@ describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
 
   it("a provider failure, which the runtime answers with 200, fails the attempt with the reason", async () => {
     const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
-    const { owner, agentId, runtime } = await openClawAgentBehind(backend.url);
+    const { owner, agentId, runtime } = await agentBehind(backend.url);
     provider.setFailure({ status: 500 });
     try {
       const retried = await chatJob(owner.id, agentId, "hello?");
@@ -260,12 +217,10 @@ describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
       await database.pool.query("update platform_jobs set max_attempts = 1 where id = $1", [last.id]);
       await startWorker();
       const reason = "the agent's AI provider failed: 502 the AI provider (openrouter) failed with HTTP 500";
-      expect(await settled(retried.id)).toMatchObject({
-        status: "queued",
-        attempts: 1,
-        error: reason,
-        result: null,
-      });
+      const waiting = await settled(retried.id);
+      expect(waiting).toMatchObject({ status: "queued", attempts: 1, error: reason, result: null });
+      expect(waiting.completedAt).toBeNull();
+      expect(waiting.runAt.getTime()).toBeGreaterThan(waiting.updatedAt.getTime());
       expect(await settled(last.id)).toMatchObject({
         status: "failed",
         attempts: 1,
@@ -277,18 +232,5 @@ describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
     }
     // The runtime did answer 200, with the error as the reply.
     expect(runtime.completions).toHaveLength(2);
-  }, 60_000);
-
-  it("no AI provider on the platform, reported inside a 200 reply: failed after the first attempt", async () => {
-    const backend = await startBackend({}); // no AI_PROVIDER_KEY
-    const { owner, agentId } = await openClawAgentBehind(backend.url);
-    await startWorker();
-    const after = await settled((await chatJob(owner.id, agentId, "hello?")).id);
-    expect(after).toMatchObject({
-      status: "failed",
-      attempts: 1,
-      error: NO_AI_PROVIDER_MESSAGE,
-      result: null,
-    });
   }, 60_000);
 });

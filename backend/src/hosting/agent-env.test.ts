@@ -124,7 +124,6 @@ describe("the agent environment", () => {
       AGENT_PLAN: "solo",
       AGENT_ID: AGENT_ID,
       PLATFORM_BACKEND_URL: "http://127.0.0.1:4000",
-      PLATFORM_AI_CHAT_URL: "http://127.0.0.1:4000/api/ai/chat",
       PLATFORM_CLASSIFY_URL: "http://127.0.0.1:4000/api/hooks/classify",
     });
     // The token alone opens nothing of the wrapper's admin API: the password needs the platform's key.
@@ -150,7 +149,7 @@ describe("the environment each driver gives an agent", () => {
       }
       const seen = (await (await fetch(`${service.url}/env?all=1`)).json()) as Record<string, string>;
       expect(seen.OPENCLAW_GATEWAY_TOKEN).toBe(GATEWAY_TOKEN);
-      expect(seen.PLATFORM_AI_CHAT_URL).toBe("http://127.0.0.1:4000/api/ai/chat");
+      expect(seen.PLATFORM_CLASSIFY_URL).toBe("http://127.0.0.1:4000/api/hooks/classify");
       expect(seen.PATH).toBe(process.env.PATH);
       expect(leaks(seen)).toEqual([]);
       const record = JSON.parse(await readFile(join(dir, AGENT_ID, "service.json"), "utf8"));

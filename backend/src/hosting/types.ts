@@ -148,8 +148,6 @@ export function agentEnvironment(input: AgentEnvironmentInput): Record<string, s
     AGENT_PLAN: input.plan,
     AGENT_ID: input.agentId,
     PLATFORM_BACKEND_URL: input.backendUrl,
-    // Read only by the development runtime (wrapper/dev-runtime/); it goes when that runtime goes.
-    PLATFORM_AI_CHAT_URL: `${backend}/api/ai/chat`,
     PLATFORM_CLASSIFY_URL: `${backend}/api/hooks/classify`,
   };
 }

@@ -712,6 +712,30 @@ describe("GET /api/hooks/decision/:requestId", () => {
     expect(subscriptions.active).toBe(0);
   });
 
+  it("a decision made through another backend process wakes a poll waiting on this one", async () => {
+    // A second process on the same database: its own pool, bus and LISTEN connection. The wait is shorter
+    // than the safety-net re-read (15 s): only its event, heard on this process's LISTEN, answers in time.
+    const otherDatabase = connectDatabase(config.DATABASE_URL);
+    const otherBus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
+    await otherBus.start();
+    const other = createBackendListener({ config, database: otherDatabase, logger, permissionBus: otherBus });
+    try {
+      const id = await hookRequest(alice);
+      const base = subscriptions.added;
+      const waiting = poll(id, alice.token, "?wait=10").then((res) => res);
+      await subscribed(base);
+      const decided = await request(other)
+        .post("/api/permissions")
+        .set(alice.headers)
+        .send({ requestId: id, decision: "approve" });
+      expect(decided.status).toBe(200);
+      expect((await waiting).body).toEqual({ status: "approved", allow: true });
+    } finally {
+      await otherBus.stop();
+      await otherDatabase.close();
+    }
+  });
+
   it("still pending when the wait ends", async () => {
     const id = await hookRequest(alice);
     const res = await poll(id, alice.token, "?wait=1");

@@ -382,6 +382,8 @@ describe("a real OpenClaw agent on the platform", () => {
     await decide(request.id, "reject");
     const job = await finishedJob(jobId, 60_000);
     expect(job.status).toBe("completed");
+    // The model is told why (the provider script echoes the tool's result).
+    expect(job.result.reply).toContain(`permission denied: rejected by the user (request ${request.id})`);
     expect(await exists(join(markers, "installed-y"))).toBe(false);
   }, 180_000);
 
@@ -390,6 +392,7 @@ describe("a real OpenClaw agent on the platform", () => {
     const before = (await stat(file)).mode & 0o777;
     const job = await chat(`RUN: chmod 777 ${file}`);
     expect(job.status).toBe("completed");
+    expect(job.result.reply).toContain("permission denied: destructive: permission change to 777");
     expect(await pending()).toEqual([]);
     expect((await stat(file)).mode & 0o777).toBe(before);
   }, 120_000);

@@ -39,6 +39,28 @@ export interface FakeRuntimeCronJob {
   message?: string;
 }
 
+export type PersonaDimension = "voice" | "emotion" | "knowledge" | "refusal";
+
+/** One persona evaluation run as the wrapper records it (`<state>/platform/persona.json`). */
+export interface FakePersonaRun {
+  id: string;
+  timestamp: string;
+  probeSet: string;
+  dimensions: PersonaDimension[];
+  scores: Partial<Record<PersonaDimension, number>>;
+  overallScore: number;
+  driftDetected: boolean;
+  /** The mean overall score of the previous runs the drift check compared with (null for the first). */
+  baseline: number | null;
+}
+
+/** The judge's score (0..1) of one probe's answer. */
+export type FakePersonaJudge = (probe: {
+  dimension: PersonaDimension;
+  prompt: string;
+  answer: string;
+}) => number;
+
 export interface FakeAgentRuntimeOptions {
   /** The gateway token every Bearer route expects (default: `env.OPENCLAW_GATEWAY_TOKEN`). */
   token?: string;
@@ -74,6 +96,11 @@ export interface FakeAgentRuntimeOptions {
   streamIntervalMs?: number;
   /** Also answer the agent wrapper's routes (see the file comment). */
   wrapper?: boolean;
+  /**
+   * With `wrapper`: scores each probe of a persona evaluation run (the probes' answers are `reply`'s).
+   * Without one a run is the wrapper's 503 for an agent without a platform backend.
+   */
+  judge?: FakePersonaJudge;
   /** Running as the runtime child process: adds /whoami, /env, /print, /crash. */
   process?: boolean;
   /** Port to listen on (default: any free one). */
@@ -119,6 +146,10 @@ export interface FakeAgentRuntime {
   memories: number;
   /** The runtime configuration file (wrapper `/api/config`); null = none yet. */
   config: Record<string, unknown> | null;
+  /** With `wrapper`: the persona evaluation runs recorded, oldest first. */
+  evaluations: FakePersonaRun[];
+  /** With `wrapper`: the persona evaluation's judge; null = none (a run is a 503). */
+  judge: FakePersonaJudge | null;
   /** Lets a held `/held` answer finish (after `hold()`). */
   release: () => void;
   setReply(reply: NonNullable<FakeAgentRuntimeOptions["reply"]>): void;
@@ -138,6 +169,3 @@ export function startFakeAgentRuntime(options?: FakeAgentRuntimeOptions): Promis
 
 /** Runs the fake as the agent's runtime child process, configured by the environment. */
 export function runFakeRuntimeProcess(env?: Record<string, string | undefined>): Promise<FakeAgentRuntime>;
-
-/** Runs the fake as the runtime's CLI (`devices list|approve|reject`), configured by the environment. */
-export function runFakeRuntimeCli(args: string[], env?: Record<string, string | undefined>): void;

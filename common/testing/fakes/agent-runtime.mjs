@@ -17,14 +17,13 @@
  *   GET /print?text= (stdout without a newline), POST /crash (exit code 3);
  * - with `wrapper` (an agent service as the platform sees it through its wrapper): GET /api/status (its
  *   `state` is `gatewayState` when set), GET/PUT /api/config and POST /api/gateway/stop (Bearer
- *   `env.WRAPPER_ADMIN_PASSWORD`; stop sets `running` false and `gatewayState` "stopped"), /echo*, /held
- *   (see `hold`), and a `hello <url>` greeting on each WebSocket;
+ *   `env.WRAPPER_ADMIN_PASSWORD`; stop sets `running` false and `gatewayState` "stopped"), the persona
+ *   evaluation's GET /api/eval/character and POST /api/eval/character/run in the wrapper's shapes (see
+ *   `judge`; wrapper/src/persona/routes.test.ts holds both to the same answers), /echo*, /held (see
+ *   `hold`), and a `hello <url>` greeting on each WebSocket;
  * - `down`: every connection is dropped without an answer (the wrapper itself is gone).
- * Run as `node agent-runtime.mjs devices list|approve|reject …` it is the runtime's CLI instead (see
- * `runFakeRuntimeCli`).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
-import { appendFileSync, readFileSync } from "node:fs";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { WebSocketServer } from "ws";
@@ -76,6 +75,16 @@ const FAKE_EXEC_TOOL = {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The wrapper's persona evaluation (wrapper/src/persona/): its dimensions, probes per dimension and drift rule. */
+const DIMENSIONS = ["voice", "emotion", "knowledge", "refusal"];
+const PROBES_PER_DIMENSION = { default: 3, quick: 1 };
+const DRIFT_THRESHOLD = 0.15;
+const DRIFT_WINDOW = 3;
+const NO_JUDGE =
+  "no platform backend is configured for this agent (PLATFORM_BACKEND_URL is not set): nothing can judge the answers";
+const round = (n) => Math.round(n * 10_000) / 10_000;
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
 export async function startFakeAgentRuntime(options = {}) {
   const startedAt = Date.now();
   let reply = options.reply ?? ((messages) => `echo: ${messages.at(-1)?.content ?? ""}`);
@@ -110,6 +119,8 @@ export async function startFakeAgentRuntime(options = {}) {
     memories: options.memories ?? 0,
     histories: new Map(),
     config: null,
+    evaluations: [],
+    judge: options.judge ?? null,
     release: () => undefined,
     setReply(next) {
       reply = next;
@@ -356,6 +367,68 @@ export async function startFakeAgentRuntime(options = {}) {
     sendJson(res, 405, { error: "method not allowed" });
   }
 
+  /** `GET /api/eval/character`: the latest score of each dimension, the latest run's drift, every run. */
+  function personaSummary() {
+    const scores = Object.fromEntries(DIMENSIONS.map((d) => [d, null]));
+    for (const run of runtime.evaluations) Object.assign(scores, run.scores);
+    const last = runtime.evaluations.at(-1);
+    return {
+      scores,
+      overallScore: last?.overallScore ?? null,
+      driftDetected: last?.driftDetected ?? false,
+      history: runtime.evaluations.map(({ baseline: _baseline, ...entry }) => entry),
+    };
+  }
+
+  /** `POST /api/eval/character/run`, answered and checked as the wrapper does; each probe scored by `judge`. */
+  function runEvaluation(res, raw) {
+    const parsed = raw.trim() === "" ? { ok: true, value: {} } : parseJson(raw);
+    if (!parsed.ok) return sendJson(res, 400, { ok: false, error: "body is not valid JSON" });
+    const input = parsed.value;
+    if (typeof input !== "object" || input === null || Array.isArray(input))
+      return sendJson(res, 400, { ok: false, error: "the request body must be a JSON object" });
+    const { probeSet = "default", dimensions = DIMENSIONS } = input;
+    if (!Object.hasOwn(PROBES_PER_DIMENSION, probeSet))
+      return sendJson(res, 400, { ok: false, error: "probeSet must be one of default, quick" });
+    if (
+      !Array.isArray(dimensions) ||
+      dimensions.length === 0 ||
+      !dimensions.every((d) => DIMENSIONS.includes(d))
+    )
+      return sendJson(res, 400, {
+        ok: false,
+        error: `dimensions must be a non-empty list of ${DIMENSIONS.join(", ")}`,
+      });
+    if (!runtime.judge) return sendJson(res, 503, { ok: false, error: NO_JUDGE });
+    const asked = [...new Set(dimensions)];
+    const probes = asked.flatMap((dimension) =>
+      Array.from({ length: PROBES_PER_DIMENSION[probeSet] }, (_, n) => {
+        const prompt = `${dimension} probe ${n + 1}`;
+        const answer = typeof reply === "function" ? reply([{ role: "user", content: prompt }]) : reply;
+        return { dimension, prompt, answer, score: runtime.judge({ dimension, prompt, answer }) };
+      }),
+    );
+    const scores = Object.fromEntries(
+      asked.map((d) => [d, round(mean(probes.filter((p) => p.dimension === d).map((p) => p.score)))]),
+    );
+    const overallScore = round(mean(Object.values(scores)));
+    const window = runtime.evaluations.slice(-DRIFT_WINDOW);
+    const baseline = window.length > 0 ? mean(window.map((r) => r.overallScore)) : null;
+    const now = new Date();
+    const run = {
+      id: `eval_${now.getTime()}_${randomBytes(5).toString("hex")}`,
+      timestamp: now.toISOString(),
+      probeSet,
+      dimensions: asked,
+      scores,
+      overallScore,
+      driftDetected: baseline !== null && baseline - overallScore > DRIFT_THRESHOLD,
+      baseline: baseline === null ? null : round(baseline),
+    };
+    runtime.evaluations.push(run);
+    sendJson(res, 200, { run: { ...run, probes }, ...personaSummary() });
+  }
+
   /** The wrapper's own routes (option `wrapper`); true when it answered. */
   function wrapperRoute(req, res, path, raw) {
     if (path === "/api/status") {
@@ -388,6 +461,14 @@ export async function startFakeAgentRuntime(options = {}) {
         runtime.config = JSON.parse(raw);
         sendJson(res, 200, { ok: true, message: "saved" });
       }
+      return true;
+    }
+    if (path === "/api/eval/character" || path === "/api/eval/character/run") {
+      // The wrapper lets the agent's gateway token or an admin through.
+      if (!authorized(req) && !(password && admin)) sendJson(res, 401, { ok: false, error: "unauthorized" });
+      else if (req.method === "GET" && path === "/api/eval/character") sendJson(res, 200, personaSummary());
+      else if (req.method === "POST" && path === "/api/eval/character/run") runEvaluation(res, raw);
+      else sendJson(res, 404, { ok: false, error: "not found" });
       return true;
     }
     if (path === "/held") {
@@ -595,32 +676,6 @@ export async function runFakeRuntimeProcess(env = process.env) {
   return runtime;
 }
 
-/**
- * The runtime CLI's `devices` commands, for wrapper pairing tests:
- * - FAKE_CLI_LIST_FILE: `devices list --json` prints this file's content as-is.
- * - FAKE_CLI_CALLS_FILE: each call appends its arguments as one JSON line.
- * - FAKE_CLI_FAIL: a subcommand (`list`, `approve`, `reject`) that exits 1 with a message on stderr.
- */
-export function runFakeRuntimeCli(args, env = process.env) {
-  if (env.FAKE_CLI_CALLS_FILE) appendFileSync(env.FAKE_CLI_CALLS_FILE, `${JSON.stringify(args)}\n`);
-  const [group, verb, id] = args;
-  if (group !== "devices" || !["list", "approve", "reject"].includes(verb)) {
-    process.stderr.write(`unknown command: ${args.join(" ")}\n`);
-    process.exit(2);
-  }
-  if (env.FAKE_CLI_FAIL === verb) {
-    process.stderr.write(`fake failure in devices ${verb}\n`);
-    process.exit(1);
-  }
-  if (verb === "list") {
-    process.stdout.write(env.FAKE_CLI_LIST_FILE ? readFileSync(env.FAKE_CLI_LIST_FILE, "utf8") : "[]");
-  } else {
-    process.stdout.write(`${verb === "approve" ? "Approved" : "Rejected"} ${id}\n`);
-  }
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2);
-  if (args[0] === "devices") runFakeRuntimeCli(args);
-  else await runFakeRuntimeProcess();
+  await runFakeRuntimeProcess();
 }

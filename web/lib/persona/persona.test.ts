@@ -1,14 +1,11 @@
 /**
  * /api/runtime/character-qa against a loopback agent (the gateway token checked, a hanging agent for the
- * timeouts) and against the real development runtime without an AI provider (its 503 becomes a 502).
+ * timeouts) and against the fake agent runtime answering as the wrapper does without a platform backend
+ * (its 503 becomes a 502).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { freePort } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { type FakeUpstream, sendJson, startFakeAgentRuntime, startFakeUpstream } from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/runtime/character-qa/route";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
@@ -201,49 +198,34 @@ describe("an agent that does not answer", () => {
   });
 });
 
-describe("through the development runtime", () => {
-  let runtime: ChildProcess | undefined;
-  let dir = "";
-  afterAll(async () => {
-    if (runtime && runtime.exitCode === null) {
-      const exited = new Promise((resolve) => runtime?.once("exit", resolve));
-      runtime.kill("SIGTERM");
-      await exited;
+describe("an agent whose wrapper has no platform backend", () => {
+  it("reads its (empty) history, and its 503 for want of a judge becomes a 502 naming the cause", async () => {
+    // The fake agent runtime answers the wrapper's persona routes with the wrapper's own shapes (its
+    // contract test is in wrapper/src/persona/routes.test.ts); without a judge a run is the wrapper's 503.
+    const runtime = await startFakeAgentRuntime({ token: TOKEN, wrapper: true });
+    try {
+      const { user, jar } = await signedInUser();
+      await deployTestAgent(user.id, { url: runtime.url, token: TOKEN });
+      expect(await read(jar)).toEqual({
+        status: 200,
+        body: {
+          scores: { voice: null, emotion: null, knowledge: null, refusal: null },
+          overallScore: null,
+          driftDetected: false,
+          history: [],
+        },
+      });
+      const { status, body } = await run(jar, {});
+      expect(status).toBe(502);
+      expect(body.error).toBe(
+        "the agent answered 503: no platform backend is configured for this agent (PLATFORM_BACKEND_URL is not set): nothing can judge the answers",
+      );
+      expect(runtime.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        "GET /api/eval/character",
+        "POST /api/eval/character/run",
+      ]);
+    } finally {
+      await runtime.close();
     }
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
-
-  it("reads its (empty) history, and its 503 without an AI provider becomes a 502 naming the cause", async () => {
-    dir = await mkdtemp(join(tmpdir(), "svc-persona-runtime-"));
-    const port = await freePort();
-    const { PLATFORM_BACKEND_URL: _a, PLATFORM_AI_CHAT_URL: _b, ...env } = process.env;
-    runtime = spawn(
-      process.execPath,
-      [join(import.meta.dirname, "../../../wrapper/dev-runtime/server.mjs"), "--port", String(port)],
-      { env: { ...env, OPENCLAW_GATEWAY_TOKEN: TOKEN, OPENCLAW_STATE_DIR: dir }, stdio: "ignore" },
-    );
-    const base = `http://127.0.0.1:${port}`;
-    for (;;) {
-      const ready = await fetch(`${base}/readyz`).catch(() => null);
-      if (ready?.status === 200) break;
-      if (runtime.exitCode !== null) throw new Error(`the runtime exited ${runtime.exitCode}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: base, token: TOKEN });
-    expect(await read(jar)).toEqual({
-      status: 200,
-      body: {
-        scores: { voice: null, emotion: null, knowledge: null, refusal: null },
-        overallScore: null,
-        driftDetected: false,
-        history: [],
-      },
-    });
-    const { status, body } = await run(jar, {});
-    expect(status).toBe(502);
-    expect(body.error).toBe(
-      "the agent answered 503: no AI provider is configured for this runtime (PLATFORM_AI_CHAT_URL is not set)",
-    );
-  }, 30_000);
 });

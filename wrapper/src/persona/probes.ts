@@ -1,8 +1,8 @@
 /**
  * What a persona evaluation asks (spec "Persona evaluation"): the four dimensions, what the judge checks for
  * each, the probe sets (a few prompts per dimension), and the run request `{probeSet?, dimensions?}`.
- * Prompts and criteria are the development runtime's (`wrapper/dev-runtime/eval.mjs`), so scores stay
- * comparable with the runs it recorded.
+ * Prompts and criteria stay fixed from run to run, so an agent's scores stay comparable over its history
+ * and a drop is drift, not a changed question.
  */
 import { badRequest } from "../http/errors";
 
@@ -72,8 +72,8 @@ const isDimension = (value: unknown): value is Dimension =>
   typeof value === "string" && (DIMENSIONS as readonly string[]).includes(value);
 
 /**
- * Checks a run request; a 400 names the bad field. No body is the defaults. Other fields are ignored, as
- * the development runtime did.
+ * Checks a run request; a 400 names the bad field. No body is the defaults. Other fields are ignored (the
+ * web sends exactly these two).
  */
 export function parseRunRequest(body: unknown): RunRequest {
   const input = body === undefined ? {} : body;

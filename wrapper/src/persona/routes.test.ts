@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bearerCredential, createLogger, type Logger, newId, sealGatewayToken } from "@svc/common";
-import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
+import { type FakeAiProvider, startFakeAgentRuntime, startFakeAiProvider } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import express, { type RequestHandler } from "express";
@@ -473,5 +473,74 @@ describe("probe sessions that cannot be deleted", () => {
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes("not deleted"));
     expect(logged).toMatchObject({ level: 40, runId: result.run.id, sessions: 1 });
     expect(logged.err.message).toBe("the runtime refused sessions.delete");
+  });
+});
+
+/**
+ * The fake agent runtime (`common/testing/fakes/agent-runtime.mjs` with `wrapper`) stands in for these routes
+ * in the web's tests: the same requests must get the same statuses and bodies from both, up to the run ids,
+ * times, prompts and answers.
+ */
+describe("the fake agent runtime's persona routes", () => {
+  it("answer as the wrapper's do", async () => {
+    const agent = wrapper({ storePath: join(dir, "contract", "persona.json") });
+    const unjudged = wrapper({ storePath: join(dir, "contract-unjudged", "persona.json"), backendUrl: null });
+    let score = 0.9;
+    const fake = await startFakeAgentRuntime({ token: TOKEN, wrapper: true, judge: () => score });
+    const fakeWithoutJudge = await startFakeAgentRuntime({ token: TOKEN, wrapper: true });
+    const ask = async (base: string, method: "GET" | "POST", raw?: string, token = TOKEN) => {
+      const path = method === "GET" ? "/api/eval/character" : "/api/eval/character/run";
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: raw,
+      });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const viaWrapper = async (app: express.Express, method: "GET" | "POST", raw?: string, token = TOKEN) => {
+      const path = method === "GET" ? "/api/eval/character" : "/api/eval/character/run";
+      const req = method === "GET" ? request(app).get(path) : request(app).post(path);
+      const res = await req.set("authorization", `Bearer ${token}`).type("json").send(raw);
+      return { status: res.status, body: res.body as Json };
+    };
+    /** The answer with what differs by nature (ids, times, the probes' words) replaced by its type. */
+    const comparable = (value: unknown, key = ""): unknown => {
+      if (Array.isArray(value)) return value.map((v) => comparable(v));
+      if (typeof value === "object" && value !== null)
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, comparable(v, k)]));
+      return ["id", "timestamp", "prompt", "answer"].includes(key) ? typeof value : value;
+    };
+    const both = async (method: "GET" | "POST", raw?: string, token = TOKEN) => {
+      const [fromWrapper, fromFake] = [
+        await viaWrapper(agent.app, method, raw, token),
+        await ask(fake.url, method, raw, token),
+      ];
+      expect(comparable(fromFake)).toEqual(comparable(fromWrapper));
+      return fromFake;
+    };
+    try {
+      await both("GET");
+      verdicts = allVerdicts(0.9);
+      await both("POST", JSON.stringify({ probeSet: "quick" }));
+      await both("POST", "");
+      verdicts = allVerdicts(0.5);
+      score = 0.5;
+      const drop = await both("POST", JSON.stringify({ probeSet: "quick", dimensions: ["voice", "voice"] }));
+      expect(drop.body.run.driftDetected).toBe(true);
+      await both("GET");
+      for (const bad of ['{"probeSet":"nope"}', '{"dimensions":[]}', '{"dimensions":["humour"]}', "[1]"])
+        await both("POST", bad);
+      await both("GET", undefined, "not-the-token");
+      await both("POST", "{}", "not-the-token");
+      const noJudge = [
+        await viaWrapper(unjudged.app, "POST", "{}"),
+        await ask(fakeWithoutJudge.url, "POST", "{}"),
+      ];
+      expect(noJudge[1]).toEqual(noJudge[0]);
+      expect(noJudge[1].status).toBe(503);
+    } finally {
+      await fake.close();
+      await fakeWithoutJudge.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `GET /api/eval/character` (the summary) and `POST /api/eval/character/run` (a new evaluation), for the
- * platform (the agent's gateway token) or an admin. Answers as the development runtime did, which the web
- * reads (`web/lib/persona/`); errors go to the wrapper's mapper as `{ok: false, error}`.
+ * platform (the agent's gateway token) or an admin, in the shapes the web reads (`web/lib/persona/schema.ts`);
+ * errors go to the wrapper's mapper as `{ok: false, error}`.
  */
 import { type RequestHandler, Router } from "express";
 import { jsonBody } from "../http/body";

@@ -1,17 +1,15 @@
 /**
- * A runtime for the local driver's isolation test: as the agent's runtime process, it first tries to read
- * each path on its command line up to the first option (the wrapper appends `--hook-pre-tool-use <hook>`;
- * a directory is listed) and to write a file in its own state directory,
+ * A runtime for the local driver's isolation test: as the agent's runtime process (an external runtime,
+ * run as given), it first tries to read each path on its command line (a directory is listed) and to write
+ * a file in its own state directory,
  * prints one line `read-probe {"uid", "gid", "reads": {path: "ok" | error code}, "ownWrite"}`, then serves
  * as the fake runtime (common/testing/fakes/agent-runtime.mjs).
  */
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
-const args = process.argv.slice(2);
-const firstOption = args.findIndex((arg) => arg.startsWith("--"));
 const reads = {};
-for (const path of firstOption === -1 ? args : args.slice(0, firstOption)) {
+for (const path of process.argv.slice(2)) {
   try {
     if ((await stat(path)).isDirectory()) await readdir(path);
     else await readFile(path);

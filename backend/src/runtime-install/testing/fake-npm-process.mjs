@@ -4,8 +4,9 @@
  * - `node-linux-<arch>@22` → `node_modules/node-linux-<arch>/bin/node`, a script that answers `--version`
  *   with $FAKE_NODE_VERSION (default v22.14.0) and otherwise runs this machine's node with FAKE_NODE22=1;
  * - `openclaw@<v>` → `node_modules/openclaw/{package.json,openclaw.mjs}`; the entry runs the one fake agent
- *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …`, its CLI for `devices …`, and prints
- *   `{}` for anything else; the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
+ *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …` (with the least of OpenClaw's RPC),
+ *   accepts every configuration for `config validate`, and prints `{}` for anything else;
+ *   the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
  *   Installing openclaw with a PATH whose first entry is not that Node's bin directory fails as an engine
  *   error, as OpenClaw under Node 20 would.
  * Knobs: FAKE_NPM_LOG (each call appends `{packages, prefix, path}` as a JSON line), FAKE_NPM_FAIL=<package
@@ -83,7 +84,6 @@ for (const spec of packages) {
         // A wrapper runs it as OpenClaw: the least of its RPC, and a configuration it always accepts.
         'if (args[0] === "gateway") await fake.runFakeRuntimeProcess({ ...process.env, FAKE_OPENCLAW_RPC: "1" });',
         'else if (args[0] === "config" && args[1] === "validate") process.stdout.write(JSON.stringify({ valid: true }) + "\\n");',
-        'else if (args[0] === "devices") fake.runFakeRuntimeCli(args);',
         'else process.stdout.write("{}\\n");',
         "",
       ].join("\n"),

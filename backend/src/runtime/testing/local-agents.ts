@@ -3,9 +3,10 @@
  * worker, and the LOCAL hosting driver, which runs a real wrapper process per agent in front of a runtime:
  * the fake runtime (common/testing/fakes/agent-runtime.mjs) unless told otherwise. With `permissions` it is
  * the whole backend listener `server.ts` serves (the classify hook ahead of Express, the LISTEN/NOTIFY
- * permission bus). Used by ../local-e2e.test.ts, backend/hooks/approval-e2e.test.ts and the web's dashboard
- * e2e tests (web/e2e/testing/agent-backend.ts): a deploy made in the dashboard is provisioned for real;
- * stats, logs, restart, factory reset, heartbeat and the gateway status then act on a live agent.
+ * permission bus). Used by ../local-e2e.test.ts, ../openclaw-e2e.test.ts (with `managedRuntime`) and
+ * the web's dashboard e2e tests (web/e2e/testing/agent-backend.ts): a deploy made in the dashboard is
+ * provisioned for real; stats, logs, restart, factory reset, heartbeat and the gateway status then act on a
+ * live agent.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type RequestListener } from "node:http";
@@ -29,9 +30,7 @@ const FAKE_RUNTIME = fileURLToPath(
 );
 
 export interface LocalAgentOptions {
-  /** The runtime each wrapper starts (`{port}` is replaced); the fake runtime unless given. */
-  runtimeCommand?: string;
-  /** The managed OpenClaw instead (e.g. `{version, runtimesDir: process.env.RUNTIMES_DIR}`): the real runtime. */
+  /** The managed OpenClaw instead of the fake runtime (e.g. `{version, runtimesDir: process.env.RUNTIMES_DIR}`): the real runtime. */
   managedRuntime?: { version: string; runtimesDir: string };
   /** Added to the wrappers' environment (over LOG_LEVEL, RUNTIME_HEALTH_POLL_MS, FAKE_RUNTIME_READY_AFTER_MS). */
   wrapperEnv?: Record<string, string>;
@@ -66,7 +65,7 @@ export async function startLocalAgentBackend(
         agentsDir: options.agentsDir ?? (ownDir as string),
         ...(options.managedRuntime
           ? { managedRuntime: options.managedRuntime }
-          : { runtimeCommand: options.runtimeCommand ?? `${process.execPath} ${FAKE_RUNTIME}` }),
+          : { runtimeCommand: `${process.execPath} ${FAKE_RUNTIME}` }),
         wrapperEnv: {
           LOG_LEVEL: "info",
           RUNTIME_HEALTH_POLL_MS: "50",
