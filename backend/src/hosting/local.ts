@@ -244,7 +244,15 @@ export class LocalHostingPlatform implements HostingPlatform {
     return this.withLock(id, async () => {
       const record = await this.store.require(id);
       if (await this.alive(record)) {
-        const res = await this.callWrapper(record, "POST", "/api/gateway/restart").catch(() => null);
+        // The wrapper answers once the runtime is stopped and started again: its stop alone may take its
+        // own grace (RUNTIME_STOP_TIMEOUT_MS, 10 s), so this call gets more than the usual deadline.
+        const res = await this.callWrapper(
+          record,
+          "POST",
+          "/api/gateway/restart",
+          undefined,
+          RESTART_CALL_TIMEOUT_MS,
+        ).catch(() => null);
         if (res && res.status >= 200 && res.status < 300) return;
       }
       // The wrapper is down, or up but unable to restart its runtime: start it over.
@@ -362,13 +370,14 @@ export class LocalHostingPlatform implements HostingPlatform {
     method: "GET" | "POST",
     path: string,
     maxResponseBytes?: number,
+    timeoutMs = this.requestTimeoutMs,
   ): Promise<AgentAnswer> {
     const token = record.env.WRAPPER_ADMIN_PASSWORD ?? record.env.OPENCLAW_GATEWAY_TOKEN ?? null;
     return requestAgent(this.url(record), {
       method,
       path,
       token,
-      timeoutMs: this.requestTimeoutMs,
+      timeoutMs,
       maxResponseBytes,
       subject: "the wrapper",
     });
@@ -577,6 +586,9 @@ export class LocalHostingPlatform implements HostingPlatform {
 export function createLocalHostingPlatform(options: LocalHostingOptions): LocalHostingPlatform {
   return new LocalHostingPlatform(options);
 }
+
+/** A restart through the wrapper: its runtime's stop grace (10 s) and a new spawn. */
+const RESTART_CALL_TIMEOUT_MS = 20_000;
 
 /** Room for the wrapper's log lines (more than an ordinary agent answer). */
 const LOG_ANSWER_MAX_BYTES = 8 * 1024 * 1024;

@@ -19,6 +19,7 @@ export {
 } from "@svc/common";
 
 export const AGENT_CALL_TIMEOUT_MS = 10_000;
+export const MEMORY_RESET_TIMEOUT_MS = 30_000;
 
 export interface AgentClientOptions {
   timeoutMs?: number;
@@ -99,7 +100,18 @@ export async function resetAgentMemory(
   token: string,
   options: AgentClientOptions = {},
 ): Promise<{ deleted: number | null }> {
-  const res = await call(baseUrl, token, "POST", "/api/memory/reset", {}, options);
+  // Every session is deleted over the runtime's RPC, one by one: more than an ordinary call's deadline.
+  const res = await call(
+    baseUrl,
+    token,
+    "POST",
+    "/api/memory/reset",
+    {},
+    {
+      timeoutMs: MEMORY_RESET_TIMEOUT_MS,
+      ...options,
+    },
+  );
   if (res.status < 200 || res.status >= 300) throw failure("POST", "/api/memory/reset", res.status, res.body);
   const deleted = isObject(res.body) && typeof res.body.deleted === "number" ? res.body.deleted : null;
   return { deleted };

@@ -471,14 +471,14 @@ describe("a real OpenClaw agent on the platform", () => {
 
   it("the compatibility check applies nothing to a fresh agent's valid configuration, twice", async () => {
     const first = await operation("POST", "compat");
-    expect(first.status).toBe(200);
+    expect(first.status, await first.clone().text()).toBe(200);
     const second = await operation("POST", "compat");
     expect(await json(second)).toEqual({ applied: [] });
   }, 120_000);
 
   it("reset memory: the next chat has no history", async () => {
     const res = await operation("POST", "reset-memory");
-    expect(res.status).toBe(200);
+    expect(res.status, await res.clone().text()).toBe(200);
     await waitForState("running");
     const { sessions } = await json(agentApi("GET", "/api/sessions"));
     expect(sessions).toEqual([]);

@@ -77,7 +77,7 @@ export function createOpenClaw(config: WrapperConfig, supervisor: () => Supervis
     cliEnv,
     settings,
     rpc,
-    reload: () => createReload({ supervisor: supervisor(), verify })(),
+    reload: () => createReload({ supervisor: supervisor(), verify, onRestarted: () => rpc.close() })(),
   });
   const cron = new CronJobs(
     rpc,

@@ -15,10 +15,17 @@ export interface ReloadOptions {
   supervisor: Supervisor;
   /** Throws when the permission plugin is not loaded (then the runtime is restarted, fail-closed). */
   verify: () => Promise<void>;
+  /** Called once the gateway restarted in process: connections to the old one are dropped. */
+  onRestarted?: () => void;
   timeoutMs?: number;
 }
 
-export function createReload({ supervisor, verify, timeoutMs = RELOAD_TIMEOUT_MS }: ReloadOptions) {
+export function createReload({
+  supervisor,
+  verify,
+  onRestarted,
+  timeoutMs = RELOAD_TIMEOUT_MS,
+}: ReloadOptions) {
   return async function reload(): Promise<void> {
     if (supervisor.state !== "running") return;
     const ready = new Promise<void>((resolve, reject) => {
@@ -40,6 +47,7 @@ export function createReload({ supervisor, verify, timeoutMs = RELOAD_TIMEOUT_MS
     }
     try {
       await ready;
+      onRestarted?.();
       await verify();
     } catch (error) {
       // Whatever state the reload left, a clean start applies the file and verifies the guard again.

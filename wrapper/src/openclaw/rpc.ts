@@ -189,6 +189,9 @@ class OpenClawRpc implements GatewayRpc {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new RpcError("timeout", `${method}: no answer from the runtime in ${deadline} ms`));
+        // A connection that stopped answering (e.g. across a gateway restart) is not trusted again: the next
+        // call opens a new one.
+        if (this.socket === socket) this.close();
       }, deadline);
       this.pending.set(id, { resolve, reject, timer });
       socket.send(JSON.stringify({ type: "req", id, method, params }));
