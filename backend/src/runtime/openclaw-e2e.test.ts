@@ -206,7 +206,8 @@ async function chatJob(message: string): Promise<string> {
 }
 
 async function chat(message: string): Promise<Json> {
-  return finishedJob(await chatJob(message), 60_000);
+  // A cold runtime's first answer, or a busy machine, can take long: the job's own deadline is 6 minutes.
+  return finishedJob(await chatJob(message), 300_000);
 }
 
 function operation(method: "GET" | "POST", name: string, body?: unknown): Promise<Response> {
@@ -316,7 +317,7 @@ describe("a real OpenClaw agent on the platform", () => {
     const streamed = provider.requests.filter((r) => r.body?.stream === true);
     expect(streamed.length).toBeGreaterThan(0);
     expect(streamed.every((r) => (r.streamOptions as Json)?.include_usage === true)).toBe(true);
-  }, 120_000);
+  }, 400_000);
 
   it("the gateway status lists the session and the heartbeat; a heartbeat change reaches OpenClaw's setting", async () => {
     const sessions = await json(agentApi("GET", "/api/sessions"));
@@ -349,7 +350,7 @@ describe("a real OpenClaw agent on the platform", () => {
       schedule: { kind: "every", everyMs: 600_000 },
     });
     expect((await json(off)).job).toMatchObject({ enabled: false, schedule: { everyMs: 600_000 } });
-  }, 120_000);
+  }, 400_000);
 
   it("a safe tool call (ls) runs at once and its output reaches the chat job", async () => {
     const job = await chat(`RUN: ls ${markers}`);
@@ -362,7 +363,7 @@ describe("a real OpenClaw agent on the platform", () => {
     expect(tools).toContain("exec");
     // The agent may not rewrite its own configuration.
     expect(tools).not.toContain("gateway");
-  }, 120_000);
+  }, 400_000);
 
   it("a dangerous tool call waits for a person: pending in GET /api/permissions, runs after approve", async () => {
     const jobId = await chatJob(`RUN: ${bin}/npm install x`);
@@ -370,22 +371,22 @@ describe("a real OpenClaw agent on the platform", () => {
     expect(request).toMatchObject({ agentId, toolName: "exec", tier: "dangerous", status: "pending" });
     expect(await exists(join(markers, "installed-x"))).toBe(false);
     await decide(request.id, "approve");
-    const job = await finishedJob(jobId, 60_000);
+    const job = await finishedJob(jobId, 300_000);
     expect(job.status).toBe("completed");
     expect(job.result.reply).toContain("added 1 package: x");
     expect(await exists(join(markers, "installed-x"))).toBe(true);
-  }, 180_000);
+  }, 400_000);
 
   it("a rejected one never runs", async () => {
     const jobId = await chatJob(`RUN: ${bin}/npm install y`);
     const request = await nextPending(`${bin}/npm install y`);
     await decide(request.id, "reject");
-    const job = await finishedJob(jobId, 60_000);
+    const job = await finishedJob(jobId, 300_000);
     expect(job.status).toBe("completed");
     // The model is told why (the provider script echoes the tool's result).
     expect(job.result.reply).toContain(`permission denied: rejected by the user (request ${request.id})`);
     expect(await exists(join(markers, "installed-y"))).toBe(false);
-  }, 180_000);
+  }, 400_000);
 
   it("a destructive one is blocked at once, with no request for a person", async () => {
     const file = join(markers, "hello.txt");
@@ -395,7 +396,7 @@ describe("a real OpenClaw agent on the platform", () => {
     expect(job.result.reply).toContain("permission denied: destructive: permission change to 777");
     expect(await pending()).toEqual([]);
     expect((await stat(file)).mode & 0o777).toBe(before);
-  }, 120_000);
+  }, 400_000);
 
   it("with the classify hook unreachable, a tool call is blocked (fail-closed)", async () => {
     relay.classifyDown = true;
@@ -406,7 +407,7 @@ describe("a real OpenClaw agent on the platform", () => {
     } finally {
       relay.classifyDown = false;
     }
-  }, 120_000);
+  }, 400_000);
 
   it("persona run: the probes through the runtime, scores from the judge", async () => {
     const res = await agentApi("POST", "/api/eval/character/run", { probeSet: "quick" });
@@ -423,7 +424,7 @@ describe("a real OpenClaw agent on the platform", () => {
       },
       { timeout: 20_000, interval: 250 },
     );
-  }, 120_000);
+  }, 400_000);
 
   it("pairing: a device connecting through the wrapper is listed, approved, then connects", async () => {
     const { url, token } = await credentials();
@@ -445,7 +446,7 @@ describe("a real OpenClaw agent on the platform", () => {
     device.close();
     // The gateway token is not the admin password.
     expect((await agentApi("GET", "/api/pairing/pending", undefined, "token")).status).toBe(401);
-  }, 120_000);
+  }, 400_000);
 
   it("a configuration write is validated by OpenClaw and reloaded; an invalid one is 400 and keeps the file", async () => {
     const path = join(dir, "agents", agentId, "state", "openclaw.json");
@@ -467,14 +468,14 @@ describe("a real OpenClaw agent on the platform", () => {
       state: "running",
       permissionHook: "verified",
     });
-  }, 120_000);
+  }, 400_000);
 
   it("the compatibility check applies nothing to a fresh agent's valid configuration, twice", async () => {
     const first = await operation("POST", "compat");
     expect(first.status, await first.clone().text()).toBe(200);
     const second = await operation("POST", "compat");
     expect(await json(second)).toEqual({ applied: [] });
-  }, 120_000);
+  }, 400_000);
 
   it("reset memory: the next chat has no history", async () => {
     const res = await operation("POST", "reset-memory");
@@ -484,7 +485,7 @@ describe("a real OpenClaw agent on the platform", () => {
     expect(sessions).toEqual([]);
     const job = await chat("What is my name?");
     expect(job.result.reply).toBe("I do not know your name.");
-  }, 180_000);
+  }, 400_000);
 
   it("lifecycle: stop is stopped, start and restart come back running", async () => {
     expect((await operation("POST", "stop")).status).toBe(200);
@@ -495,7 +496,9 @@ describe("a real OpenClaw agent on the platform", () => {
     await waitForState("running");
   }, 300_000);
 
-  it("a provider failure is a failed attempt with its reason, not an answer", async () => {
+  it("a provider failure is a failed attempt with its reason, not an answer", {
+    timeout: 300_000,
+  }, async () => {
     provider.setFailure({ status: 500 });
     try {
       const jobId = await chatJob("Hello?");
@@ -505,14 +508,15 @@ describe("a real OpenClaw agent on the platform", () => {
           if (!job.error) throw new Error(`no failed attempt yet (${job.status})`);
           return job;
         },
-        { timeout: 90_000, interval: 250 },
+        // OpenClaw retries a failing provider for about half a minute before it answers.
+        { timeout: 240_000, interval: 250 },
       );
       expect(failed.result).toBeNull();
       expect(failed.error).toMatch(/500|provider|LLM/i);
     } finally {
       provider.setFailure(null);
     }
-  }, 120_000);
+  });
 });
 
 function lastText(body: Record<string, unknown> | undefined): string {

@@ -23,6 +23,7 @@ describe("applyPlatformConfig", () => {
         mode: "local",
         auth: { mode: "token" },
         http: { endpoints: { chatCompletions: { enabled: true } } },
+        reload: { mode: "off" },
       },
       discovery: { mdns: { mode: "off" } },
       update: { checkOnStart: false },

@@ -6,6 +6,7 @@
  * - `gateway`: local mode, token auth (the token comes from the runtime's `OPENCLAW_GATEWAY_TOKEN`, never
  *   the file), the OpenAI chat endpoint on, and the control UI's allowed origins (OpenClaw writes a default
  *   itself when they are missing, which would make every start change the file).
+ * - `gateway.reload.mode: "off"`: the wrapper reloads after a write (SIGUSR1), not OpenClaw's file watcher.
  * - `discovery.mdns.mode: "off"`, `update.checkOnStart: false`: no advertising, no update check.
  * - `models.providers.platform`: the platform's AI proxy (`<backend>/api/ai`, OpenAI's chat completions
  *   API), keyed with `${OPENCLAW_GATEWAY_TOKEN}` (OpenClaw substitutes the variable), so provider keys,
@@ -126,6 +127,9 @@ export function applyPlatformConfig(
     changed,
     "gateway.http.endpoints.chatCompletions.enabled",
   );
+  // The wrapper reloads the runtime itself after each write (SIGUSR1, confirmed): OpenClaw's own file
+  // watcher would restart the gateway a second time, seconds later, under the wrapper's connections.
+  setIfDifferent(objectAt(gateway, "reload"), "mode", "off", changed, "gateway.reload.mode");
   setIfMissing(
     objectAt(gateway, "controlUi"),
     "allowedOrigins",
