@@ -21,6 +21,7 @@ import {
   type ServiceName,
   sharedUserNotice,
 } from "./launcher/config";
+import { secureDataDir } from "./launcher/data-dir";
 import { openDatabase } from "./launcher/database";
 import { type ManagedProcess, spawnService, waitForHealthy } from "./launcher/processes";
 import { ensureLocalSecrets } from "./launcher/secrets";
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     }
   }
 
+  await secureDataDir(config.dataDir);
   const secrets = await ensureLocalSecrets(config.dataDir);
   const database = await openDatabase(config, secrets.EMBEDDED_PG_PASSWORD, say);
   cluster = database.cluster;
