@@ -51,10 +51,16 @@ describe("ensurePrivateDir and ensureNotWritableByOthers", () => {
     expect(await modeOf(inside)).toBe(0o644);
   });
 
-  it("ensurePrivateDir creates a missing directory 0700", async () => {
+  it("ensurePrivateDir creates a missing directory 0700, and those above it as usual", async () => {
     const dir = join(base, "new", "files");
-    await ensurePrivateDir(dir);
+    const before = process.umask(0o022);
+    try {
+      await ensurePrivateDir(dir);
+    } finally {
+      process.umask(before);
+    }
     expect(await modeOf(dir)).toBe(0o700);
+    expect(await modeOf(join(base, "new"))).toBe(0o755);
   });
 });
 

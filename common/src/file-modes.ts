@@ -5,7 +5,7 @@
  * change their target, which could be any file.
  */
 import { chmod, lstat, mkdir, readdir, readlink, realpath } from "node:fs/promises";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 
 const GROUP_OTHER = 0o077;
 const GROUP_OTHER_WRITE = 0o022;
@@ -14,9 +14,13 @@ const STICKY = 0o1000;
 /**
  * Makes `dir` (created when missing) its owner's alone: 0700. When it was open to others before (as older
  * versions left uploads, 0755 with 0644 files), everything already in it loses the group and other bits too.
+ * Directories made above it keep the usual mode: `.data` must stay enterable by agents' users.
  */
 export async function ensurePrivateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dirname(dir), { recursive: true });
+  await mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "EEXIST") throw err;
+  });
   await removeBits(dir, GROUP_OTHER);
 }
 
