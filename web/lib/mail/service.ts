@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { randomId } from "@svc/common";
+import { ensurePrivateDir } from "@svc/common/file-modes";
 import nodemailer from "nodemailer";
 import type { WebContext } from "../context";
 
@@ -44,7 +45,8 @@ export async function sendMail(
     return { via: "smtp" };
   }
   const dir = resolve(config.DATA_DIR, "mail");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Mail holds sign-in links: the platform's alone (closed again if an older version left it open).
+  await ensurePrivateDir(dir);
   const path = join(dir, `${ctx.clock.now().toISOString().replace(/[:.]/g, "-")}-${randomId(6)}.eml`);
   const message = [
     `From: ${config.MAIL_FROM}`,

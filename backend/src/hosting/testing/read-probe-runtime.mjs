@@ -1,21 +1,29 @@
 /**
  * A runtime for the local driver's isolation test: as the agent's runtime process (an external runtime,
- * run as given), it first tries to read each path on its command line (a directory is listed) and to write
- * a file in its own state directory,
- * prints one line `read-probe {"uid", "gid", "reads": {path: "ok" | error code}, "ownWrite"}`, then serves
- * as the fake runtime (common/testing/fakes/agent-runtime.mjs).
+ * run as given), it first tries to read each path on its command line (a directory is listed), or with
+ * `write:<path>` to write there (a new empty file in a directory; a file is opened for writing and closed
+ * unchanged), and to write a file in its own state directory,
+ * prints one line `read-probe {"uid", "gid", "reads": {argument: "ok" | error code}, "ownWrite"}`, then
+ * serves as the fake runtime (common/testing/fakes/agent-runtime.mjs).
  */
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { open, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
+async function tryWrite(path) {
+  if ((await stat(path)).isDirectory())
+    await writeFile(join(path, `write-probe-${process.getuid()}`), "", { flag: "wx" });
+  else await (await open(path, "r+")).close();
+}
+
 const reads = {};
-for (const path of process.argv.slice(2)) {
+for (const arg of process.argv.slice(2)) {
   try {
-    if ((await stat(path)).isDirectory()) await readdir(path);
-    else await readFile(path);
-    reads[path] = "ok";
+    if (arg.startsWith("write:")) await tryWrite(arg.slice("write:".length));
+    else if ((await stat(arg)).isDirectory()) await readdir(arg);
+    else await readFile(arg);
+    reads[arg] = "ok";
   } catch (err) {
-    reads[path] = err.code ?? String(err);
+    reads[arg] = err.code ?? String(err);
   }
 }
 let ownWrite = "ok";

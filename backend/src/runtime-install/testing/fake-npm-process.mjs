@@ -11,7 +11,8 @@
  *   error, as OpenClaw under Node 20 would.
  * Knobs: FAKE_NPM_LOG (each call appends `{packages, prefix, path}` as a JSON line), FAKE_NPM_FAIL=<package
  * name> (writes part of it, then fails with $FAKE_NPM_FAIL_OUTPUT or an E500), FAKE_NPM_HOLD=<file> (before
- * finishing openclaw, waits until that file exists).
+ * finishing openclaw, waits until that file exists), FAKE_NPM_UMASK=<octal> (the umask it writes with, as
+ * an operator's npm `umask` setting would).
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +24,7 @@ const FAKE_RUNTIME = fileURLToPath(
 );
 const args = process.argv.slice(2);
 const env = process.env;
+if (env.FAKE_NPM_UMASK) process.umask(Number.parseInt(env.FAKE_NPM_UMASK, 8));
 
 function fail(output) {
   process.stderr.write(output.endsWith("\n") ? output : `${output}\n`);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -12,10 +12,12 @@ import { s3Storage } from "./s3";
 
 const MIB = 1024 * 1024;
 const dir = await mkdtemp(join(tmpdir(), "svc-storage-local-"));
+const other = await mkdtemp(join(tmpdir(), "svc-storage-modes-"));
 const s3 = await startFakeS3("storage-test");
 afterAll(async () => {
   await s3.close();
   await rm(dir, { recursive: true, force: true });
+  await rm(other, { recursive: true, force: true });
 });
 
 const drivers: Array<[string, FileStorage, () => Promise<string[]>]> = [
@@ -97,5 +99,40 @@ describe.each(drivers)("%s storage driver", (_name, storage, storedFiles) => {
         expect(isHttpError(err) && err.status, key).toBe(403);
       }
     }
+  });
+});
+
+describe("local storage driver: the platform's files alone", () => {
+  const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+  it("keeps its directory 0700 and each file 0600, whatever the umask", async () => {
+    const root = join(other, "fresh", "files");
+    const storage = localStorage(root);
+    const before = process.umask(0o000);
+    try {
+      await storage.put("file_new", Readable.from([Buffer.from("secret")]), "text/plain");
+    } finally {
+      process.umask(before);
+    }
+    expect(await modeOf(root)).toBe(0o700);
+    expect(await modeOf(join(root, "file_new"))).toBe(0o600);
+  });
+
+  it("closes a directory an older version left open (0755, files 0644) on first use, even a read", async () => {
+    const root = join(other, "legacy");
+    await mkdir(join(root, "nested"), { recursive: true });
+    await chmod(root, 0o755);
+    await chmod(join(root, "nested"), 0o755);
+    await writeFile(join(root, "file_old"), "old upload", { mode: 0o644 });
+    await writeFile(join(root, "nested", "file_deep"), "deeper", { mode: 0o644 });
+    await chmod(join(root, "file_old"), 0o644);
+
+    const opened = await localStorage(root).open("file_old");
+    opened?.destroy();
+    expect(opened).not.toBeNull();
+    expect(await modeOf(root)).toBe(0o700);
+    expect(await modeOf(join(root, "file_old"))).toBe(0o600);
+    expect(await modeOf(join(root, "nested"))).toBe(0o700);
+    expect(await modeOf(join(root, "nested", "file_deep"))).toBe(0o600);
   });
 });
