@@ -90,14 +90,16 @@ export const gatewayOperations: readonly ApiOperation[] = [
     method: "post",
     path: "/api/webhooks/stripe",
     summary:
-      "The card provider's events: a paid checkout (completed, or a delayed payment's async_payment_succeeded) " +
-      "credits its user once per event id and once per checkout",
+      "The card provider's events: a paid checkout the platform created (completed, or a delayed payment's " +
+      "async_payment_succeeded) credits its buyer the USD amount sold, once per event id and once per checkout",
     tags: ["webhooks"],
     auth: ["webhookSecret"],
     body: jsonObject,
     success: {
       status: 200,
-      description: "`{received: true, credited?}`",
+      description:
+        "`{received: true, credited?}`; a checkout the platform did not create, or not paid in USD the amount " +
+        "sold, is acknowledged with `{received: true}` and credits nothing",
       schema: z.object({ received: z.literal(true), credited: z.string().optional() }),
     },
     errors: { 400: "bad or missing Stripe-Signature", 503: "STRIPE_WEBHOOK_SECRET unset" },
