@@ -18,6 +18,23 @@ export const cardCredits = pgTable(
 );
 export type CardCredit = typeof cardCredits.$inferSelect;
 
+// The checkout sessions the platform created at the card provider (its session id), with the user and the
+// USD amount sold: the webhook credits only these, that amount, to that user, so a checkout made elsewhere
+// on the same provider account (a payment link, another product), or one paid in another currency, is none.
+export const cardCheckouts = pgTable(
+  "card_checkouts",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    amountUsd: numeric("amount_usd", { precision: 18, scale: 6 }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check("card_checkouts_amount_positive", sql`${t.amountUsd} > 0`)],
+);
+export type CardCheckout = typeof cardCheckouts.$inferSelect;
+
 // Card-provider webhook events already credited, so a replayed event credits once, and a checkout once
 // (its `completed` and delayed `async_payment_succeeded` events are two events of one payment).
 export const cardCreditEvents = pgTable(

@@ -61,7 +61,7 @@ describe("POST /api/v1/gateway through the built app", () => {
     const mpp = await fetch(`${stack.web.url}/api/v1/gateway`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-payment-method": "mpp" },
-      body: "{}",
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
     });
     expect(mpp.status).toBe(503);
     expect(await mpp.json()).toMatchObject({

@@ -283,6 +283,25 @@ describe("createOutboundClient", () => {
     });
   });
 
+  it("says whether the request went out before the failure (whether the upstream may have acted on it)", async () => {
+    const closed = await startFakeUpstream(() => undefined);
+    await closed.close();
+    const refused = await createOutboundClient()
+      .request({ method: "POST", url: `${closed.url}/x`, json: { work: 1 } })
+      .catch((err: OutboundError) => err);
+    expect(refused).toMatchObject({ reason: "unreachable", requestSent: false });
+    const before = upstream.requests.length;
+    const timedOut = await client()
+      .request({ method: "POST", url: "/silent", json: { work: 1 }, timeoutMs: 100 })
+      .catch((err: OutboundError) => err);
+    expect(timedOut).toMatchObject({ reason: "timeout", requestSent: true });
+    expect(upstream.requests.slice(before).map((r) => r.body.toString())).toEqual(['{"work":1}']);
+    const cut = await client()
+      .request({ url: "/declared-large" })
+      .catch((err: OutboundError) => err);
+    expect(cut).toMatchObject({ reason: "too_large", requestSent: true });
+  });
+
   it("applies the URL guard only to clients given a policy", async () => {
     const guarded = createOutboundClient({ name: "the page", policy: outboundPolicy() });
     await expect(guarded.request({ url: `${upstream.url}/echo` })).rejects.toMatchObject({

@@ -130,6 +130,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     body: Buffer | undefined,
     signal: AbortSignal,
     name: string,
+    exchange: Exchange,
   ) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       const protocol = url.protocol as "http:" | "https:";
@@ -137,8 +138,15 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       const req = transport.request(
         url,
         { method, headers, signal, ...(lookup ? { lookup } : {}), agent: pooled?.[protocol] },
-        resolve,
+        (res) => {
+          exchange.sent = true;
+          resolve(res);
+        },
       );
+      // Written whole to a connected socket: from here the upstream may act on it.
+      req.on("finish", () => {
+        exchange.sent = true;
+      });
       if (policy) {
         req.on("socket", (socket: Socket) => {
           // The address actually connected to, checked again (covers every path to a socket). A socket
@@ -178,7 +186,8 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     const deadline = new AbortController();
     let timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
-    const context = { name, timeoutMs, deadline: deadline.signal, caller: request.signal };
+    const exchange: Exchange = { sent: false };
+    const context = { name, timeoutMs, deadline: deadline.signal, caller: request.signal, exchange };
     const fail = (err: unknown): never => {
       clearTimeout(timer);
       throw toOutboundError(err, context);
@@ -218,7 +227,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     for (let hop = 0; ; hop++) {
       try {
         if (policy) assertOutboundUrl(url, policy);
-        res = await requestOnce(url, method, headers, body, signal, name);
+        res = await requestOnce(url, method, headers, body, signal, name, exchange);
       } catch (err) {
         return fail(err);
       }
@@ -341,27 +350,42 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** What became of one call's request (a redirect's next hop counts as the same call). */
+interface Exchange {
+  sent: boolean;
+}
+
 interface FailureContext {
   name: string;
   timeoutMs: number;
   deadline: AbortSignal;
   caller?: AbortSignal;
+  exchange: Exchange;
 }
 
 function toOutboundError(err: unknown, context: FailureContext): OutboundError {
-  if (err instanceof OutboundError) return err;
+  if (err instanceof OutboundError) {
+    if (context.exchange.sent) err.requestSent = true;
+    return err;
+  }
   const { name } = context;
+  const requestSent = context.exchange.sent;
   if (context.deadline.aborted) {
     const detail = `timed out after ${formatDuration(context.timeoutMs)}`;
     return new OutboundError("timeout", `${name} ${detail}`, {
       upstream: name,
       detail,
       timeoutMs: context.timeoutMs,
+      requestSent,
     });
   }
   if (context.caller?.aborted) {
     const detail = "was given up";
-    return new OutboundError("aborted", `the call to ${name} ${detail}`, { upstream: name, detail });
+    return new OutboundError("aborted", `the call to ${name} ${detail}`, {
+      upstream: name,
+      detail,
+      requestSent,
+    });
   }
   const code = (err as NodeJS.ErrnoException).code;
   const known = code ? NETWORK_ERRORS[code] : undefined;
@@ -376,6 +400,7 @@ function toOutboundError(err: unknown, context: FailureContext): OutboundError {
     upstream: name,
     detail,
     socketCode: code,
+    requestSent,
   });
 }
 

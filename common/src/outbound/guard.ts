@@ -38,6 +38,8 @@ export interface OutboundErrorDetails {
   socketCode?: string;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The request went out whole on a connection (the upstream may have acted on it). */
+  requestSent?: boolean;
 }
 
 /** A failed outbound call, named by its reason and upstream. */
@@ -49,6 +51,12 @@ export class OutboundError extends Error {
   readonly socketCode?: string;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
+  /**
+   * Whether the request went out whole on a connection before the failure (set by the outbound client): false
+   * for a refused connection, a failed name lookup or a deadline hit while connecting, true once the upstream
+   * could have acted on it (a timeout waiting for the answer, a connection reset after sending, a broken body).
+   */
+  requestSent: boolean;
 
   constructor(reason: OutboundFailure, message: string, details: OutboundErrorDetails = {}) {
     super(message);
@@ -60,6 +68,7 @@ export class OutboundError extends Error {
     this.socketCode = details.socketCode;
     this.timeoutMs = details.timeoutMs;
     this.maxBytes = details.maxBytes;
+    this.requestSent = details.requestSent ?? false;
   }
 }
 

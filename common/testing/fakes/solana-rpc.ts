@@ -30,8 +30,11 @@ export interface FakeSolanaRpc {
   /** JSON-RPC methods received, in order. */
   methods(): string[];
   delayMs: number;
-  /** An HTTP status (500, 429, …) or "rpc-error" for a JSON-RPC error answer; null to work again. */
-  failWith(failure: number | "rpc-error" | null): void;
+  /**
+   * An HTTP status (500, 429, …) or "rpc-error" for a JSON-RPC error answer (with `message`, default a
+   * node-behind message); null to work again.
+   */
+  failWith(failure: number | "rpc-error" | null, message?: string): void;
   hang(on: boolean): void;
   close(): Promise<void>;
 }
@@ -46,6 +49,7 @@ interface RpcRequest {
 export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
   const accounts = new Map<string, FakeSolanaAccount>();
   let failure: number | "rpc-error" | null = null;
+  let failureMessage = "Node is behind by 42 slots";
   let hanging = false;
   const state = { delayMs: 0 };
   const context = { slot: 312_000_000, apiVersion: "2.2.0" };
@@ -133,7 +137,7 @@ export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
       return sendJson(res, 200, {
         jsonrpc: "2.0",
         id: request.id,
-        error: { code: -32005, message: "Node is behind by 42 slots" },
+        error: { code: -32005, message: failureMessage },
       });
     try {
       sendJson(res, 200, { jsonrpc: "2.0", id: request.id, result: answer(request) });
@@ -154,8 +158,9 @@ export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
     set delayMs(ms: number) {
       state.delayMs = ms;
     },
-    failWith(next) {
+    failWith(next, message = "Node is behind by 42 slots") {
       failure = next;
+      failureMessage = message;
     },
     hang(on) {
       hanging = on;

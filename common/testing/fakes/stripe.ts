@@ -95,6 +95,13 @@ interface CheckoutEventInput {
   userId: string;
   amountTotalCents: number;
   paid?: boolean;
+  /** The session's currency, `usd` unless told. */
+  currency?: string;
+  /**
+   * Adaptive pricing: the buyer paid `amountTotalCents` in `currency`, converted from this amount in the
+   * currency the session was created in (`currency_conversion`).
+   */
+  convertedFrom?: { currency: string; amountTotalCents: number };
 }
 
 /** A `checkout.session.completed` event of a paid session (the provider's event shape, the fields we read). */
@@ -130,7 +137,15 @@ function checkoutEvent(type: string, input: CheckoutEventInput): Record<string, 
         status: "complete",
         payment_status: input.paid === false ? "unpaid" : "paid",
         amount_total: input.amountTotalCents,
-        currency: "usd",
+        currency: input.currency ?? "usd",
+        currency_conversion: input.convertedFrom
+          ? {
+              amount_subtotal: input.convertedFrom.amountTotalCents,
+              amount_total: input.convertedFrom.amountTotalCents,
+              fx_rate: "1.0",
+              source_currency: input.convertedFrom.currency,
+            }
+          : null,
         client_reference_id: input.userId,
         metadata: { userId: input.userId },
       },

@@ -13,13 +13,18 @@ import { GET as RPC_GET, POST as RPC_POST } from "@/app/api/l1/rpc-config/route"
 import { GET as VERIFY } from "@/app/api/l1/verify/route";
 import { GET as WALLET } from "@/app/api/l1/wallet/route";
 import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { maskUrlCredentials } from "./mask-url";
 import { refreshUsdQuote } from "./price";
 
 const rpc = await startFakeSolanaRpc();
 const market = await startFakeMarketData();
 const MINT = "9V4m199eohMgy7bB7MbXhDacUur6NzpgZVrhfux5pump";
+// The platform's RPC as providers hand them out: the operator's key in the userinfo, the path and the query.
+const OPERATOR_KEY = "0perAtorKey7f3e9a1b2c4d";
+const DEFAULT_RPC = `http://operator:hunter2secret@${new URL(rpc.url).host}/v2/${OPERATOR_KEY}?api-key=${OPERATOR_KEY}&cluster=mainnet`;
+const MASKED_DEFAULT_RPC = `http://***:***@${new URL(rpc.url).host}/v2/***?api-key=***&cluster=mainnet`;
 const { clock } = useWebTestContext({
-  L1_RPC_URL: rpc.url,
+  L1_RPC_URL: DEFAULT_RPC,
   MARKET_DATA_URL: market.url,
   OUTBOUND_ALLOW_HOSTS: "localhost",
 });
@@ -178,7 +183,7 @@ describe("GET /api/l1/wallet", () => {
   it("keeps at most 20 tokens, largest amount first across decimals, known mints as tickers", async () => {
     const address = "8xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
     const tokens = Array.from({ length: 25 }, (_, i) => ({
-      mint: `Mint${String(i).padStart(2, "0")}${"1".repeat(34)}`,
+      mint: `Mint${"ABCDEFGHJKLMNPQRSTUVWXYZabcdefg"[i]}${"1".repeat(35)}`,
       amount: String((i + 1) * 1_000_000),
       decimals: 6,
     }));
@@ -268,6 +273,101 @@ describe("GET /api/l1/wallet", () => {
     );
     expect(rpc.requests.length).toBe(before);
   });
+
+  it("an RPC answering hostile numbers gets an error or a bounded value, never a held process", async () => {
+    // Huge decimals once held the web process for minutes (10n ** 200000n, viem's formatUnits). A user's saved
+    // node is read by the same client and schemas; its URL must be HTTPS (a database check), which a loopback
+    // fake cannot offer with a trusted certificate, so the platform's node plays the hostile one here.
+    const { jar } = await signedInUser();
+    const lookup = async (address: string) => {
+      const res = await call(WALLET, { path: `/api/l1/wallet?address=${address}`, jar });
+      return { status: res.status, text: await res.text() };
+    };
+    const holder = (n: number) => `Hst${n}${"1".repeat(38)}`;
+    const mint = "Tok1111111111111111111111111111111111111111";
+
+    rpc.accounts.set(holder(1), { lamports: 1, tokens: [{ mint, amount: "1", decimals: 200_000 }] });
+    const decimals = await lookup(holder(1));
+    expect(decimals.status).toBe(500);
+    expect(JSON.parse(decimals.text)).toEqual({
+      error:
+        "the wallet could not be read: the L1 RPC's answer to getTokenAccountsByOwner has an unexpected " +
+        "shape (value.0.account.data.parsed.info.tokenAmount.decimals: must be at most 36)",
+      code: "l1_rpc_failed",
+    });
+
+    rpc.accounts.set(holder(2), {
+      lamports: 1,
+      tokens: [{ mint, amount: "9".repeat(1_000_000), decimals: 6 }],
+    });
+    const digits = await lookup(holder(2));
+    expect(digits.status).toBe(500);
+    expect(JSON.parse(digits.text).error).toMatch(
+      /tokenAmount\.amount: must be a whole number of at most 40 digits\)$/,
+    );
+    expect(digits.text.length).toBeLessThan(400);
+
+    // A mint that is not an address would be echoed into our answer: refused, the answer stays small.
+    rpc.accounts.set(holder(3), {
+      lamports: 1,
+      tokens: [{ mint: "M".repeat(1_000_000), amount: "1", decimals: 6 }],
+    });
+    const echoed = await lookup(holder(3));
+    expect(echoed.status).toBe(500);
+    expect(JSON.parse(echoed.text).error).toMatch(/parsed\.info\.mint: address must be a base58 address/);
+    expect(echoed.text.length).toBeLessThan(400);
+
+    // The largest numbers allowed are formatted, exactly where a double can say it.
+    rpc.accounts.set(holder(4), {
+      lamports: 1,
+      tokens: [{ mint, amount: "9".repeat(40), decimals: 36 }],
+    });
+    const bounded = await lookup(holder(4));
+    expect(bounded.status).toBe(200);
+    expect(JSON.parse(bounded.text).tokens).toEqual([
+      { mint, symbol: "Tok1...", amount: Number("9999.999999999999999999999999999999999999"), decimals: 36 },
+    ]);
+
+    // A node's error text is passed on cut to 200 characters.
+    rpc.failWith("rpc-error", "x".repeat(1_000_000));
+    const refused = await lookup(holder(4));
+    expect(refused.status).toBe(500);
+    const message: string = JSON.parse(refused.text).error;
+    expect(message).toMatch(
+      /refused (getBalance|getTokenAccountsByOwner|getAccountInfo): x{200} \(-32005\)$/,
+    );
+    expect(message).not.toContain("x".repeat(201));
+  });
+});
+
+describe("maskUrlCredentials", () => {
+  it("masks userinfo, key-like query values and path segments of the providers' URL shapes", () => {
+    const cases: [string, string][] = [
+      [
+        "https://mainnet.helius-rpc.com/?api-key=3f1c2b7e-0d4a-4b8e-9c1f-2a6d8e4b7c90",
+        "https://mainnet.helius-rpc.com/?api-key=***",
+      ],
+      [
+        "https://solana-mainnet.g.alchemy.com/v2/AbCdEf0123456789GhIjKl",
+        "https://solana-mainnet.g.alchemy.com/v2/***",
+      ],
+      [
+        "https://old-fabled-pine.solana-mainnet.quiknode.pro/4f0e6a9b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f/",
+        "https://old-fabled-pine.solana-mainnet.quiknode.pro/***/",
+      ],
+      ["https://user:pass@rpc.provider.io/", "https://***:***@rpc.provider.io/"],
+      ["https://rpc.provider.io/?token=short&x=1", "https://rpc.provider.io/?token=***&x=1"],
+      [
+        "https://rpc.provider.io/?id=Zk29aQ0pLm4nB7vX&cluster=main",
+        "https://rpc.provider.io/?id=***&cluster=main",
+      ],
+      // Nothing to mask: unchanged, byte for byte.
+      ["https://api.mainnet-beta.solana.com", "https://api.mainnet-beta.solana.com"],
+      ["http://127.0.0.1:8899/rpc?cluster=devnet", "http://127.0.0.1:8899/rpc?cluster=devnet"],
+      ["not a url", "***"],
+    ];
+    for (const [raw, masked] of cases) expect(maskUrlCredentials(raw), raw).toBe(masked);
+  });
 });
 
 describe("GET /api/l1/verify", () => {
@@ -339,18 +439,22 @@ describe("GET/POST /api/l1/rpc-config", () => {
   it("starts at the default, saves an HTTPS URL, and reads it back as the user's", async () => {
     const { jar } = await signedInUser();
     expect(await (await call(RPC_GET, { path: "/api/l1/rpc-config", jar })).json()).toEqual({
-      rpcUrl: rpc.url,
-      defaultRpcUrl: rpc.url,
+      rpcUrl: MASKED_DEFAULT_RPC,
+      defaultRpcUrl: MASKED_DEFAULT_RPC,
       source: "default",
     });
     const saved = await post(jar, { rpcUrl: "https://localhost:8899/?api-key=abc123" });
     expect(saved.status).toBe(200);
     expect(await saved.json()).toEqual({ success: true, rpcUrl: "https://localhost:8899/?api-key=abc123" });
-    expect(await (await call(RPC_GET, { path: "/api/l1/rpc-config", jar })).json()).toEqual({
+    const read = await call(RPC_GET, { path: "/api/l1/rpc-config", jar });
+    const text = await read.text();
+    expect(JSON.parse(text)).toEqual({
       rpcUrl: "https://localhost:8899/?api-key=abc123",
-      defaultRpcUrl: rpc.url,
+      defaultRpcUrl: MASKED_DEFAULT_RPC,
       source: "user",
     });
+    // The operator's credentials appear nowhere in the answer, in any encoding.
+    for (const secret of [OPERATOR_KEY, "hunter2secret", "operator:"]) expect(text).not.toContain(secret);
   });
 
   it("400 for each refused URL, with the reason, and nothing saved", async () => {

@@ -1,13 +1,19 @@
 /**
  * The one client of the layer-1 (Solana) JSON-RPC: plain JSON-RPC 2.0 over the outbound client, each answer
  * checked with zod. The platform's configured URL is called as configured; a URL a user saved goes through
- * the outbound URL guard on every call (no loopback, private or link-local targets).
+ * the outbound URL guard on every call (no loopback, private or link-local targets). Whatever the node
+ * answers is bounded before use (./units.ts): amounts, decimals, addresses and error texts, and the answer's
+ * size, so a hostile node of a user's can neither hold the process nor swell our answer.
  */
 import { createOutboundClient, guardedClients, OutboundError } from "@svc/common";
 import { z } from "zod";
+import { solanaAddress } from "./schema";
+import { rawAmount, tokenDecimals } from "./units";
 
 export const L1_RPC_TIMEOUT_MS = 10_000;
 const L1_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** The most of a node's error text passed on in ours. */
+const RPC_ERROR_TEXT_MAX = 200;
 export const SPL_TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 /** A failed RPC call: unreachable, refused by the guard, an HTTP error, a JSON-RPC error or a bad answer. */
@@ -56,10 +62,14 @@ export async function callL1Rpc<S extends z.ZodType>(
   if (!parsed.success) throw new L1RpcError(`the L1 RPC's answer to ${method} is not JSON-RPC`);
   if (parsed.data.error)
     throw new L1RpcError(
-      `the L1 RPC refused ${method}: ${parsed.data.error.message} (${parsed.data.error.code})`,
+      `the L1 RPC refused ${method}: ${parsed.data.error.message.slice(0, RPC_ERROR_TEXT_MAX)} (${parsed.data.error.code})`,
     );
   const result = schema.safeParse(parsed.data.result);
-  if (!result.success) throw new L1RpcError(`the L1 RPC's answer to ${method} has an unexpected shape`);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue ? ` (${issue.path.join(".") || "result"}: ${issue.message})` : "";
+    throw new L1RpcError(`the L1 RPC's answer to ${method} has an unexpected shape${where}`);
+  }
   return result.data;
 }
 
@@ -70,11 +80,18 @@ const rpcAnswer = z.object({
 
 const withContext = <T extends z.ZodType>(value: T) => z.object({ value });
 
+/** A u64 as a JSON number: whole, 0 to 2^64 (u64::MAX reads as 2^64 in a double). */
+const u64Number = z
+  .number()
+  .nonnegative()
+  .max(2 ** 64, "must be a u64")
+  .refine(Number.isInteger, "must be a whole number");
+
 /**
  * Lamports are a u64: past 2^53 JSON numbers arrive rounded (still whole), which zod's `.int()` (safe integers
  * only) would refuse; the SOL figure is lamports / 1e9 either way.
  */
-export const balanceResult = withContext(z.number().nonnegative().refine(Number.isInteger));
+export const balanceResult = withContext(u64Number);
 
 export const tokenAccountsResult = withContext(
   z.array(
@@ -83,8 +100,8 @@ export const tokenAccountsResult = withContext(
         data: z.object({
           parsed: z.object({
             info: z.object({
-              mint: z.string(),
-              tokenAmount: z.object({ amount: z.string().regex(/^\d+$/), decimals: z.number().int().min(0) }),
+              mint: solanaAddress,
+              tokenAmount: z.object({ amount: rawAmount, decimals: tokenDecimals }),
             }),
           }),
         }),
@@ -97,8 +114,8 @@ export const accountInfoResult = withContext(
   z
     .object({
       executable: z.boolean(),
-      owner: z.string(),
-      rentEpoch: z.number().optional(),
+      owner: solanaAddress,
+      rentEpoch: u64Number.optional(),
     })
     .nullable(),
 );

@@ -52,7 +52,13 @@ export const chainOperations: readonly ApiOperation[] = [
     summary: "The caller's L1 RPC URL (saved, or the platform default)",
     tags: ["chain"],
     auth: ["session"],
-    success: { status: 200, description: "`{rpcUrl, defaultRpcUrl, source}`", schema: rpcConfigSchema },
+    success: {
+      status: 200,
+      description:
+        "`{rpcUrl, defaultRpcUrl, source}`; the platform default's credentials (user name, password, key-like " +
+        "query values and path segments) are shown as `***`",
+      schema: rpcConfigSchema,
+    },
     errors: session,
   },
   {

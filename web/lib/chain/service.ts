@@ -7,7 +7,6 @@ import { guardedLookup, OutboundError, outboundPolicy } from "@svc/common";
 import type { Database } from "@svc/db";
 import { userRpcConfigs } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
-import { formatUnits } from "viem";
 import type { WebConfig } from "../config";
 import { badRpcUrl, verifyRpcFailed, walletLookupFailed } from "./errors";
 import { KNOWN_MINTS, tokenSymbol } from "./known-mints";
@@ -20,8 +19,10 @@ import {
   SPL_TOKEN_PROGRAM,
   tokenAccountsResult,
 } from "./l1-rpc-client";
+import { maskUrlCredentials } from "./mask-url";
 import type { L1Verify, L1Wallet, RpcConfig } from "./schema";
 import { benefitsOf, ELIGIBLE_MIN_BALANCE, HOLDER_TIERS } from "./tiers";
+import { unitsToNumber } from "./units";
 
 /** Spec "Limits": wallet tokens max 20. */
 export const WALLET_MAX_TOKENS = 20;
@@ -33,12 +34,16 @@ interface Deps {
   config: ChainConfig;
 }
 
-/** The caller's saved RPC URL, or the platform default. */
+/**
+ * The caller's saved RPC URL (theirs, shown as saved), or the platform default; the default's credentials
+ * (the operator's provider key) are masked wherever it appears.
+ */
 export async function getRpcConfig(deps: Deps, userId: string): Promise<RpcConfig> {
   const saved = await savedRpcUrl(deps.db, userId);
+  const defaultRpcUrl = maskUrlCredentials(deps.config.L1_RPC_URL);
   return saved
-    ? { rpcUrl: saved, defaultRpcUrl: deps.config.L1_RPC_URL, source: "user" }
-    : { rpcUrl: deps.config.L1_RPC_URL, defaultRpcUrl: deps.config.L1_RPC_URL, source: "default" };
+    ? { rpcUrl: saved, defaultRpcUrl, source: "user" }
+    : { rpcUrl: defaultRpcUrl, defaultRpcUrl, source: "default" };
 }
 
 /** Saves the caller's RPC URL after checking it: HTTPS, not a placeholder, a host with only public addresses. */
@@ -124,7 +129,7 @@ export async function lookupWallet(deps: Deps, userId: string, address: string):
     const account = info.value;
     return {
       address,
-      solBalance: Number(formatUnits(BigInt(balance.value), LAMPORTS_DECIMALS)),
+      solBalance: unitsToNumber(BigInt(balance.value), LAMPORTS_DECIMALS),
       tokens: topTokens(tokenAccounts.value.map((a) => a.account.data.parsed.info)),
       accountInfo: {
         isExecutable: account?.executable ?? false,
@@ -143,7 +148,10 @@ interface Holding {
   tokenAmount: { amount: string; decimals: number };
 }
 
-/** Non-zero holdings merged per mint, by amount descending (exact, across decimals), at most 20. */
+/**
+ * Non-zero holdings merged per mint, by amount descending (exact, across decimals), at most 20. Amounts and
+ * decimals arrive bounded (./units.ts), so the powers of ten below stay small.
+ */
 export function topTokens(holdings: readonly Holding[]): L1Wallet["tokens"] {
   const perMint = new Map<string, { raw: bigint; decimals: number }>();
   for (const { mint, tokenAmount } of holdings) {
@@ -164,7 +172,7 @@ export function topTokens(holdings: readonly Holding[]): L1Wallet["tokens"] {
     .map(([mint, { raw, decimals }]) => ({
       mint,
       symbol: tokenSymbol(mint),
-      amount: Number(formatUnits(raw, decimals)),
+      amount: unitsToNumber(raw, decimals),
       decimals,
     }));
 }
@@ -189,7 +197,7 @@ export async function verifyHolder(deps: Pick<Deps, "config">, address: string):
     if (err instanceof L1RpcError) throw verifyRpcFailed(err.message);
     throw err;
   }
-  const balance = Number(formatUnits(raw, decimals));
+  const balance = unitsToNumber(raw, decimals);
   return {
     address,
     token: mint,

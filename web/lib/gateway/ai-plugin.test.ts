@@ -50,6 +50,55 @@ describe("agent and generate-text without their own URL", () => {
     expect(await cardCreditOf(webContext().db, user.id)).toBe(990_000n);
   });
 
+  it("cap what one paid call may ask of the provider: over a cap or an unknown field is a 400, nothing charged or sent", async () => {
+    const { user, jar } = await withCredit();
+    const ask = (json: Record<string, unknown>) =>
+      call(POST, { method: "POST", path: "/api/v1/gateway", json, jar });
+    const hi = [{ role: "user", content: "Hi?" }];
+    const sentBefore = provider.requests.length;
+    const cases: [Record<string, unknown>, string][] = [
+      // The review's call: a $0.01 price asking for 64 completions of 128,000 tokens each.
+      [
+        { plugin: "generate-text", messages: hi, max_tokens: 128_000, n: 64 },
+        "max_tokens: must be at most 1024",
+      ],
+      [{ plugin: "generate-text", messages: hi, n: 64 }, "n: must be at most 1"],
+      [{ plugin: "agent", messages: hi, max_tokens: 4097 }, "max_tokens: must be at most 4096"],
+      [
+        { plugin: "agent", messages: hi, max_completion_tokens: 100_000 },
+        "max_completion_tokens: must be at most 4096",
+      ],
+      [
+        { plugin: "generate-text", messages: hi, logit_bias: { "50256": 100 } },
+        'logit_bias: not a field plugin "generate-text" takes (it takes messages, model, max_tokens, ' +
+          "max_completion_tokens, n, temperature, top_p, stop, presence_penalty, frequency_penalty, seed, user, " +
+          "response_format, tools, tool_choice, parallel_tool_calls, stream)",
+      ],
+      [
+        { plugin: "generate-text", messages: [{ role: "user", content: "x".repeat(16_000) }] },
+        'messages: the prompt (messages, tools and response_format as JSON) is 16030 characters; plugin "generate-text" takes at most 16000',
+      ],
+      [{ plugin: "agent" }, "messages: is required"],
+    ];
+    for (const [json, message] of cases) {
+      const res = await ask(json);
+      expect(res.status, message).toBe(400);
+      expect(await res.json()).toEqual({ error: "invalid_request", message });
+    }
+    expect(provider.requests.length).toBe(sentBefore);
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(1_000_000n);
+
+    // Within the caps: the output limit reaches the provider, the plugin's cap when the caller left it out.
+    expect((await ask({ plugin: "generate-text", messages: hi, n: 1, stream: false })).status).toBe(200);
+    expect(provider.requests.at(-1)?.body).toMatchObject({ max_tokens: 1024, n: 1 });
+    expect(provider.requests.at(-1)?.body).not.toHaveProperty("stream");
+    expect((await ask({ plugin: "agent", messages: hi })).status).toBe(200);
+    expect(provider.requests.at(-1)?.body).toMatchObject({ max_tokens: 4096 });
+    expect((await ask({ plugin: "agent", messages: hi, max_tokens: 50 })).status).toBe(200);
+    expect(provider.requests.at(-1)?.body).toMatchObject({ max_tokens: 50 });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(1_000_000n - 10_000n - 2n * 50_000n);
+  });
+
   it("stream the agent's answer as server-sent events", async () => {
     const { jar } = await withCredit();
     const res = await call(POST, {

@@ -5,7 +5,7 @@ import {
   signStripeWebhook,
   startFakeStripe,
 } from "@svc/common/testing";
-import { cardCreditEvents } from "@svc/db/schema";
+import { cardCheckouts, cardCreditEvents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as CHECKOUT } from "@/app/api/v1/payments/card/create/route";
@@ -88,9 +88,26 @@ describe("GET /api/v1/payments/card/create", () => {
 });
 
 describe("POST /api/webhooks/stripe", () => {
-  it("credits the user the amount paid, once per event id: a replayed event credits nothing more", async () => {
-    const { user } = await signedInUser();
-    const event = checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500 });
+  /** A checkout of one credit pack (5.00 USD), created through the route as a buyer would: its session id. */
+  async function boughtCheckout() {
+    const signed = await signedInUser();
+    const res = await call(CHECKOUT, { path: "/api/v1/payments/card/create?plugin=agent", jar: signed.jar });
+    expect(res.status).toBe(303);
+    const sessionId = stripe.sessions.at(-1)?.id ?? "";
+    expect(res.headers.get("location")).toContain(sessionId);
+    return { ...signed, sessionId };
+  }
+  const send = (event: Record<string, unknown>) => {
+    const payload = JSON.stringify(event);
+    return postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
+  };
+
+  it("credits the buyer the pack of a checkout the platform created, once per event id", async () => {
+    const { user, sessionId } = await boughtCheckout();
+    expect(await webContext().db.select().from(cardCheckouts).where(eq(cardCheckouts.id, sessionId))).toEqual(
+      [{ id: sessionId, userId: user.id, amountUsd: "5.000000", createdAt: expect.any(Date) }],
+    );
+    const event = checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500 });
     const payload = JSON.stringify(event);
     const first = await postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
     expect(first.status).toBe(200);
@@ -106,23 +123,76 @@ describe("POST /api/webhooks/stripe", () => {
     expect(events).toHaveLength(1);
   });
 
+  it("credits nothing for a paid checkout the platform did not create, nor one paid in another currency (200)", async () => {
+    const { user, sessionId } = await boughtCheckout();
+    const cases: [string, Record<string, unknown>][] = [
+      // A checkout made elsewhere on the same provider account (a payment link naming the user, say).
+      ["foreign", checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500 })],
+      [
+        "foreign, large",
+        checkoutCompletedEvent({
+          userId: user.id,
+          sessionId: "cs_live_elsewhere",
+          amountTotalCents: 500_000,
+        }),
+      ],
+      // The platform's own checkout, but paid in yen: 500 JPY is not 5.00 USD.
+      ["JPY", checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500, currency: "jpy" })],
+      [
+        "converted from JPY",
+        checkoutCompletedEvent({
+          userId: user.id,
+          sessionId,
+          amountTotalCents: 500,
+          currency: "eur",
+          convertedFrom: { currency: "jpy", amountTotalCents: 500 },
+        }),
+      ],
+      // In USD, but not the amount sold.
+      ["1.00 USD", checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 100 })],
+    ];
+    for (const [name, event] of cases) {
+      const res = await send(event);
+      // Acknowledged so the provider does not retry what cannot change; nothing credited.
+      expect(res.status, name).toBe(200);
+      expect(await res.json(), name).toEqual({ received: true });
+    }
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(0n);
+    expect(
+      await webContext().db.select().from(cardCreditEvents).where(eq(cardCreditEvents.userId, user.id)),
+    ).toEqual([]);
+  });
+
+  it("credits the buyer, not whoever the event names, and a USD checkout the buyer paid in euros", async () => {
+    const { user, sessionId } = await boughtCheckout();
+    const other = await signedInUser();
+    const res = await send(
+      checkoutCompletedEvent({
+        userId: other.user.id,
+        sessionId,
+        amountTotalCents: 462,
+        currency: "eur",
+        convertedFrom: { currency: "usd", amountTotalCents: 500 },
+      }),
+    );
+    expect(await res.json()).toEqual({ received: true, credited: "5.00" });
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(5_000_000n);
+    expect(await cardCreditOf(webContext().db, other.user.id)).toBe(0n);
+  });
+
   it("credits once when the same event arrives 5 times at once", async () => {
-    const { user } = await signedInUser();
-    const payload = JSON.stringify(checkoutCompletedEvent({ userId: user.id, amountTotalCents: 1000 }));
+    const { user, sessionId } = await boughtCheckout();
+    const payload = JSON.stringify(
+      checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500 }),
+    );
     const header = signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds());
     const answers = await Promise.all(Array.from({ length: 5 }, () => postEvent(payload, header)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(await cardCreditOf(webContext().db, user.id)).toBe(10_000_000n);
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(5_000_000n);
   });
 
-  const send = (event: Record<string, unknown>) => {
-    const payload = JSON.stringify(event);
-    return postEvent(payload, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds()));
-  };
-
   it("a delayed payment: the unpaid completed event credits nothing, its async_payment_succeeded credits once", async () => {
-    const { user } = await signedInUser();
-    const sessionId = "cs_test_delayed_1";
+    const { user, sessionId } = await boughtCheckout();
     const completed = await send(
       checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500, paid: false }),
     );
@@ -142,17 +212,16 @@ describe("POST /api/webhooks/stripe", () => {
   });
 
   it("two paid events of one checkout (distinct event ids) credit it once, even at once", async () => {
-    const { user } = await signedInUser();
-    const sessionId = "cs_test_twice_1";
+    const { user, sessionId } = await boughtCheckout();
     const answers = await Promise.all([
-      send(checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
-      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
-      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 700 })),
+      send(checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500 })),
+      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 500 })),
+      send(checkoutAsyncPaymentSucceededEvent({ userId: user.id, sessionId, amountTotalCents: 500 })),
     ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
     const bodies = await Promise.all(answers.map((r) => r.json()));
-    expect(bodies.filter((b) => b.credited === "7.00")).toHaveLength(1);
-    expect(await cardCreditOf(webContext().db, user.id)).toBe(7_000_000n);
+    expect(bodies.filter((b) => b.credited === "5.00")).toHaveLength(1);
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(5_000_000n);
     const events = await webContext()
       .db.select()
       .from(cardCreditEvents)
@@ -161,8 +230,10 @@ describe("POST /api/webhooks/stripe", () => {
   });
 
   it("400 for a tampered body, a wrong secret, an old timestamp or no signature: nothing credited", async () => {
-    const { user } = await signedInUser();
-    const payload = JSON.stringify(checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500 }));
+    const { user, sessionId } = await boughtCheckout();
+    const payload = JSON.stringify(
+      checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500 }),
+    );
     const tampered = payload.replace('"amount_total":500', '"amount_total":50000');
     const cases = [
       [tampered, signStripeWebhook(payload, WEBHOOK_SECRET, nowSeconds())],
@@ -181,9 +252,9 @@ describe("POST /api/webhooks/stripe", () => {
   });
 
   it("acknowledges other events and unpaid sessions without crediting", async () => {
-    const { user } = await signedInUser();
+    const { user, sessionId } = await boughtCheckout();
     const unpaid = JSON.stringify(
-      checkoutCompletedEvent({ userId: user.id, amountTotalCents: 500, paid: false }),
+      checkoutCompletedEvent({ userId: user.id, sessionId, amountTotalCents: 500, paid: false }),
     );
     const res = await postEvent(unpaid, signStripeWebhook(unpaid, WEBHOOK_SECRET, nowSeconds()));
     expect(await res.json()).toEqual({ received: true });

@@ -65,10 +65,24 @@ export const settlementStillUnknown = () =>
       "unknown: the payment may have gone through. It is never settled again, so it will not be charged twice; " +
       "the operator resolves it from the chain",
   );
-export const upstreamTimeout = (id: string, seconds: number) =>
-  new HttpError(504, "upstream_timeout", `plugin "${id}" did not answer within ${seconds} s`);
-export const upstreamUnreachable = (id: string, detail: string) =>
-  new HttpError(502, "upstream_unreachable", `plugin "${id}" could not be reached: ${detail}`);
+/** Said when a call without an answer stays paid (see service.ts, "refunds"). */
+const STAYS_PAID = "the call stays paid: the plugin had the request and may have done the work";
+export const upstreamTimeout = (id: string, seconds: number, upstreamHadRequest: boolean) =>
+  new HttpError(
+    504,
+    "upstream_timeout",
+    upstreamHadRequest
+      ? `plugin "${id}" did not answer within ${seconds} s; ${STAYS_PAID}`
+      : `plugin "${id}" could not be reached within ${seconds} s`,
+  );
+export const upstreamUnreachable = (id: string, detail: string, upstreamHadRequest: boolean) =>
+  new HttpError(
+    502,
+    "upstream_unreachable",
+    upstreamHadRequest
+      ? `plugin "${id}" broke off the call: ${detail}; ${STAYS_PAID}`
+      : `plugin "${id}" could not be reached: ${detail}`,
+  );
 export const cardProviderFailed = (detail: string) =>
   new HttpError(
     502,

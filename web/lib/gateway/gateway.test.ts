@@ -6,7 +6,7 @@ import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext, web
 import { cardCreditOf } from "./billing/card";
 import { selectPaymentMethod } from "./payment";
 import { handleGatewayCall } from "./service";
-import { startFakePlugin } from "./test-support";
+import { HI, startFakePlugin } from "./test-support";
 
 const plugin = await startFakePlugin();
 const streaming = await startFakePlugin();
@@ -48,7 +48,7 @@ describe("payment method selection", () => {
 
   it("answers 400 for any other X-Payment-Method, calling nothing", async () => {
     const before = plugin.calls.length;
-    const res = await gateway({ messages: [] }, { "x-payment-method": "paypal" });
+    const res = await gateway(HI, { "x-payment-method": "paypal" });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       error: "invalid_request",
@@ -85,7 +85,7 @@ describe("POST /api/v1/gateway: card credit", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({
       plugin: "agent",
-      echo: { messages: [{ role: "user", content: "hi" }], temperature: 0 },
+      echo: { messages: [{ role: "user", content: "hi" }], temperature: 0, max_tokens: 4096 },
     });
     expect(await cardCreditOf(webContext().db, user.id)).toBe(70_000n);
   });
@@ -93,7 +93,7 @@ describe("POST /api/v1/gateway: card credit", () => {
   it("402 when the credit does not cover the price; nothing debited, nothing called", async () => {
     const { user, jar } = await withCredit("0.04");
     const before = plugin.calls.length;
-    const res = await gateway({ messages: [] }, {}, jar);
+    const res = await gateway(HI, {}, jar);
     expect(res.status).toBe(402);
     const body = await res.json();
     expect(body.error).toBe("payment_required");
@@ -105,7 +105,7 @@ describe("POST /api/v1/gateway: card credit", () => {
 
   it("debits atomically: 5 concurrent calls on credit for 3 serve exactly 3 and leave 0", async () => {
     const { user, jar } = await withCredit("0.15");
-    const answers = await Promise.all(Array.from({ length: 5 }, () => gateway({ messages: [] }, {}, jar)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => gateway(HI, {}, jar)));
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 402, 402]);
     expect(await cardCreditOf(webContext().db, user.id)).toBe(0n);
@@ -115,7 +115,7 @@ describe("POST /api/v1/gateway: card credit", () => {
     const { user, jar } = await withCredit("1.00");
     plugin.failWith(503);
     try {
-      const res = await gateway({ messages: [] }, {}, jar);
+      const res = await gateway(HI, {}, jar);
       expect(res.status).toBe(503);
       expect(await res.json()).toEqual({ error: "plugin failed" });
     } finally {
@@ -123,15 +123,28 @@ describe("POST /api/v1/gateway: card credit", () => {
     }
     expect(await cardCreditOf(webContext().db, user.id)).toBe(1_000_000n);
   });
+
+  it("keeps the credit when the plugin answers 504: its own upstream had the call and may have done the work", async () => {
+    const { user, jar } = await withCredit("1.00");
+    plugin.failWith(504);
+    try {
+      const res = await gateway(HI, {}, jar);
+      expect(res.status).toBe(504);
+      expect(await res.json()).toEqual({ error: "plugin failed" });
+    } finally {
+      plugin.failWith(null);
+    }
+    expect(await cardCreditOf(webContext().db, user.id)).toBe(950_000n);
+  });
 });
 
 describe("POST /api/v1/gateway: plugins", () => {
   it("X-Plugin-Id overrides the body's plugin; the rest of the body is forwarded without `plugin`", async () => {
     const { jar } = await withCredit("1.00");
-    const res = await gateway({ plugin: "tts", text: "read me" }, { "x-plugin-id": "agent" }, jar);
+    const res = await gateway({ plugin: "tts", ...HI, max_tokens: 10 }, { "x-plugin-id": "agent" }, jar);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-plugin-id")).toBe("agent");
-    expect(plugin.calls.at(-1)?.body).toEqual({ text: "read me" });
+    expect(plugin.calls.at(-1)?.body).toEqual({ ...HI, max_tokens: 10 });
     expect(plugin.calls.at(-1)?.headers["x-plugin-id"]).toBe("agent");
   });
 
@@ -202,6 +215,7 @@ describe("POST /api/v1/gateway: plugins", () => {
     expect(res.headers.get("x-plugin-id")).toBe("generate-text");
     expect(streaming.calls.at(-1)?.body).toEqual({
       messages: [{ role: "user", content: "count" }],
+      max_tokens: 1024,
       stream: true,
     });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -225,10 +239,10 @@ describe("POST /api/v1/gateway: plugins", () => {
 
   it("answers JSON from a streaming plugin when the caller did not ask for a stream", async () => {
     const { jar } = await withCredit("1.00");
-    const res = await gateway({ plugin: "generate-text", messages: [] }, {}, jar);
+    const res = await gateway({ plugin: "generate-text", ...HI }, {}, jar);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(streaming.calls.at(-1)?.body).toEqual({ messages: [] });
+    expect(streaming.calls.at(-1)?.body).toEqual({ ...HI, max_tokens: 1024 });
   });
 
   it("502 upstream_unreachable and the debit given back when the plugin cannot be reached", async () => {
@@ -239,7 +253,7 @@ describe("POST /api/v1/gateway: plugins", () => {
     const config = { ...ctx.config, GATEWAY_PLUGIN_AGENT_URL: closed.url };
     const res = await handleGatewayCall(
       { ...ctx, config },
-      makeRequest({ method: "POST", path: "/api/v1/gateway", json: { messages: [] }, jar }),
+      makeRequest({ method: "POST", path: "/api/v1/gateway", json: HI, jar }),
     ).catch((err: { status: number; code: string }) => err);
     expect(res).toMatchObject({ status: 502, code: "upstream_unreachable" });
     expect(await cardCreditOf(webContext().db, user.id)).toBe(1_000_000n);
@@ -250,7 +264,7 @@ describe("POST /api/v1/gateway: plugins", () => {
     const db = webContext().db;
     await db.execute(sql`alter table card_credits rename to card_credits_away`);
     try {
-      const res = await gateway({ messages: [] }, {}, jar);
+      const res = await gateway(HI, {}, jar);
       expect(res.status).toBe(500);
       const body = await res.json();
       expect(body).toEqual({

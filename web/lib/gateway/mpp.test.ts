@@ -119,7 +119,7 @@ describe("MPP: paying", () => {
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ plugin: "agent", echo: body });
+    expect(await res.json()).toEqual({ plugin: "agent", echo: { ...body, max_tokens: 4096 } });
     expect(facilitator.settlements.length).toBe(settledBefore + 1);
     const settlement = facilitator.settlements.at(-1);
     expect(settlement).toMatchObject({
@@ -313,7 +313,7 @@ describe("MPP: a hand-signed credential with one broken field → 402, no settle
         const tts = await call(POST, {
           method: "POST",
           path: "/api/v1/gateway",
-          json: { plugin: "tts" },
+          json: { plugin: "tts", text: "hi" },
           headers: { "x-payment-method": "mpp" },
         });
         return signCredential(tts, newAccount());

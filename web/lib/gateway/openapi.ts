@@ -28,14 +28,24 @@ export const gatewayOperations: readonly ApiOperation[] = [
       "`mpp`, `session`); else `Authorization: Payment <credential>` means `mpp`; else card credit of the " +
       "signed-in user. Sessions send `X-Session-Id` and `X-Wallet-Address` (and may send `Idempotency-Key`). " +
       "The plugin's status, body and Content-Type come back (server-sent events with `Accept: text/event-stream`), " +
-      "with `x-plugin-id`, `Payment-Receipt` (MPP: transaction hash; session: voucher) and `X-Session-Remaining`.",
+      "with `x-plugin-id`, `Payment-Receipt` (MPP: transaction hash; session: voucher) and `X-Session-Remaining`. " +
+      "Each plugin takes only its own fields, within caps, checked before anything is charged: agent and " +
+      "generate-text a chat completion (`messages` required; `max_tokens` at most 4096 / 1024, sent as the cap " +
+      "when absent; `n` at most 1; at most 100 / 50 messages, 64 / 16 tools and 64,000 / 16,000 characters of " +
+      "prompt), tts `text` (at most 4096 characters) with `voice`, `model`, `format`, `speed` (0.25 to 4), " +
+      "`language`, stt `audio` (base64) with `format`, `language`, `model`, `prompt`. Refunds (card credit, " +
+      "session; MPP is settled on chain): only when the plugin did no work, i.e. it was never reached or it " +
+      "answered a 5xx other than 504; once it had the request (a timeout, a connection broken after sending, " +
+      "its 504) the call stays paid.",
     tags: ["gateway"],
     auth: ["none", "session"],
     body: gatewayBody,
     success: { status: 200, description: "the plugin's answer", schema: jsonObject },
     errorBody: backendErrorBody,
     errors: {
-      400: "`unknown_plugin`, a bad X-Payment-Method, a non-JSON body",
+      400:
+        "`unknown_plugin`, a bad X-Payment-Method, a non-JSON body; `invalid_request`: a field the plugin does not " +
+        "take, a missing one, or one over its cap (the message names it), nothing charged",
       401:
         "`Unauthorized`: a plugin registered with auth and no session cookie, verified MPP credential or active " +
         "payment session (`WWW-Authenticate` carries the plugin's MPP challenge when MPP is configured)",
@@ -49,13 +59,14 @@ export const gatewayOperations: readonly ApiOperation[] = [
         "`X-Session-Remaining`) but its answer was not kept (over 1 MB, a stream that did not end, or none recorded within 15 minutes)",
       500: "`internal`",
       502:
-        "`no_plugin` (no upstream configured) or `upstream_unreachable`; `payment_settlement_unknown`: the MPP " +
+        "`no_plugin` (no upstream configured) or `upstream_unreachable` (refunded when the plugin was never reached; " +
+        "when it broke off after receiving the call, the call stays paid); `payment_settlement_unknown`: the MPP " +
         "facilitator's connection broke or it failed after the settlement was sent, or (a retry) that credential's " +
         "earlier settlement has an unknown outcome: the payment may have gone through, the credential is never " +
         "settled again (retrying it does not charge twice)",
       503: "MPP is not configured (names the variable)",
       504:
-        "`upstream_timeout`: no answer in 30 s; `payment_settlement_unknown`: the MPP facilitator did not answer " +
+        "`upstream_timeout`: no answer in 30 s (the call stays paid once the plugin had it); `payment_settlement_unknown`: the MPP facilitator did not answer " +
         "the settlement in time (`MPP_FACILITATOR_TIMEOUT_MS`): the payment may have gone through",
     },
   },
@@ -79,14 +90,16 @@ export const gatewayOperations: readonly ApiOperation[] = [
     method: "post",
     path: "/api/webhooks/stripe",
     summary:
-      "The card provider's events: a paid checkout (completed, or a delayed payment's async_payment_succeeded) " +
-      "credits its user once per event id and once per checkout",
+      "The card provider's events: a paid checkout the platform created (completed, or a delayed payment's " +
+      "async_payment_succeeded) credits its buyer the USD amount sold, once per event id and once per checkout",
     tags: ["webhooks"],
     auth: ["webhookSecret"],
     body: jsonObject,
     success: {
       status: 200,
-      description: "`{received: true, credited?}`",
+      description:
+        "`{received: true, credited?}`; a checkout the platform did not create, or not paid in USD the amount " +
+        "sold, is acknowledged with `{received: true}` and credits nothing",
       schema: z.object({ received: z.literal(true), credited: z.string().optional() }),
     },
     errors: { 400: "bad or missing Stripe-Signature", 503: "STRIPE_WEBHOOK_SECRET unset" },

@@ -2,9 +2,10 @@
  * Calls a plugin's upstream (one outbound client; the upstream's address comes from configuration) and turns
  * its answer into ours: status, body and Content-Type as the upstream gave them, server-sent events passed on
  * chunk by chunk as they arrive when the caller asked for a stream and the plugin streams. 30 s to answer
- * (spec "Limits"); a stream may run longer as long as no gap between two chunks exceeds it.
+ * (spec "Limits"); a stream may run longer as long as no gap between two chunks exceeds it. Each outcome
+ * says whether the plugin may have done the work, which decides refunds (service.ts).
  */
-import { createOutboundClient, OutboundError, type OutboundResponse } from "@svc/common";
+import { createOutboundClient, type HttpError, OutboundError, type OutboundResponse } from "@svc/common";
 import { upstreamTimeout, upstreamUnreachable } from "./errors";
 import type { Plugin, PluginUpstream } from "./plugins";
 
@@ -29,8 +30,11 @@ export interface PluginCall {
 export interface PluginAnswer {
   status: number;
   contentType: string | null;
-  /** The upstream failed (5xx): the caller's payment is given back where it can be. */
-  failed: boolean;
+  /**
+   * The plugin answered that it did no work: a 5xx other than 504 (a 504 says its own upstream, e.g. the AI
+   * provider, had the request and timed out). The caller's payment is given back where it can be.
+   */
+  refundable: boolean;
   /**
    * The body as it arrives. `onEnd` (for Idempotency-Key replays) gets every byte once a stream ended, or
    * null once it broke or its reader gave up: then it is not whole and must not be served again.
@@ -38,7 +42,19 @@ export interface PluginAnswer {
   body(onEnd?: (bytes: Buffer | null) => void): ReadableStream<Uint8Array> | Buffer;
 }
 
-/** Calls the plugin; throws 504 `upstream_timeout` / 502 `upstream_unreachable` when there is no answer. */
+/** No answer from the plugin: the error to answer, and whether the upstream had the request by then. */
+export class NoPluginAnswer extends Error {
+  constructor(
+    readonly answer: HttpError,
+    /** The request went out whole: the plugin may have done the work, so the call stays paid. */
+    readonly upstreamHadRequest: boolean,
+  ) {
+    super(answer.message);
+    this.name = "NoPluginAnswer";
+  }
+}
+
+/** Calls the plugin; throws NoPluginAnswer (504 `upstream_timeout` / 502 `upstream_unreachable`) without one. */
 export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
   const { plugin } = call;
   const streaming = call.wantsStream && plugin.streaming;
@@ -63,13 +79,13 @@ export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
     throw upstreamFailure(plugin.id, err, timeoutMs);
   }
   const contentType = headerOf(res.headers["content-type"]);
-  const failed = res.status >= 500;
+  const refundable = res.status >= 500 && res.status !== 504;
   const isEventStream = /^text\/event-stream\b/i.test(contentType ?? "");
-  if (streaming && isEventStream && !failed) {
+  if (streaming && isEventStream && res.status < 500) {
     return {
       status: res.status,
       contentType,
-      failed,
+      refundable,
       body: (onEnd) => eventStream(res, onEnd),
     };
   }
@@ -79,7 +95,7 @@ export async function callPlugin(call: PluginCall): Promise<PluginAnswer> {
   } catch (err) {
     throw upstreamFailure(plugin.id, err, timeoutMs);
   }
-  return { status: res.status, contentType, failed, body: () => bytes };
+  return { status: res.status, contentType, refundable, body: () => bytes };
 }
 
 function eventStream(
@@ -119,8 +135,9 @@ function eventStream(
 
 function upstreamFailure(id: string, err: unknown, timeoutMs: number): unknown {
   if (!(err instanceof OutboundError)) return err;
-  if (err.reason === "timeout") return upstreamTimeout(id, timeoutMs / 1000);
-  return upstreamUnreachable(id, err.detail);
+  const sent = err.requestSent;
+  if (err.reason === "timeout") return new NoPluginAnswer(upstreamTimeout(id, timeoutMs / 1000, sent), sent);
+  return new NoPluginAnswer(upstreamUnreachable(id, err.detail, sent), sent);
 }
 
 function headerOf(value: string | string[] | undefined): string | null {

@@ -2,7 +2,15 @@
  * `POST /api/v1/gateway` (spec "Gateway (web API)"): the plugin (`X-Plugin-Id`, else body `plugin`, else
  * `agent`), the payment method (./payment.ts), a verified payment, then the plugin's answer passed through
  * with `x-plugin-id`, `Payment-Receipt` and, for sessions, `X-Session-Remaining`. Nothing is served without
- * a verified payment; a debit is given back when the plugin fails (5xx, timeout, unreachable).
+ * a verified payment, and each plugin gets only the fields it takes, within its caps (./plugin-requests.ts),
+ * checked before anything is charged.
+ *
+ * Refunds: a call is paid for the work the plugin may have done, so a debit (card credit, session) is given
+ * back only when the plugin did none: its upstream was never reached (the request did not go out whole: a
+ * refused connection, a failed lookup, the deadline hit while connecting), or it answered a 5xx other than
+ * 504. Once the upstream had the request and no answer came back (the 30 s timeout, a connection broken
+ * after sending, a 504 from the plugin), the call stays paid, as its provider may have spent the tokens.
+ * An MPP payment is settled on chain and never given back.
  */
 import type { WebContext } from "../context";
 import { readJson } from "../http/body";
@@ -28,9 +36,10 @@ import {
   pluginCharge,
   selectPaymentMethod,
 } from "./payment";
+import { pluginRequest } from "./plugin-requests";
 import { DEFAULT_PLUGIN, type Plugin, type PluginUpstream, pluginRegistry } from "./plugins";
 import { microsToUsd, usdToMicros } from "./pricing";
-import { callPlugin, type PluginAnswer } from "./proxy";
+import { callPlugin, NoPluginAnswer, type PluginAnswer } from "./proxy";
 import { type BillingOverview, gatewayBody, openSessionBody } from "./schema";
 
 export async function handleGatewayCall(ctx: WebContext, request: Request): Promise<Response> {
@@ -52,6 +61,7 @@ async function gatewayCall(ctx: WebContext, request: Request): Promise<Response>
   if (plugin.auth) await requireCaller(ctx, request, plugin);
   if (!plugin.upstream) throw noPlugin(plugin.id);
   const upstreamPlugin = { ...plugin, upstream: plugin.upstream };
+  const pluginBody = pluginRequest(plugin.id, forwarded);
 
   const payment = await pay(ctx, request, plugin, method);
   if (payment.replay) return payment.replay;
@@ -61,15 +71,21 @@ async function gatewayCall(ctx: WebContext, request: Request): Promise<Response>
   try {
     answer = await callPlugin({
       plugin: upstreamPlugin,
-      body: forwarded,
+      body: pluginBody,
       wantsStream: /\btext\/event-stream\b/i.test(request.headers.get("accept") ?? ""),
       timeoutMs: ctx.config.GATEWAY_UPSTREAM_TIMEOUT_MS,
     });
   } catch (err) {
-    await giveBack(payment);
-    throw err;
+    if (!(err instanceof NoPluginAnswer)) {
+      await giveBack(payment);
+      throw err;
+    }
+    if (!err.upstreamHadRequest) await giveBack(payment);
+    // Paid without an answer: an Idempotency-Key replay is told so (409), not served nor charged again.
+    else await payment.keep?.({ status: err.answer.status, contentType: null, body: null });
+    throw err.answer;
   }
-  if (answer.failed) await giveBack(payment);
+  if (answer.refundable) await giveBack(payment);
   return respond(upstreamPlugin, payment, answer);
 }
 
@@ -86,7 +102,7 @@ async function respond(
 ): Promise<Response> {
   const headers = new Headers({ "x-plugin-id": plugin.id, ...payment.headers });
   if (answer.contentType) headers.set("content-type", answer.contentType);
-  const keep = !answer.failed ? payment.keep : undefined;
+  const keep = !answer.refundable ? payment.keep : undefined;
   const kept = (bytes: Buffer | null) => ({
     status: answer.status,
     contentType: answer.contentType,

@@ -18,7 +18,7 @@ import {
 import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
-import { startFakePlugin } from "./test-support";
+import { HI, startFakePlugin } from "./test-support";
 
 const facilitator = await startFakeX402Facilitator();
 const plugin = await startFakePlugin();
@@ -71,10 +71,18 @@ function postDeposit(json: Record<string, unknown>, authorization?: string) {
 
 function sessionCall(
   session: { sessionId: string; walletAddress: string },
-  json: Record<string, unknown> = { messages: [] },
+  json: Record<string, unknown> = HI,
   headers: Record<string, string> = {},
 ) {
-  return call(POST, {
+  return call(POST, sessionCallRequest(session, json, headers));
+}
+
+function sessionCallRequest(
+  session: { sessionId: string; walletAddress: string },
+  json: Record<string, unknown> = HI,
+  headers: Record<string, string> = {},
+) {
+  return {
     method: "POST",
     path: "/api/v1/gateway",
     json,
@@ -84,7 +92,7 @@ function sessionCall(
       "x-wallet-address": session.walletAddress,
       ...headers,
     },
-  });
+  };
 }
 
 function sessionsOf(wallet: string) {
@@ -238,11 +246,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
   it("402 session_required when a header is missing", async () => {
     const cases: Record<string, string>[] = [{ "x-session-id": "" }, { "x-wallet-address": "" }];
     for (const headers of cases) {
-      const res = await sessionCall(
-        { sessionId: "ps_x", walletAddress: newAccount().address },
-        { messages: [] },
-        headers,
-      );
+      const res = await sessionCall({ sessionId: "ps_x", walletAddress: newAccount().address }, HI, headers);
       expect(res.status).toBe(402);
       expect((await res.json()).error).toBe("session_required");
     }
@@ -269,7 +273,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     const { session } = await openSession("1.90");
     const callsBefore = plugin.calls.length;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => sessionCall(session, { plugin: "stt" })),
+      Array.from({ length: 20 }, () => sessionCall(session, { plugin: "stt", audio: "UklGRg==" })),
     );
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(19);
@@ -308,7 +312,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     expect(replay.headers.get("x-session-remaining")).toBe("0.95");
     expect(plugin.calls.length).toBe(callsBefore + 1);
     expect(await balanceOf(session.sessionId)).toBe("0.950000");
-    const otherKey = await sessionCall(session, { messages: [] }, { "idempotency-key": "k-2" });
+    const otherKey = await sessionCall(session, HI, { "idempotency-key": "k-2" });
     expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
   });
 
@@ -322,7 +326,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     const request = makeRequest({
       method: "POST",
       path: "/api/v1/gateway",
-      json: { messages: [] },
+      json: HI,
       headers: {
         "x-payment-method": "session",
         "x-session-id": session.sessionId,
@@ -407,7 +411,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     const { session } = await openSession("1.00");
     const script = plugin.streamChunks(['data: {"n":1}\n\n', "data: [DONE]\n\n"]);
     const headers = { "idempotency-key": "abandoned", accept: "text/event-stream" };
-    const first = await sessionCall(session, { messages: [] }, headers);
+    const first = await sessionCall(session, HI, headers);
     expect(first.status).toBe(200);
     const voucher = first.headers.get("payment-receipt");
     const reader = (first.body as ReadableStream<Uint8Array>).getReader();
@@ -417,7 +421,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     script.release();
     await cancelled;
     await expect.poll(() => answerKept(voucher)).toBe(200);
-    const replay = await sessionCall(session, { messages: [] }, headers);
+    const replay = await sessionCall(session, HI, headers);
     await expectNotKept(replay, { voucher, status: 200 });
   });
 
@@ -436,11 +440,11 @@ describe("POST /api/v1/gateway billed to a session", () => {
     const callsBefore = plugin.calls.length;
     clock.advance(ANSWER_LEASE_MS - 1);
     try {
-      const early = await sessionCall(session, { messages: [] }, headers);
+      const early = await sessionCall(session, HI, headers);
       expect(early.status).toBe(409);
       expect((await early.json()).error).toBe("idempotency_in_progress");
       clock.advance(1);
-      const replay = await sessionCall(session, { messages: [] }, headers);
+      const replay = await sessionCall(session, HI, headers);
       expect(replay.status).toBe(409);
       expect(await replay.json()).toEqual({
         error: "idempotency_answer_not_kept",
@@ -480,7 +484,7 @@ describe("POST /api/v1/gateway billed to a session", () => {
     const { session } = await openSession("1.00");
     plugin.failWith(500);
     try {
-      const res = await sessionCall(session, { messages: [] }, { "idempotency-key": "retry-me" });
+      const res = await sessionCall(session, HI, { "idempotency-key": "retry-me" });
       expect(res.status).toBe(500);
       expect(res.headers.get("x-session-remaining")).toBe("1.00");
     } finally {
@@ -493,37 +497,66 @@ describe("POST /api/v1/gateway billed to a session", () => {
       .where(eq(paymentSessionVouchers.sessionId, session.sessionId));
     expect(voucher.refundedAt).not.toBeNull();
     // The key is free again: the retry is a new, paid call.
-    const retry = await sessionCall(session, { messages: [] }, { "idempotency-key": "retry-me" });
+    const retry = await sessionCall(session, HI, { "idempotency-key": "retry-me" });
     expect(retry.status).toBe(200);
     expect(retry.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
     expect(await balanceOf(session.sessionId)).toBe("0.950000");
   });
 
-  it("gives the debit back when the plugin does not answer in time: 504 upstream_timeout", async () => {
+  it("keeps the debit when the plugin had the call but did not answer in time: 504, and a replay is 409", async () => {
     const { session } = await openSession("1.00");
-    // Never answers; the gateway's timeout ends the call.
+    // Receives the whole call, never answers; the gateway's timeout ends it. The provider behind a plugin may
+    // have spent the tokens by then, so the call stays paid.
     const hung = await startFakeUpstream(() => new Promise<void>(() => {}));
+    const ctx = {
+      ...webContext(),
+      config: { ...config, GATEWAY_PLUGIN_AGENT_URL: hung.url, GATEWAY_UPSTREAM_TIMEOUT_MS: 200 },
+    };
+    const send = () =>
+      handleGatewayCall(
+        ctx,
+        makeRequest(sessionCallRequest(session, HI, { "idempotency-key": "slow-1" })),
+      ).catch((err: unknown) => err);
     try {
-      const ctx = {
-        ...webContext(),
-        config: { ...config, GATEWAY_PLUGIN_AGENT_URL: hung.url, GATEWAY_UPSTREAM_TIMEOUT_MS: 200 },
-      };
-      const request = makeRequest({
-        method: "POST",
-        path: "/api/v1/gateway",
-        json: { messages: [] },
-        headers: {
-          "x-payment-method": "session",
-          "x-session-id": session.sessionId,
-          "x-wallet-address": session.walletAddress,
-        },
+      const failure = await send();
+      expect(failure).toMatchObject({
+        status: 504,
+        code: "upstream_timeout",
+        message:
+          'plugin "agent" did not answer within 0.2 s; the call stays paid: the plugin had the request and ' +
+          "may have done the work",
       });
-      const failure = await handleGatewayCall(ctx, request).catch((err: unknown) => err);
-      expect(failure).toMatchObject({ status: 504, code: "upstream_timeout" });
+      expect(hung.requests.map((r) => JSON.parse(r.body.toString()))).toEqual([{ ...HI, max_tokens: 4096 }]);
+      expect(await balanceOf(session.sessionId)).toBe("0.950000");
+      const [voucher] = await webContext()
+        .db.select()
+        .from(paymentSessionVouchers)
+        .where(eq(paymentSessionVouchers.sessionId, session.sessionId));
+      expect(voucher).toMatchObject({ refundedAt: null, responseStatus: 504 });
+      // The same key again: told it was paid once without an answer kept; neither charged nor sent again.
+      const replay = (await send()) as Response;
+      expect(replay.status).toBe(409);
+      expect((await replay.json()).error).toBe("idempotency_answer_not_kept");
       expect(hung.requests).toHaveLength(1);
+      expect(await balanceOf(session.sessionId)).toBe("0.950000");
     } finally {
       await hung.close();
     }
+  });
+
+  it("gives the debit back when the plugin was never reached (nothing listens): 502", async () => {
+    const { session } = await openSession("1.00");
+    const closed = await startFakeUpstream(() => undefined);
+    await closed.close();
+    const ctx = { ...webContext(), config: { ...config, GATEWAY_PLUGIN_AGENT_URL: closed.url } };
+    const failure = await handleGatewayCall(ctx, makeRequest(sessionCallRequest(session))).catch(
+      (err: unknown) => err,
+    );
+    expect(failure).toMatchObject({
+      status: 502,
+      code: "upstream_unreachable",
+      message: 'plugin "agent" could not be reached: connection refused (ECONNREFUSED)',
+    });
     expect(await balanceOf(session.sessionId)).toBe("1.000000");
   });
 });
@@ -694,7 +727,7 @@ describe("a plugin registered with auth (tts here) needs a verified caller", () 
     const agentOffer = await call(POST, {
       method: "POST",
       path: "/api/v1/gateway",
-      json: { plugin: "agent" },
+      json: { plugin: "agent", ...HI },
       headers: { "x-payment-method": "mpp" },
     });
     expect(agentOffer.status).toBe(402);

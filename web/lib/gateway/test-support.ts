@@ -5,6 +5,9 @@
 import type { IncomingMessage } from "node:http";
 import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 
+/** The least chat call the AI plugins take (one message). */
+export const HI = { messages: [{ role: "user", content: "hi" }] };
+
 export interface FakePlugin {
   url: string;
   upstream: FakeUpstream;

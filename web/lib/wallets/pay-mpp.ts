@@ -5,6 +5,7 @@
  */
 import { Receipt } from "mppx";
 import { evm, Mppx } from "mppx/client";
+import { isRawAmount, MAX_AMOUNT_DIGITS } from "../chain/units";
 import { paymentFailed } from "./errors";
 import { reservePayment } from "./ledger";
 import { failSigned, finish, type PayArgs, paymentsCounter, refuse } from "./payment-flow";
@@ -41,6 +42,13 @@ export async function payMpp(args: PayArgs): Promise<PaymentResult> {
     recipient: string;
     methodDetails?: { chainId?: number; decimals?: number };
   };
+  // The seller's challenge is untrusted: an amount BigInt cannot read, or longer than any real price, is refused.
+  if (!isRawAmount(request.amount))
+    return refuse(
+      args,
+      null,
+      `the seller's payment offer is malformed: its amount is not a whole number of atomic units (at most ${MAX_AMOUNT_DIGITS} digits)`,
+    );
   const offer: PaymentOffer = {
     protocol: "mpp",
     network: `eip155:${request.methodDetails?.chainId ?? "unknown"}`,

@@ -14,11 +14,15 @@ import {
   x402Client,
   x402HTTPClient,
 } from "@x402/fetch";
+import { isRawAmount, MAX_AMOUNT_DIGITS } from "../chain/units";
 import { paymentFailed } from "./errors";
 import { reservePayment } from "./ledger";
 import { failSigned, finish, type PayArgs, paymentsCounter, type Reservation, refuse } from "./payment-flow";
 import { type PaymentOffer, refusalOf } from "./policy";
 import type { PaymentResult } from "./schema";
+
+/** The longest network, asset or payTo read from an offer (each is named in refusals and the ledger). */
+const OFFER_FIELD_MAX = 128;
 
 function x402Offer(version: number, requirements: PaymentRequirements): PaymentOffer {
   const v1 = requirements as PaymentRequirements & { maxAmountRequired?: string };
@@ -35,7 +39,9 @@ function x402Offer(version: number, requirements: PaymentRequirements): PaymentO
 /**
  * The offers of a decoded 402, each checked to be something we can judge and sign: the seller's document is
  * untrusted, so a missing `accepts`, asset, payTo or network, or an amount that is not a whole number of
- * atomic units, is a malformed offer (a reason, not an exception).
+ * atomic units of at most MAX_AMOUNT_DIGITS digits (a longer one is no real price, and would swell the
+ * refusal and the ledger), or a network, asset or payTo over OFFER_FIELD_MAX characters, is a malformed
+ * offer (a reason, not an exception).
  */
 function offersOf(required: PaymentRequired): PaymentOffer[] | string {
   const accepts = (required as { accepts?: unknown } | null)?.accepts;
@@ -45,10 +51,13 @@ function offersOf(required: PaymentRequired): PaymentOffer[] | string {
     const r = option as Record<string, unknown> | null;
     if (typeof r !== "object" || r === null) return `option ${i + 1} is not an object`;
     const amountField = required.x402Version === 1 ? "maxAmountRequired" : "amount";
-    for (const field of ["network", "asset", "payTo", amountField])
+    for (const field of ["network", "asset", "payTo", amountField]) {
       if (typeof r[field] !== "string" || r[field] === "") return `option ${i + 1} has no ${field}`;
-    if (!/^\d+$/.test(r[amountField] as string))
-      return `option ${i + 1}'s ${amountField} is not a whole number of atomic units`;
+      if (field !== amountField && (r[field] as string).length > OFFER_FIELD_MAX)
+        return `option ${i + 1}'s ${field} is longer than ${OFFER_FIELD_MAX} characters`;
+    }
+    if (!isRawAmount(r[amountField]))
+      return `option ${i + 1}'s ${amountField} is not a whole number of atomic units (at most ${MAX_AMOUNT_DIGITS} digits)`;
     offers.push(x402Offer(required.x402Version, option as PaymentRequirements));
   }
   return offers;

@@ -290,7 +290,7 @@ describe("what make-payment cannot send, and offers it cannot read", () => {
           res.writeHead(402, { "payment-required": v2Offer([{ ...option, amount: "1.5" }]) });
           res.end("{}");
         },
-        "option 1's amount is not a whole number of atomic units",
+        "option 1's amount is not a whole number of atomic units (at most 40 digits)",
       ],
       [
         (res) => {
@@ -298,6 +298,24 @@ describe("what make-payment cannot send, and offers it cannot read", () => {
           sendJson(res, 402, { x402Version: 1, accepts: [{ ...v1Option, maxAmountRequired: "10000" }] });
         },
         "option 1 has no payTo",
+      ],
+      // A seller's numbers and names are bounded before they are read, named or recorded.
+      [
+        (res) => {
+          const { amount: _amount, ...v1Option } = option;
+          const maxAmountRequired = "9".repeat(1_000_000);
+          sendJson(res, 402, { x402Version: 1, accepts: [{ ...v1Option, maxAmountRequired }] });
+        },
+        "option 1's maxAmountRequired is not a whole number of atomic units (at most 40 digits)",
+      ],
+      [
+        (res) => {
+          res.writeHead(402, {
+            "payment-required": v2Offer([{ ...option, asset: `0x${"a".repeat(5000)}` }]),
+          });
+          res.end("{}");
+        },
+        "option 1's asset is longer than 128 characters",
       ],
     ];
     for (const [answer, reason] of cases) {
@@ -370,6 +388,25 @@ describe("the spending policy refuses before anything is signed", () => {
     const rows = await ledgerOf(user.id, agent.id);
     expect(rows.map((r) => r.outcome)).toEqual(["refused", "refused", "refused"]);
     expect(rows.every((r) => r.signedAt === null)).toBe(true);
+  });
+
+  it("an MPP amount longer than any real price is a malformed offer: a short refusal, nothing signed", async () => {
+    const { user, jar, agent } = await payer();
+    mpp.amount = "9".repeat(2000);
+    const before = mpp.settlements.length;
+    const res = await post(jar, {
+      action: "make-payment",
+      agentId: agent.id,
+      url: `${viaLocalhost(mpp.url)}/song`,
+    });
+    expect(res.status).toBe(402);
+    const reason =
+      "the seller's payment offer is malformed: its amount is not a whole number of atomic units (at most 40 digits)";
+    expect((await res.json()).error).toBe(`payment failed: ${reason}`);
+    expect(await ledgerOf(user.id, agent.id)).toEqual([
+      expect.objectContaining({ outcome: "refused", reason, signedAt: null }),
+    ]);
+    expect(mpp.settlements.length).toBe(before);
   });
 
   it("the MPP per-payment cap refuses before a credential is made", async () => {

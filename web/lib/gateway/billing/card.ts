@@ -1,7 +1,8 @@
 /**
  * Card billing: prepaid credit (card networks cannot charge a cent per call; the provider's minimum charge is
  * $0.50). A card-paid call needs a signed-in user whose credit covers the price, debited atomically; credit is
- * bought through the provider's checkout and arrives by its signed webhook, once per event id.
+ * bought through the provider's checkout and arrives by its signed webhook, once per event id. Only checkouts
+ * the platform created (their ids are stored) are credited, in USD, with the amount it sold.
  */
 import type { Database } from "@svc/db";
 import { sql } from "drizzle-orm";
@@ -83,6 +84,9 @@ export async function createCardCheckout(
       throw err;
     });
   if (!session.url) throw new Error("the card provider returned a checkout session without a URL");
+  // Stored before the buyer is sent to pay: the webhook credits only checkouts found here.
+  await ctx.db.execute(sql`
+    insert into card_checkouts (id, user_id, amount_usd) values (${session.id}, ${user.id}, ${usdParam(pack)})`);
   return session.url;
 }
 
@@ -95,9 +99,11 @@ export interface WebhookOutcome {
 /**
  * `POST /api/webhooks/stripe`: the signature over the raw body (`STRIPE_WEBHOOK_SECRET`, 300 s tolerance)
  * or 400, nothing credited; a paid `checkout.session.completed`, or the `checkout.session.async_payment_succeeded`
- * of a delayed payment method, credits its user the amount paid, once per event id and once per checkout (a
- * replayed event, or a second event of a credited checkout, is acknowledged and ignored). Other events are
- * acknowledged.
+ * of a delayed payment method, of a checkout the platform created credits its buyer the USD amount sold, once
+ * per event id and once per checkout (a replayed event, or a second event of a credited checkout, is
+ * acknowledged and ignored). A checkout the platform did not create (a payment link or another product on the
+ * same provider account), or one not paid in USD the amount sold, is acknowledged (200, so the provider does
+ * not retry what cannot change), credits nothing and is logged. Other events are acknowledged.
  */
 export async function receiveStripeWebhook(
   ctx: WebContext,
@@ -120,11 +126,47 @@ export async function receiveStripeWebhook(
     return { received: true };
   }
   const session = event.data.object;
-  const userId = session.client_reference_id ?? session.metadata?.userId;
-  if (session.payment_status !== "paid" || !userId || !session.amount_total) return { received: true };
-  const micros = BigInt(session.amount_total) * 10_000n;
-  const credited = await creditOnce(ctx.db, event.id, userId, micros, session.id);
-  return credited ? { received: true, credited: microsToUsd(micros) } : { received: true };
+  if (session.payment_status !== "paid") return { received: true };
+  const checkout = await checkoutOf(ctx.db, session.id);
+  const refusal = !checkout
+    ? "not a checkout the platform created"
+    : usdCentsPaid(session) !== checkout.micros / 10_000n
+      ? `not paid in USD the amount sold (${microsToUsd(checkout.micros)} USD)`
+      : null;
+  if (!checkout || refusal) {
+    ctx.logger.warn(
+      { eventId: event.id, checkoutSessionId: session.id, currency: session.currency },
+      `card webhook: checkout not credited: ${refusal}`,
+    );
+    return { received: true };
+  }
+  const credited = await creditOnce(ctx.db, event.id, checkout.userId, checkout.micros, session.id);
+  return credited ? { received: true, credited: microsToUsd(checkout.micros) } : { received: true };
+}
+
+/** A checkout the platform created: its buyer and the amount sold, or null. */
+async function checkoutOf(
+  db: Database,
+  checkoutSessionId: string,
+): Promise<{ userId: string; micros: bigint } | null> {
+  const result = await db.execute<{ user_id: string; amount: string }>(sql`
+    select user_id, amount_usd::text as amount from card_checkouts where id = ${checkoutSessionId}`);
+  const row = result.rows[0];
+  return row ? { userId: row.user_id, micros: numericToMicros(row.amount) } : null;
+}
+
+/**
+ * The USD cents a checkout was paid, or null when it was not paid in USD. With the provider's adaptive pricing
+ * the buyer may pay in their own currency: the session's `currency_conversion` then holds the USD it was
+ * created in and the amount in it.
+ */
+function usdCentsPaid(session: Stripe.Checkout.Session): bigint | null {
+  const conversion = session.currency_conversion;
+  const [currency, cents] = conversion
+    ? [conversion.source_currency, conversion.amount_total]
+    : [session.currency, session.amount_total];
+  if (currency?.toLowerCase() !== "usd" || !Number.isSafeInteger(cents)) return null;
+  return BigInt(cents as number);
 }
 
 /**

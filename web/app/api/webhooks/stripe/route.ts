@@ -6,8 +6,9 @@ import { route } from "@/lib/http/errors";
 export const dynamic = "force-dynamic";
 
 /**
- * POST /api/webhooks/stripe (public; `Stripe-Signature` over the raw body): a paid checkout credits its user
- * once per event id. 400 for a bad signature (nothing credited), 503 without STRIPE_WEBHOOK_SECRET. The
+ * POST /api/webhooks/stripe (public; `Stripe-Signature` over the raw body): a paid checkout the platform created
+ * credits its buyer the USD amount sold, once per event id; any other checkout is acknowledged and credits
+ * nothing. 400 for a bad signature (nothing credited), 503 without STRIPE_WEBHOOK_SECRET. The
  * provider posts from its servers: cross-site requests are accepted, the signature authenticates them.
  */
 export const POST = route(
