@@ -17,6 +17,7 @@ import { initDeepEnv } from "../initdeep/config";
 import { partnersEnv } from "../partners/config";
 import { radioEnv } from "../radio/config";
 import { skillsEnv } from "../skills/config";
+import { loadTasksPlanConfig, type TasksPlanConfig, tasksEnv } from "../tasks/config";
 import { walletsEnv } from "../wallets/config";
 
 export const envSchema = z.object({
@@ -84,6 +85,7 @@ export const envSchema = z.object({
   KV_REST_API_TOKEN: z.string().optional(),
   ...gatewayEnv,
   ...filesEnv,
+  ...tasksEnv,
   ...partnersEnv,
   ...skillsEnv,
   ...initDeepEnv,
@@ -96,7 +98,8 @@ export type WebConfig = z.infer<typeof envSchema> & {
   cookieSecure: boolean;
   rpId: string;
   origin: string;
-} & FilesPlanConfig;
+} & FilesPlanConfig &
+  TasksPlanConfig;
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
@@ -106,6 +109,7 @@ export function loadWebConfig(env: Record<string, string | undefined> = process.
   return {
     ...parsed,
     ...loadFilesPlanConfig(env, parsed),
+    ...loadTasksPlanConfig(env),
     ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
     cookieSecure: publicUrl.protocol === "https:",
     rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,
