@@ -41,6 +41,11 @@ export const envSchema = z.object({
   REFERRAL_CREDITS: positiveInt(10),
   /** Comma list of emails that are admins once their ownership is proven. */
   ADMIN_EMAILS: csv(),
+  /**
+   * Provisioning an agent and AI use (gateway chat, the backend's `/api/ai/chat` for the web user) need a
+   * confirmed email. `false` lifts that for local development without mail; keep it on anywhere public.
+   */
+  REQUIRE_VERIFIED_EMAIL: flag(true),
   /** SMTP server for verification mail, e.g. smtp://user:pass@host:587; unset writes mail to files. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
   MAIL_FROM: z.string().default("Agent Platform <no-reply@localhost>"),
