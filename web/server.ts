@@ -1,7 +1,9 @@
 /**
  * The web server: Next.js behind a plain node:http server, so route handlers can know the client's
  * socket address (Next route handlers have no access to the socket). Every request gets the header
- * `x-svc-client-ip` set to the remote address, replacing whatever a client sent. WebSocket upgrades of
+ * `x-svc-client-ip` set to the remote address, replacing whatever a client sent.
+ * Every answer carries the security headers of lib/http/security-headers.ts (a Content-Security-Policy with
+ * a fresh script nonce, frame-ancestors 'none', X-Frame-Options, Referrer-Policy). WebSocket upgrades of
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
  * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s). Unknown
  * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts).
@@ -15,6 +17,7 @@ import { loadWebConfig } from "./lib/config";
 import { setStartedWebConfig } from "./lib/context";
 import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
+import { newNonce, securityHeaders } from "./lib/http/security-headers";
 import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
 try {
@@ -30,6 +33,12 @@ try {
   });
   const server = createServer((req, res) => {
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "";
+    // The answer's security headers; the request carries the same policy so Next reads its script nonce
+    // (a client's own Content-Security-Policy header is replaced, never used).
+    const headers = securityHeaders(newNonce(), env.PUBLIC_URL);
+    req.headers["content-security-policy"] = headers["content-security-policy"];
+    delete req.headers["content-security-policy-report-only"];
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     handle(req, res).catch((err: unknown) => {
       process.stderr.write(`web: request failed: ${String(err)}\n`);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });

@@ -62,6 +62,8 @@ export const envSchema = z.object({
   PUBLIC_URL: httpUrl().default("http://localhost:3000"),
   /** Emails (case-insensitive) whose `x-user-email` passes the admin check. */
   ADMIN_EMAILS: csv(),
+  /** `/api/ai/chat` for the web user needs an account with a confirmed email; `false` for local development. */
+  REQUIRE_VERIFIED_EMAIL: flag(true),
   /** 64 hex chars: encrypts agent gateway tokens at rest (shared with the web). */
   DATA_ENCRYPTION_KEY: z
     .string()

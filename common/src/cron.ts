@@ -3,7 +3,7 @@
  * schedules of 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first), read in UTC
  * by cron-parser. cron-parser also takes 4 fields, `""`, `@daily` or `H`: the fields are counted first.
  */
-import { CronExpressionParser } from "cron-parser";
+import { CronExpressionParser, type CronFieldCollection } from "cron-parser";
 
 export const CRON_FIELDS_RULE =
   "must have 5 or 6 fields separated by spaces (minute hour day-of-month month day-of-week, optionally seconds first)";
@@ -43,4 +43,41 @@ export function nextCronRuns(schedule: string, after: Date, count: number): Date
     from = next;
   }
   return runs;
+}
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * The shortest time in seconds between two runs of `schedule`, or null when it does not parse. Read from
+ * the schedule's fields, not by running it: the runs of one day (hours x minutes x seconds, the same on
+ * every day it runs) and the gap across midnight from a day's last run to the next day's first, counted as
+ * if it ran on consecutive days (so a schedule of one run a day is 24 hours apart).
+ */
+export function shortestCronIntervalSeconds(schedule: string): number | null {
+  let fields: CronFieldCollection;
+  try {
+    fields = CronExpressionParser.parse(schedule.trim(), { currentDate: new Date(0), tz: "UTC" }).fields;
+  } catch {
+    return null;
+  }
+  const ascending = (values: readonly unknown[]) =>
+    values.filter((v): v is number => typeof v === "number").sort((a, b) => a - b);
+  const hours = ascending(fields.hour.values);
+  const minutes = ascending(fields.minute.values);
+  const seconds = ascending(fields.second.values);
+  let first: number | null = null;
+  let previous: number | null = null;
+  let shortest = DAY_SECONDS;
+  for (const h of hours) {
+    for (const m of minutes) {
+      for (const s of seconds) {
+        const at = h * 3600 + m * 60 + s;
+        if (previous !== null) shortest = Math.min(shortest, at - previous);
+        first ??= at;
+        previous = at;
+      }
+    }
+  }
+  if (first === null || previous === null) return null;
+  return Math.min(shortest, DAY_SECONDS - previous + first);
 }

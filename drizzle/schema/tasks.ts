@@ -34,6 +34,10 @@ export const scheduledTasks = pgTable(
     check("scheduled_tasks_attempts", sql`${t.attempts} >= 0 and ${t.maxAttempts} >= 1`),
     // Scheduler tick: due, enabled, pending tasks, up to 10 claimed with FOR UPDATE SKIP LOCKED.
     index("scheduled_tasks_due_idx").on(t.nextRun).where(sql`${t.enabled} and ${t.status} = 'pending'`),
+    // Scheduler claims, round-robin over users: the next user with a due task, and that user's oldest ones.
+    index("scheduled_tasks_user_due_idx")
+      .on(t.userId, t.nextRun, t.id)
+      .where(sql`${t.enabled} and ${t.status} = 'pending'`),
     // Stale-claim recovery: running tasks claimed more than 10 minutes ago.
     index("scheduled_tasks_status_claimed_at_idx").on(t.status, t.claimedAt),
     // List newest first for the owner.

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { ZodJitless } from "@/components/runtime/zod-jitless";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -7,10 +9,18 @@ export const metadata: Metadata = {
   description: "Deploy and operate AI agents: a gateway, approvals for risky tool calls, jobs and more.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Every page is rendered per request: its scripts must carry that request's Content-Security-Policy nonce
+ * (lib/http/security-headers.ts), which a page prerendered at build time could not.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  await connection();
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <ZodJitless />
+        {children}
+      </body>
     </html>
   );
 }

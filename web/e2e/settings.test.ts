@@ -18,7 +18,10 @@ const text = (page: Page, testId: string) => page.getByTestId(testId).textConten
 
 describe("Settings page", () => {
   it("shows the account and referral, adds and removes a passkey, creates and deletes an API key", async () => {
-    const { page, context, user } = await stack.signIn({ email: "grace.settings@example.com" });
+    const { page, context, user } = await stack.signIn({
+      email: "grace.settings@example.com",
+      emailVerified: false,
+    });
     await addVirtualAuthenticator(context, page);
     await page.goto("/dashboard");
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Settings" }).click();
@@ -29,6 +32,11 @@ describe("Settings page", () => {
 
     // Account: the email is not confirmed yet; once it is, the page says so.
     await expect.poll(() => text(page, "account-email")).toBe("grace.settings@example.com not confirmed");
+    // A fresh link on request (deploying and chatting need the confirmation).
+    await page.getByRole("button", { name: "Send the link again" }).click();
+    await expect
+      .poll(() => page.getByTestId("account-card").getByRole("status").textContent())
+      .toBe("A new link is on its way to grace.settings@example.com; links sent before no longer work.");
     await webContext().db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, user.id));
     await page.reload();
     await expect.poll(() => text(page, "account-email")).toBe("grace.settings@example.com confirmed");

@@ -31,6 +31,7 @@ beforeAll(async () => {
     referralCode: userId.slice(4, 14),
     plan: "pro",
     paymentsSubscriptionId: "sub_123",
+    emailVerifiedAt: new Date("2026-01-01T00:00:00Z"),
   });
 });
 afterEach(() => fake.reset());
@@ -432,6 +433,36 @@ describe("POST /api/ai/chat plan middleware", () => {
     } finally {
       await dead.close();
     }
+  });
+
+  it("403 EMAIL_NOT_VERIFIED for an account whose email is not confirmed, before any provider call; REQUIRE_VERIFIED_EMAIL=false lifts it", async () => {
+    const unconfirmed = newId("usr");
+    await database.db.insert(users).values({
+      id: unconfirmed,
+      email: `${unconfirmed}@example.com`,
+      name: "unconfirmed",
+      referralCode: unconfirmed.slice(4, 14),
+      plan: "pro",
+      paymentsSubscriptionId: "sub_123",
+    });
+    const headers = chatHeaders(
+      userContextHeaders(HMAC_SECRET, {
+        userId: unconfirmed,
+        userEmail: `${unconfirmed}@example.com`,
+        userRole: "user",
+      }),
+    );
+    const before = fake.requests.length;
+    const refused = await chat(question, appWith(), headers);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      error: "EMAIL_NOT_VERIFIED",
+      message:
+        "the account's email is not confirmed: AI use needs a confirmed email (the link of the verification mail)",
+    });
+    expect(fake.requests.length).toBe(before);
+    const allowed = await chat(question, appWith({ REQUIRE_VERIFIED_EMAIL: "false" }), headers);
+    expect(allowed.status).toBe(200);
   });
 
   it("requires the signed user context", async () => {

@@ -45,7 +45,9 @@ interface TestUser {
 async function newUser(plan: string): Promise<TestUser> {
   const id = newId("usr");
   const email = `${id}@example.com`;
-  await database.db.insert(users).values({ id, email, name: "user", referralCode: id.slice(4, 14), plan });
+  await database.db
+    .insert(users)
+    .values({ id, email, name: "user", referralCode: id.slice(4, 14), plan, emailVerifiedAt: new Date() });
   const agentId = newId("agt");
   await database.db.insert(agents).values({ id: agentId, userId: id, name: "agent" });
   // Written through the process-wide store, as provisioning does, so this process knows it at once.

@@ -43,6 +43,7 @@ export type AiRoutesConfig = Pick<
   | "AI_PROVIDER_KEY"
   | "AI_PROVIDER_TIMEOUT_MS"
   | "DATA_ENCRYPTION_KEY"
+  | "REQUIRE_VERIFIED_EMAIL"
 > &
   AiBudgetConfig;
 
@@ -125,7 +126,7 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     "/api/ai/chat",
     requireInternalKey(config.INTERNAL_API_KEY),
     verifyUserContext({ secret: userContextSecret(config), required: true }),
-    requireMatchingPlan(db),
+    requireMatchingPlan(db, { requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL }),
     chat,
   );
   // The OpenAI SDK (OpenClaw's provider client) retries a 429 or 5xx after sleeping the whole `Retry-After`:

@@ -13,3 +13,9 @@ export const signatureRequired = () =>
 export const invalidSignature = () =>
   new HttpError(401, "INVALID_SIGNATURE", "x-user-signature does not match the user context");
 export const subscriptionMismatch = (message: string) => new HttpError(402, "SUBSCRIPTION_MISMATCH", message);
+export const emailNotVerified = () =>
+  new HttpError(
+    403,
+    "EMAIL_NOT_VERIFIED",
+    "the account's email is not confirmed: AI use needs a confirmed email (the link of the verification mail)",
+  );

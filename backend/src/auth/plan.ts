@@ -1,9 +1,9 @@
 import { safeEqual } from "@svc/common";
 import type { Database } from "@svc/db";
 import { users } from "@svc/db/schema";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { RequestHandler, Response } from "express";
-import { subscriptionMismatch } from "./errors";
+import { emailNotVerified, subscriptionMismatch } from "./errors";
 import { userContextOf } from "./user-context";
 
 /** The plan a request runs under, after `requireMatchingPlan`. */
@@ -25,8 +25,14 @@ export interface VerifiedPlan {
  * without gets 402. We fail open on the plan claim rather than closing chat for every user during a
  * database outage; the claim is still covered by the signed user context and the internal key, so only the
  * web proxy can make it. Other database errors still answer 500.
+ *
+ * With `requireVerifiedEmail` (REQUIRE_VERIFIED_EMAIL) an account whose email is not confirmed is 403
+ * `EMAIL_NOT_VERIFIED`; like the plan, this is checked whenever the database answers.
  */
-export function requireMatchingPlan(db: Database): RequestHandler {
+export function requireMatchingPlan(
+  db: Database,
+  { requireVerifiedEmail = false }: { requireVerifiedEmail?: boolean } = {},
+): RequestHandler {
   return async (req, res, next) => {
     const { userId } = userContextOf(res);
     const plan = req.get("x-user-plan") || undefined;
@@ -45,6 +51,7 @@ export function requireMatchingPlan(db: Database): RequestHandler {
     }
 
     if (!record) throw subscriptionMismatch("no account matches the user context");
+    if (requireVerifiedEmail && !record.emailVerified) throw emailNotVerified();
     if (record.plan !== plan) throw subscriptionMismatch("x-user-plan does not match the account's plan");
     if (!sameSubscription(record.paymentsSubscriptionId, subscriptionId)) {
       throw subscriptionMismatch("x-payments-subscription-id does not match the account's subscription");
@@ -54,17 +61,27 @@ export function requireMatchingPlan(db: Database): RequestHandler {
   };
 }
 
-/** What an account's plan check reads: its plan and subscription (and the email an agent's context carries). */
+/**
+ * What an account's plan check reads: its plan and subscription, whether its email is proven, and the email
+ * an agent's context carries.
+ */
 export interface AccountPlan {
   email: string;
   plan: string;
   paymentsSubscriptionId: string | null;
+  /** Whether the account's email was proven. */
+  emailVerified: boolean;
 }
 
 /** The plan of account `userId`, or null when there is no such account. */
 export async function accountPlanOf(db: Database, userId: string): Promise<AccountPlan | null> {
   const rows = await db
-    .select({ email: users.email, plan: users.plan, paymentsSubscriptionId: users.paymentsSubscriptionId })
+    .select({
+      email: users.email,
+      plan: users.plan,
+      paymentsSubscriptionId: users.paymentsSubscriptionId,
+      emailVerified: sql<boolean>`${users.emailVerifiedAt} is not null`,
+    })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);

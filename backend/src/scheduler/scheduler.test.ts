@@ -439,6 +439,77 @@ describe("claims", () => {
   });
 });
 
+describe("fairness between users (issue 24, item 8)", () => {
+  /** 1,000 due tasks of user A, all older than anything of B's, at A's agent. */
+  async function backlogOfA(count = 1_000): Promise<void> {
+    const due = new Date(new Date(START).getTime() - 60_000);
+    const values = Array.from({ length: count }, (_, i) => ({
+      id: newId("task"),
+      userId: "usr_a",
+      agentId: "agt_a",
+      name: `flood ${i}`,
+      cronSchedule: "0 0 1 1 *",
+      prompt: `flood ${i}`,
+      nextRun: due,
+    }));
+    await database.db.insert(scheduledTasks).values(values);
+  }
+
+  it("one user's 1,000 due tasks at a stalled agent do not keep another user's one due task out of the first claim", async () => {
+    await backlogOfA();
+    const b = await addTask({ userId: "usr_b", agentId: "agt_b", prompt: "task of B" });
+    const release = runtime.holdCompletions();
+    const ticking = scheduler().tick();
+    try {
+      // A's agent answers nothing yet, so every slot A holds stays held: B's task still reaches B's agent.
+      await expect.poll(() => otherRuntime.completions.length).toBe(1);
+      expect(otherRuntime.completions[0].messages[0].content).toBe("task of B");
+      // Within the first claim: A's agent has seen at most what the first claims held.
+      expect(runtime.completions.length).toBeLessThanOrEqual(10);
+    } finally {
+      release();
+    }
+    const report = await ticking;
+    expect(report.dispatched).toBe(1_001);
+    expect((await task(b.id)).status).toBe("pending");
+  });
+
+  it("a task of another user that falls due while the backlog drains takes the next free slot, ahead of the backlog", async () => {
+    await backlogOfA();
+    const releases = [runtime.holdCompletions()];
+    const ticking = scheduler().tick();
+    try {
+      // The first claims are all A's: 10 in flight (held), 20 ready behind them.
+      await expect.poll(() => runtime.completions.length).toBe(10);
+      const b = await addTask({ userId: "usr_b", agentId: "agt_b", prompt: "late task of B" });
+      // A's first 10 answer; 10 of A's ready tasks take their slots (held again), and the next claim takes
+      // B's task first (A's later ones after it) — behind the 10 of A's still ready.
+      releases.push(runtime.holdCompletions());
+      releases[0]();
+      await expect.poll(() => runtime.completions.length).toBe(20);
+      await expect.poll(async () => (await task(b.id)).status).toBe("running");
+      // A's second 10 answer: the first freed slot goes to B, who holds none, not to A's next ready task.
+      releases.push(runtime.holdCompletions());
+      releases[1]();
+      await expect.poll(() => otherRuntime.completions.length).toBe(1);
+      expect(otherRuntime.completions[0].messages[0].content).toBe("late task of B");
+    } finally {
+      for (const release of releases) release();
+    }
+    expect((await ticking).dispatched).toBe(1_001);
+  });
+
+  it("one claim takes each user's oldest due task before anyone's second", async () => {
+    await backlogOfA(20);
+    await addTask({ userId: "usr_b", agentId: "agt_b", prompt: "B 1", nextRun: new Date(START) });
+    await addTask({ userId: "usr_b", agentId: "agt_b", prompt: "B 2", nextRun: new Date(START) });
+    const claims = await claimDueTasks(database.pool, clock.now(), 4);
+    expect(claims.map((c) => c.userId).sort()).toEqual(["usr_a", "usr_a", "usr_b", "usr_b"]);
+    // Dispatch order: first turns first (A's older task, then B's), then second turns.
+    expect(claims.map((c) => c.userId)).toEqual(["usr_a", "usr_b", "usr_a", "usr_b"]);
+  });
+});
+
 describe("the loop", () => {
   it("stop claims nothing more, lets the claimed tasks finish and record, and leaves the rest due", async () => {
     for (let i = 0; i < 60; i++) await addTask({ prompt: `stop ${i}` });

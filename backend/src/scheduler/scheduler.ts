@@ -6,6 +6,12 @@
  * keeping up to `concurrency` dispatches in flight and claiming again as they finish, until a claim comes
  * back short: a backlog drains at the dispatch speed, not at 10 per tick.
  *
+ * The slots are shared fairly between users: each claim takes every user's oldest due task before anyone's
+ * second (round-robin, see claimDueTasks), and a freed slot goes to the claimed task of the user with the
+ * fewest dispatches in flight (takeFairest). A user with a thousand due tasks at a slow agent therefore
+ * delays another user's due task by about one dispatch (the slots in flight must free up), never by their
+ * backlog.
+ *
  * After a 2xx the next run is the schedule's first time after the scheduled one that was not already past
  * when the task was claimed: a slow dispatch never shifts the schedule, and occurrences missed while the
  * platform was down (or the task waited in a backlog) run once, not once each. Every time comes from the
@@ -81,6 +87,24 @@ export interface TaskScheduler {
 /** The first run after the occurrence `scheduledAt` that was not already due when the task was claimed. */
 export function followingRun(cronSchedule: string, scheduledAt: Date, claimedAt: Date): Date | null {
   return nextCronRun(cronSchedule, scheduledAt > claimedAt ? scheduledAt : claimedAt);
+}
+
+/**
+ * Takes the ready task to dispatch next: the first (claims come in turn order) of the user with the fewest
+ * dispatches in flight here, so a user whose tasks already hold slots waits behind one who holds none,
+ * whatever the order they were claimed in.
+ */
+export function takeFairest(ready: TaskClaim[], inFlightByUser: ReadonlyMap<string, number>): TaskClaim {
+  let best = 0;
+  let fewest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < ready.length && fewest > 0; i++) {
+    const held = inFlightByUser.get(ready[i].userId) ?? 0;
+    if (held < fewest) {
+      fewest = held;
+      best = i;
+    }
+  }
+  return ready.splice(best, 1)[0];
 }
 
 export function createTaskScheduler(options: TaskSchedulerOptions): TaskScheduler {
@@ -185,6 +209,8 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
    */
   async function drain(report: TickReport): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    /** Dispatches in flight per user, so a freed slot goes to the user holding the fewest. */
+    const inFlightByUser = new Map<string, number>();
     const writes = new Set<Promise<void>>();
     const ready: TaskClaim[] = [];
     const capacity = concurrency + 2 * CLAIM_BATCH_MAX;
@@ -216,8 +242,14 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
 
     for (;;) {
       while (inFlight.size < concurrency && ready.length > 0) {
-        const task = ready.shift() as TaskClaim;
-        const done: Promise<void> = run(task, writes).finally(() => inFlight.delete(done));
+        const task = takeFairest(ready, inFlightByUser);
+        inFlightByUser.set(task.userId, (inFlightByUser.get(task.userId) ?? 0) + 1);
+        const done: Promise<void> = run(task, writes).finally(() => {
+          inFlight.delete(done);
+          const left = (inFlightByUser.get(task.userId) ?? 1) - 1;
+          if (left > 0) inFlightByUser.set(task.userId, left);
+          else inFlightByUser.delete(task.userId);
+        });
         inFlight.add(done);
       }
       claimMore();

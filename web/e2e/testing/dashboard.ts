@@ -56,10 +56,15 @@ export interface DashboardStack {
   /** The web's DATA_DIR (mail files land in `<dataDir>/mail`). */
   readonly dataDir: string;
   /**
-   * A new account with a live session, and a browser context (desktop user agent, 1280×800, the session
-   * cookie set) with one page whose relative `goto`s reach the web. Close the context when done.
+   * A new account with a live session (its email confirmed unless `emailVerified: false`), and a browser
+   * context (desktop user agent, 1280×800, the session cookie set) with one page whose relative `goto`s
+   * reach the web. Close the context when done.
    */
-  signIn(options?: { email?: string; viewport?: { width: number; height: number } }): Promise<SignedIn>;
+  signIn(options?: {
+    email?: string;
+    viewport?: { width: number; height: number };
+    emailVerified?: boolean;
+  }): Promise<SignedIn>;
 }
 
 export function useDashboardStack(options: DashboardStackOptions = {}): DashboardStack {
@@ -122,9 +127,9 @@ export function useDashboardStack(options: DashboardStackOptions = {}): Dashboar
     get dataDir() {
       return started(dataDir, "data directory");
     },
-    async signIn({ email, viewport = { width: 1280, height: 800 } } = {}) {
+    async signIn({ email, viewport = { width: 1280, height: 800 }, emailVerified = true } = {}) {
       const server = started(web, "web server");
-      const { user, token } = await signedInUser(email);
+      const { user, token } = await signedInUser(email, { emailVerified });
       const context = await started(browser, "browser").newContext({
         baseURL: server.url,
         userAgent: DESKTOP_UA,

@@ -9,3 +9,18 @@ export const botDetected = () =>
   new HttpError(403, "bot_detected", "automated sign-ups are not allowed; sign up in a browser");
 export const invalidCredentials = () =>
   new HttpError(401, "invalid_credentials", "invalid email or password");
+
+/**
+ * 403: provisioning and AI use need a confirmed email (REQUIRE_VERIFIED_EMAIL). Without SMTP_URL the mail
+ * is a file on the server, which only a local operator can open: the message says where.
+ */
+export const emailNotVerified = (mailIsFile: boolean) =>
+  new HttpError(
+    403,
+    "email_not_verified",
+    `confirm your email address first: open the link we mailed you, or send a new one from Settings${
+      mailIsFile ? " (this server has no SMTP_URL: its mail is written to files in DATA_DIR/mail)" : ""
+    }`,
+  );
+export const emailAlreadyVerified = () =>
+  new HttpError(409, "email_already_verified", "your email address is already confirmed");

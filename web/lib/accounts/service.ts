@@ -5,11 +5,11 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { sendMail } from "../mail/service";
 import { rateLimited } from "../ratelimit/errors";
-import { consumeRate } from "../ratelimit/service";
+import { consumeAddressRate, consumeRate } from "../ratelimit/service";
 import { signInFirst } from "../sessions/errors";
 import { isAdminUser } from "../sessions/service";
 import { isAutomatedClient } from "./bots";
-import { botDetected, invalidReferralCode, userExists } from "./errors";
+import { botDetected, emailAlreadyVerified, invalidReferralCode, userExists } from "./errors";
 import type { RegisterInput } from "./schema";
 import { createUser, findUserByEmail, findUserByReferralCode } from "./users";
 
@@ -31,7 +31,7 @@ export interface RequestMeta {
  */
 export async function registerAccount(ctx: WebContext, input: RegisterInput, meta: RequestMeta) {
   const referralCode = input.referralCode;
-  const limit = await consumeRate(ctx, `signup:${meta.ip}`, SIGNUP_LIMIT);
+  const limit = await consumeAddressRate(ctx, "signup", meta.ip, SIGNUP_LIMIT);
   if (!limit.allowed) {
     throw rateLimited("sign-ups from this address", limit.retryAfterSeconds);
   }
@@ -70,12 +70,7 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
           },
         ]);
       }
-      await tx.insert(emailVerificationTokens).values({
-        tokenHash: sha256Hex(token),
-        userId: created.id,
-        expiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
-        createdAt: now,
-      });
+      await storeVerificationToken(tx, created.id, token, now);
       return created;
     });
   } catch (err) {
@@ -88,13 +83,65 @@ export async function registerAccount(ctx: WebContext, input: RegisterInput, met
     }
     throw err;
   }
+  await mailVerificationLink(ctx, user, token).catch((err: unknown) =>
+    ctx.logger.error({ err, userId: user.id }, "verification mail failed"),
+  );
+  return { id: user.id, email: user.email, name: user.name };
+}
+
+type Tx = Pick<WebContext["db"], "insert">;
+
+/** Stores a verification token (its SHA-256 only), good for 24 hours. */
+async function storeVerificationToken(db: Tx, userId: string, token: string, now: Date): Promise<void> {
+  await db.insert(emailVerificationTokens).values({
+    tokenHash: sha256Hex(token),
+    userId,
+    expiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
+    createdAt: now,
+  });
+}
+
+/** Mails the verification link of `token` to the account's address. */
+async function mailVerificationLink(
+  ctx: WebContext,
+  user: { email: string; name: string },
+  token: string,
+): Promise<void> {
   const link = `${ctx.config.PUBLIC_URL.replace(/\/$/, "")}/api/auth/verify-email?token=${token}`;
   await sendMail(ctx, {
     to: user.email,
     subject: "Confirm your email for Agent Platform",
     text: `Hello ${user.name},\n\nConfirm that this address is yours by opening this link within 24 hours:\n\n${link}\n\nIf you did not sign up, ignore this message.\n`,
-  }).catch((err: unknown) => ctx.logger.error({ err, userId: user.id }, "verification mail failed"));
-  return { id: user.id, email: user.email, name: user.name };
+  });
+}
+
+/** New verification links one account may ask for. */
+export const VERIFICATION_RESEND_LIMIT = { points: 3, windowMs: 60 * 60 * 1000 };
+
+/**
+ * `POST /api/auth/verify-email` (session): mails the signed-in account a fresh verification link; the links
+ * mailed before stop working. 409 when the email is already confirmed; 429 past 3 an hour.
+ */
+export async function resendVerification(
+  ctx: WebContext,
+  userId: string,
+): Promise<{ sent: true; email: string }> {
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) throw signInFirst();
+  if (user.emailVerifiedAt) throw emailAlreadyVerified();
+  const limit = await consumeRate(ctx, `verify-email-resend:${userId}`, VERIFICATION_RESEND_LIMIT);
+  if (!limit.allowed) throw rateLimited("confirmation mails", limit.retryAfterSeconds);
+  const token = randomToken(32);
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(emailVerificationTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailVerificationTokens.userId, userId), isNull(emailVerificationTokens.usedAt)));
+    await storeVerificationToken(tx, userId, token, now);
+  });
+  await mailVerificationLink(ctx, user, token);
+  return { sent: true, email: user.email };
 }
 
 /** Refuses automation clients at sign-up unless BOT_PROTECTION=off. */

@@ -8,7 +8,7 @@ import { userNotFound } from "../accounts/errors";
 import type { WebContext } from "../context";
 import { withAdvisoryLock } from "../db/advisory-lock";
 import { rateLimited } from "../ratelimit/errors";
-import { consumeRate } from "../ratelimit/service";
+import { consumeAddressRate } from "../ratelimit/service";
 import { noAgent } from "../runtime/errors";
 import { newestAgentOf } from "../runtime/operations";
 import { BackendQueueError, enqueueChatJob } from "./backend-client";
@@ -39,7 +39,7 @@ export interface QueuedChat {
 
 /** Counts a chat request against the per-IP window (CHAT_RATE_LIMIT_PER_MINUTE): 429 beyond. */
 export async function limitChatRate(ctx: WebContext, ip: string): Promise<void> {
-  const limit = await consumeRate(ctx, `chat:${ip}`, {
+  const limit = await consumeAddressRate(ctx, "chat", ip, {
     points: ctx.config.CHAT_RATE_LIMIT_PER_MINUTE,
     windowMs: 60_000,
   });

@@ -17,6 +17,7 @@ import { initDeepEnv } from "../initdeep/config";
 import { partnersEnv } from "../partners/config";
 import { radioEnv } from "../radio/config";
 import { skillsEnv } from "../skills/config";
+import { loadTasksPlanConfig, type TasksPlanConfig, tasksEnv } from "../tasks/config";
 import { walletsEnv } from "../wallets/config";
 
 export const envSchema = z.object({
@@ -40,6 +41,11 @@ export const envSchema = z.object({
   REFERRAL_CREDITS: positiveInt(10),
   /** Comma list of emails that are admins once their ownership is proven. */
   ADMIN_EMAILS: csv(),
+  /**
+   * Provisioning an agent and AI use (gateway chat, the backend's `/api/ai/chat` for the web user) need a
+   * confirmed email. `false` lifts that for local development without mail; keep it on anywhere public.
+   */
+  REQUIRE_VERIFIED_EMAIL: flag(true),
   /** SMTP server for verification mail, e.g. smtp://user:pass@host:587; unset writes mail to files. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
   MAIL_FROM: z.string().default("Agent Platform <no-reply@localhost>"),
@@ -84,6 +90,7 @@ export const envSchema = z.object({
   KV_REST_API_TOKEN: z.string().optional(),
   ...gatewayEnv,
   ...filesEnv,
+  ...tasksEnv,
   ...partnersEnv,
   ...skillsEnv,
   ...initDeepEnv,
@@ -96,7 +103,8 @@ export type WebConfig = z.infer<typeof envSchema> & {
   cookieSecure: boolean;
   rpId: string;
   origin: string;
-} & FilesPlanConfig;
+} & FilesPlanConfig &
+  TasksPlanConfig;
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
@@ -106,6 +114,7 @@ export function loadWebConfig(env: Record<string, string | undefined> = process.
   return {
     ...parsed,
     ...loadFilesPlanConfig(env, parsed),
+    ...loadTasksPlanConfig(env),
     ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
     cookieSecure: publicUrl.protocol === "https:",
     rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,

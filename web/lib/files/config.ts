@@ -1,5 +1,6 @@
 import { ConfigError, flag, httpUrl, positiveInt } from "@svc/common";
 import { z } from "zod";
+import { readPlanValues, valueOfPlan } from "../config/plans";
 
 const MIB = 1024 * 1024;
 
@@ -24,16 +25,8 @@ export const filesEnv = {
   S3_FORCE_PATH_STYLE: flag(false),
 };
 
-/** `FILE_QUOTA_MB_<PLAN>`: the quota of one plan (the plan name upper-cased, other characters as `_`). */
-const PLAN_QUOTA = /^FILE_QUOTA_MB_([A-Z0-9_]+)$/;
-
-/** A plan name as it appears in `FILE_QUOTA_MB_<PLAN>`. */
-export function planVariableName(plan: string): string {
-  return plan.toUpperCase().replace(/[^A-Z0-9]/g, "_");
-}
-
 export interface FilesPlanConfig {
-  /** MiB per plan (keys as `planVariableName`), from the `FILE_QUOTA_MB_<PLAN>` variables. */
+  /** MiB per plan (keys as `planVariableName` of ../config/plans), from the `FILE_QUOTA_MB_<PLAN>` variables. */
   fileQuotaMbByPlan: Readonly<Record<string, number>>;
 }
 
@@ -52,15 +45,7 @@ export function loadFilesPlanConfig(
   },
 ): FilesPlanConfig {
   const problems: string[] = [];
-  const fileQuotaMbByPlan: Record<string, number> = {};
-  for (const [name, raw] of Object.entries(env)) {
-    const plan = PLAN_QUOTA.exec(name)?.[1];
-    const value = raw?.trim();
-    if (!plan || !value) continue;
-    if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) {
-      problems.push(`${name}: must be a positive whole number (got "${value}")`);
-    } else fileQuotaMbByPlan[plan] = Number(value);
-  }
+  const fileQuotaMbByPlan = readPlanValues(env, "FILE_QUOTA_MB", problems);
   if (parsed.FILES_STORAGE === "s3" && !parsed.S3_BUCKET) {
     problems.push("S3_BUCKET: is required when FILES_STORAGE=s3");
   }
@@ -73,5 +58,5 @@ export function loadFilesPlanConfig(
 
 /** The storage quota of a plan in bytes. */
 export function quotaBytesOfPlan(config: { FILE_QUOTA_MB: number } & FilesPlanConfig, plan: string): number {
-  return (config.fileQuotaMbByPlan[planVariableName(plan)] ?? config.FILE_QUOTA_MB) * MIB;
+  return valueOfPlan(config.fileQuotaMbByPlan, plan, config.FILE_QUOTA_MB) * MIB;
 }

@@ -183,7 +183,7 @@ describe("web OpenAPI document", () => {
 
 describe("/docs", () => {
   it("answers HTML whose scripts and styles all come from this app, and each of them is served", async () => {
-    const res = DOCS();
+    const res = DOCS(new Request("http://localhost:3000/docs"));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const html = await res.text();

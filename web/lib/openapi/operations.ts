@@ -199,6 +199,19 @@ const operations: readonly ApiOperation[] = [
     success: redirect("to `/dashboard?verified=1`, or `/login?error=VerificationFailed`"),
   },
   {
+    method: "post",
+    path: "/api/auth/verify-email",
+    summary: "Mail the signed-in account a fresh verification link (the earlier links stop working)",
+    tags: ["auth"],
+    auth: ["session"],
+    success: {
+      status: 200,
+      description: "`{sent: true, email}`",
+      schema: z.object({ sent: z.literal(true), email: z.string() }),
+    },
+    errors: { ...session, ...crossSite, 409: "the email is already confirmed", 429: "more than 3 an hour" },
+  },
+  {
     method: "get",
     path: "/api/auth/idp",
     summary: "Start signing in with the identity provider",
@@ -362,7 +375,12 @@ const operations: readonly ApiOperation[] = [
     auth: ["session"],
     body: provisionBody,
     success: { status: 202, description: "the queued job", schema: jsonObject },
-    errors: { ...session, ...crossSite, 400: "bad body", 502: "the backend could not be reached" },
+    errors: {
+      ...session,
+      400: "bad body",
+      403: "a state-changing request from another site, or `email_not_verified` (the account's email is not confirmed)",
+      502: "the backend could not be reached",
+    },
   },
   {
     method: "get",
@@ -387,8 +405,8 @@ const operations: readonly ApiOperation[] = [
     },
     errors: {
       ...session,
-      ...crossSite,
       400: "bad body",
+      403: "a state-changing request from another site, or `email_not_verified` (the account's email is not confirmed)",
       404: "the user has no agent",
       429: "too many chats in flight",
       502: "the backend could not be reached",

@@ -29,8 +29,11 @@ const INIT_SCRIPT = `window.addEventListener("load", function () {
 });
 `;
 
-export function docsHtml(): string {
+/** The page; its scripts carry `nonce`, this request's Content-Security-Policy nonce, when there is one. */
+export function docsHtml(nonce: string | null = null): string {
   const asset = (name: string) => `${DOCS_ASSET_PREFIX}${name}`;
+  const script = (name: string) =>
+    `<script src="${asset(name)}"${nonce ? ` nonce="${escapeAttribute(nonce)}"` : ""}></script>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -42,12 +45,16 @@ export function docsHtml(): string {
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="${asset("swagger-ui-bundle.js")}"></script>
-<script src="${asset("swagger-ui-standalone-preset.js")}"></script>
-<script src="${asset("init.js")}"></script>
+${script("swagger-ui-bundle.js")}
+${script("swagger-ui-standalone-preset.js")}
+${script("init.js")}
 </body>
 </html>
 `;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** One of the viewer's files, or null when `name` is not one of them. */

@@ -4,7 +4,7 @@ import { type PartnerInquiryType, partnerInquiries } from "@svc/db/schema";
 import type { WebContext } from "../context";
 import { escapeHtml, sendMail } from "../mail/service";
 import { rateLimited } from "../ratelimit/errors";
-import { consumeRate } from "../ratelimit/service";
+import { consumeAddressRate } from "../ratelimit/service";
 import type { PartnerInquiryInput, PartnerInquiryResult } from "./schema";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -25,7 +25,7 @@ export async function submitPartnerInquiry(
   input: PartnerInquiryInput,
   ip: string,
 ): Promise<PartnerInquiryResult> {
-  const limit = await consumeRate(ctx, `partner:${ip}`, {
+  const limit = await consumeAddressRate(ctx, "partner", ip, {
     points: ctx.config.PARTNER_RATE_LIMIT_PER_HOUR,
     windowMs: HOUR_MS,
   });

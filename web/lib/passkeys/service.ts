@@ -16,7 +16,7 @@ import { and, asc, eq, lt } from "drizzle-orm";
 import { findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
 import { rateLimited } from "../ratelimit/errors";
-import { consumeRate } from "../ratelimit/service";
+import { consumeAddressRate } from "../ratelimit/service";
 import { createSession, type SessionUser } from "../sessions/service";
 import { challengeToBase64Url, consumeChallenge, issueChallenge } from "./challenges";
 import {
@@ -161,7 +161,7 @@ export const PASSKEY_AUTH_OPTIONS_LIMIT = { points: 20, windowMs: 60 * 1000 };
 
 /** Counts an auth-options request against the per-IP window: 429 (nothing else done) beyond it. */
 export async function countPasskeyAuthOptions(deps: Deps, ip: string): Promise<void> {
-  const limit = await consumeRate(deps, `passkey-auth-options:${ip}`, PASSKEY_AUTH_OPTIONS_LIMIT);
+  const limit = await consumeAddressRate(deps, "passkey-auth-options", ip, PASSKEY_AUTH_OPTIONS_LIMIT);
   if (!limit.allowed) {
     throw rateLimited("passkey sign-in attempts", limit.retryAfterSeconds);
   }

@@ -1,4 +1,4 @@
-import type { Clock } from "@svc/common";
+import { type Clock, rateLimitAddress } from "@svc/common";
 import type { Database } from "@svc/db";
 import { sql } from "drizzle-orm";
 
@@ -44,4 +44,29 @@ export async function consumeRate(
     resetAt,
     retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
   };
+}
+
+/**
+ * Counts one request of the client at `ip` against `scope`'s window (key `<scope>:<address>`). Every
+ * per-IP limit goes through here, so each counts an IPv6 client by its /64 (rateLimitAddress): a client
+ * given a whole /64 cannot open a fresh window with each of its addresses.
+ */
+export function consumeAddressRate(
+  deps: { db: Database; clock: Clock },
+  scope: string,
+  ip: string,
+  window: RateWindow,
+): Promise<RateDecision> {
+  return consumeRate(deps, `${scope}:${rateLimitAddress(ip)}`, window);
+}
+
+/**
+ * Takes back one request counted in `key`'s current window (never below 0): for limits that count only
+ * failures, the request is counted before its outcome is known (so requests at once cannot all slip
+ * under the limit) and refunded when it succeeded.
+ */
+export async function refundRate(deps: { db: Database }, key: string): Promise<void> {
+  await deps.db.execute(
+    sql`update rate_limit_windows set points = greatest(points - 1, 0) where key = ${key}`,
+  );
 }

@@ -229,6 +229,46 @@ describe("POST /api/provision", () => {
   });
 });
 
+describe("a confirmed email (issue 24, item 9)", () => {
+  it("403 email_not_verified while the account's email is not confirmed: no agent, no job, no backend call", async () => {
+    const { user, jar } = await signedInUser(undefined, { emailVerified: false });
+    const exchangesBefore = backend.exchanges.length;
+    const res = await provision(jar);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({
+      code: "email_not_verified",
+      error:
+        "confirm your email address first: open the link we mailed you, or send a new one from Settings (this server has no SMTP_URL: its mail is written to files in DATA_DIR/mail)",
+    });
+    expect(await agentsOf(user.id)).toHaveLength(0);
+    expect(await jobsOf(user.id)).toHaveLength(0);
+    expect(backend.exchanges.length).toBe(exchangesBefore);
+    // Once confirmed, the same session provisions.
+    await webContext().db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, user.id));
+    expect((await provision(jar)).status).toBe(202);
+  });
+
+  it("REQUIRE_VERIFIED_EMAIL=false lets an unconfirmed account provision (local development)", async () => {
+    overrideWebContext({
+      config: loadWebConfig({
+        DATABASE_URL: process.env.DATABASE_URL,
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        BACKEND_URL: backend.url,
+        INTERNAL_API_KEY,
+        HMAC_SECRET,
+        REQUIRE_VERIFIED_EMAIL: "false",
+      }),
+    });
+    try {
+      const { user, jar } = await signedInUser(undefined, { emailVerified: false });
+      expect((await provision(jar)).status).toBe(202);
+      expect(await agentsOf(user.id)).toHaveLength(1);
+    } finally {
+      overrideWebContext({ config });
+    }
+  });
+});
+
 describe("admin provisioning fallback (a session without a user id)", () => {
   // This web's sessions always name their account, so the fallback is exercised through the service with
   // the session shape the spec describes.

@@ -12,6 +12,7 @@ import { userNotFound } from "../accounts/errors";
 import type { WebContext } from "../context";
 import { withAdvisoryLock } from "../db/advisory-lock";
 import { signInFirst } from "../sessions/errors";
+import { assertEmailVerified } from "../sessions/require";
 import { answerJson, callBackend } from "./backend-client";
 import { backendQueueError } from "./errors";
 import { newestAgentOf } from "./operations";
@@ -44,7 +45,8 @@ type Account = Pick<typeof users.$inferSelect, "id" | "email" | "name" | "plan" 
 /**
  * The account a provisioning session acts for: its own, by id. Spec "Admin provisioning fallback": a session
  * without an id whose email is in ADMIN_EMAILS uses a synthetic session for the account holding that email
- * (the session's email; a body email is never used). Otherwise 401; an account that does not exist is 404.
+ * (the session's email; a body email is never used). Otherwise 401; an account that does not exist is 404;
+ * one whose email is not confirmed is 403 (REQUIRE_VERIFIED_EMAIL).
  */
 export async function provisioningAccount(ctx: WebContext, session: ProvisionSession): Promise<Account> {
   const columns = {
@@ -53,6 +55,7 @@ export async function provisioningAccount(ctx: WebContext, session: ProvisionSes
     name: users.name,
     plan: users.plan,
     paymentsSubscriptionId: users.paymentsSubscriptionId,
+    emailVerifiedAt: users.emailVerifiedAt,
   };
   let where: ReturnType<typeof eq>;
   if (session.id) {
@@ -64,8 +67,10 @@ export async function provisioningAccount(ctx: WebContext, session: ProvisionSes
     }
     where = eq(users.email, email);
   }
-  const [account] = await ctx.db.select(columns).from(users).where(where).limit(1);
-  if (!account) throw userNotFound();
+  const [row] = await ctx.db.select(columns).from(users).where(where).limit(1);
+  if (!row) throw userNotFound();
+  const { emailVerifiedAt, ...account } = row;
+  assertEmailVerified(ctx.config, { emailVerified: emailVerifiedAt !== null });
   return account;
 }
 

@@ -1,3 +1,5 @@
+import { emailNotVerified } from "../accounts/errors";
+import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
 import { signInFirst } from "./errors";
 import { type SessionUser, sessionOf, sessionUserOf } from "./service";
@@ -17,4 +19,19 @@ export async function requireSession(
   const session = await sessionOf(ctx, request);
   if (!session) throw signInFirst();
   return session;
+}
+
+/** 403 unless the account's email is confirmed (or REQUIRE_VERIFIED_EMAIL is off). */
+export function assertEmailVerified(
+  config: Pick<WebConfig, "REQUIRE_VERIFIED_EMAIL" | "SMTP_URL">,
+  account: { emailVerified: boolean },
+): void {
+  if (config.REQUIRE_VERIFIED_EMAIL && !account.emailVerified) throw emailNotVerified(!config.SMTP_URL);
+}
+
+/** The signed-in user of a request whose email is confirmed: 401 without a session, 403 unconfirmed. */
+export async function requireVerifiedUser(ctx: WebContext, request: Request): Promise<SessionUser> {
+  const user = await requireSessionUser(ctx, request);
+  assertEmailVerified(ctx.config, user);
+  return user;
 }

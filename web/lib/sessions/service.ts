@@ -17,6 +17,8 @@ export interface SessionUser {
   name: string;
   email: string;
   isAdmin: boolean;
+  /** Whether the account's email was proven (the link of the verification mail, or the identity provider). */
+  emailVerified: boolean;
   /** Signed into backend calls made for this user; never shown to the browser. */
   contextRole: UserContextRole;
 }
@@ -90,6 +92,7 @@ async function findUserSession(
       name: user.name,
       email: user.email,
       isAdmin: isAdminUser(user, deps.config),
+      emailVerified: user.emailVerifiedAt !== null,
       contextRole: userContextRole(user, deps.config),
     },
   };

@@ -35,8 +35,8 @@ export const tasksOperations: readonly ApiOperation[] = [
     success: { status: 201, description: "the task", schema: scheduledTask },
     errors: {
       ...session,
-      ...crossSite,
-      400: "a missing field, or a cron schedule without 5 or 6 fields or that does not parse",
+      400: "a missing field, a cron schedule without 5 or 6 fields or that does not parse, or `schedule_too_frequent`: runs more often than the plan's minimum interval (TASK_MIN_INTERVAL_SECONDS, default 60 s)",
+      403: "a state-changing request from another site, or `task_limit_reached`: the user has as many tasks as the plan allows (TASKS_PER_USER, default 50)",
       404: "not the user's agent",
     },
   },
@@ -48,7 +48,12 @@ export const tasksOperations: readonly ApiOperation[] = [
     auth: ["session"],
     body: updateTaskBody,
     success: { status: 200, description: "the updated task", schema: scheduledTask },
-    errors: { ...session, ...crossSite, 400: "missing taskId or a bad field", 404: "not the user's task" },
+    errors: {
+      ...session,
+      ...crossSite,
+      400: "missing taskId or a bad field, or `schedule_too_frequent` (a new schedule, or enabling a task whose schedule runs more often than the plan allows)",
+      404: "not the user's task",
+    },
   },
   {
     method: "delete",

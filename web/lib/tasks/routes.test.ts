@@ -1,10 +1,12 @@
-import { agents, scheduledTasks } from "@svc/db/schema";
+import { agents, scheduledTasks, users } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DELETE, GET, POST, PUT } from "@/app/api/scheduled-tasks/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { loadWebConfig } from "../config";
+import { overrideWebContext } from "../context";
+import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
 
-const { clock } = useWebTestContext();
+const { clock, config } = useWebTestContext();
 
 type Jar = Awaited<ReturnType<typeof signedInUser>>["jar"];
 const PATH = "/api/scheduled-tasks";
@@ -103,12 +105,13 @@ describe("POST /api/scheduled-tasks", () => {
 
   it("a 6-field schedule has seconds first; description defaults to null and enabled may be false", async () => {
     const { jar, agentId } = await owner();
-    const body = await created(jar, agentId, { cronSchedule: "*/15 * * * * *", enabled: false });
+    const body = await created(jar, agentId, { cronSchedule: "30 */5 * * * *", enabled: false });
     expect(body.description).toBeNull();
     expect(body.enabled).toBe(false);
     const at = new Date(body.createdAt).getTime();
-    expect(new Date(body.nextRun).getTime() - at).toBeLessThanOrEqual(15_000);
-    expect(new Date(body.nextRun).getUTCSeconds() % 15).toBe(0);
+    expect(new Date(body.nextRun).getTime() - at).toBeLessThanOrEqual(5 * 60_000);
+    expect(new Date(body.nextRun).getUTCSeconds()).toBe(30);
+    expect(new Date(body.nextRun).getUTCMinutes() % 5).toBe(0);
   });
 
   it("400 naming each missing or bad field, and nothing is written", async () => {
@@ -281,5 +284,124 @@ describe("DELETE /api/scheduled-tasks", () => {
     await expectError(await remove(other.jar, { taskId: task.id }), 404);
     await expectError(await remove(undefined, { taskId: task.id }), 401);
     expect(await rowCount(user.id)).toBe(1);
+  });
+});
+
+describe("plan limits: tasks per user and the shortest interval (issue 24, item 8)", () => {
+  /** The web's configuration as these variables make it (parsed, per-plan variables included). */
+  function configure(env: Record<string, string>): void {
+    overrideWebContext({
+      config: loadWebConfig({
+        DATABASE_URL: config.DATABASE_URL,
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        PUBLIC_URL: config.PUBLIC_URL,
+        LOG_LEVEL: "silent",
+        ...env,
+      }),
+    });
+  }
+  afterEach(() => overrideWebContext({ config }));
+
+  const task = (agentId: string, cronSchedule = "0 * * * *") => ({
+    name: "n",
+    cronSchedule,
+    prompt: "p",
+    agentId,
+  });
+
+  it("by default a schedule may run once a minute at most: 400 schedule_too_frequent naming the gap, nothing written", async () => {
+    expect([config.TASKS_PER_USER, config.TASK_MIN_INTERVAL_SECONDS]).toEqual([50, 60]);
+    const { user, jar, agentId } = await owner();
+    for (const [cron, gap] of [
+      ["* * * * * *", "1 second"],
+      ["*/30 * * * * *", "30 seconds"],
+      ["0,59 * * * * *", "1 second"],
+    ]) {
+      const body = await expectError(
+        await create(jar, task(agentId, cron)),
+        400,
+        new RegExp(
+          `^cronSchedule: runs ${gap} apart at its closest; the "solo" plan allows one run every 1 minute at most$`,
+        ),
+      );
+      expect(body.code).toBe("schedule_too_frequent");
+    }
+    expect(await rowCount(user.id)).toBe(0);
+    expect((await create(jar, task(agentId, "* * * * *"))).status).toBe(201);
+    expect((await create(jar, task(agentId, "0 * * * * *"))).status).toBe(201);
+  });
+
+  it("403 task_limit_reached past the plan's count; deleting one makes room; each plan its own numbers", async () => {
+    configure({ TASKS_PER_USER: "2", TASKS_PER_USER_PRO: "3", TASK_MIN_INTERVAL_SECONDS_PRO: "10" });
+    const { user, jar, agentId } = await owner();
+    const first = await (await create(jar, task(agentId))).json();
+    expect((await create(jar, { ...task(agentId), enabled: false })).status).toBe(201);
+    const body = await expectError(
+      await create(jar, task(agentId)),
+      403,
+      /^the "solo" plan allows 2 scheduled tasks; delete one before adding another$/,
+    );
+    expect(body.code).toBe("task_limit_reached");
+    expect(await rowCount(user.id)).toBe(2);
+    expect((await remove(jar, { taskId: first.id })).status).toBe(200);
+    expect((await create(jar, task(agentId))).status).toBe(201);
+
+    await webContext().db.update(users).set({ plan: "pro" }).where(eq(users.id, user.id));
+    expect((await create(jar, task(agentId, "*/10 * * * * *"))).status).toBe(201);
+    await expectError(await create(jar, task(agentId)), 403, /the "pro" plan allows 3 scheduled tasks/);
+  });
+
+  it("creations at once cannot pass the count together", async () => {
+    configure({ TASKS_PER_USER: "3" });
+    const { user, jar, agentId } = await owner();
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => create(jar, task(agentId)).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(5);
+    expect(await rowCount(user.id)).toBe(3);
+  });
+
+  it("an update to a schedule that runs too often, or enabling a task whose schedule does, is refused and changes nothing", async () => {
+    const { jar, agentId } = await owner();
+    const created = await (await create(jar, task(agentId))).json();
+    await expectError(
+      await update(jar, { taskId: created.id, cronSchedule: "*/10 * * * * *", name: "faster" }),
+      400,
+      /^cronSchedule: runs 10 seconds apart at its closest/,
+    );
+    // A task from before the rule, disabled: enabling it again is refused while its schedule breaks it.
+    await webContext()
+      .db.update(scheduledTasks)
+      .set({ cronSchedule: "* * * * * *", enabled: false })
+      .where(eq(scheduledTasks.id, created.id));
+    await expectError(await update(jar, { taskId: created.id, enabled: true }), 400, /runs 1 second apart/);
+    const [row] = await webContext()
+      .db.select()
+      .from(scheduledTasks)
+      .where(eq(scheduledTasks.id, created.id));
+    expect(row).toMatchObject({ name: "n", cronSchedule: "* * * * * *", enabled: false });
+    // Fixing the schedule and enabling it in one update works.
+    const fixed = await update(jar, { taskId: created.id, cronSchedule: "*/5 * * * *", enabled: true });
+    expect(fixed.status).toBe(200);
+    expect(await fixed.json()).toMatchObject({ cronSchedule: "*/5 * * * *", enabled: true });
+  });
+
+  it("the variables are checked at start, each named", () => {
+    const base = { DATABASE_URL: "postgres://x@localhost/x", SESSION_SECRET: TEST_SESSION_SECRET };
+    expect(() => loadWebConfig({ ...base, TASKS_PER_USER_PRO: "0" })).toThrow(/TASKS_PER_USER_PRO: must be/);
+    expect(() => loadWebConfig({ ...base, TASK_MIN_INTERVAL_SECONDS: "90000" })).toThrow(
+      /TASK_MIN_INTERVAL_SECONDS: must be at most 86400/,
+    );
+    expect(() => loadWebConfig({ ...base, TASK_MIN_INTERVAL_SECONDS_TEAM: "90000" })).toThrow(
+      /TASK_MIN_INTERVAL_SECONDS_TEAM: must be a whole number from 1 to 86400/,
+    );
+    const ok = loadWebConfig({
+      ...base,
+      TASKS_PER_USER_PRO_PLUS: "500",
+      TASK_MIN_INTERVAL_SECONDS_PRO_PLUS: "1",
+    });
+    expect(ok.tasksPerUserByPlan).toEqual({ PRO_PLUS: 500 });
+    expect(ok.taskMinIntervalSecondsByPlan).toEqual({ PRO_PLUS: 1 });
   });
 });

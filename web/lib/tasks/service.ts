@@ -2,15 +2,18 @@
  * Scheduled tasks (spec "Scheduled task", "Scheduled tasks"): the owner's CRUD. The backend's scheduler
  * (`backend/src/scheduler/`) dispatches them; this side keeps `nextRun` right when a task is created, its
  * schedule changes, or it is enabled again. Every query is scoped to the user: another user's task or agent
- * answers 404.
+ * answers 404. Each plan bounds how many tasks a user has and how often one may run (./config.ts), so no
+ * user can fill the scheduler's dispatch slots.
  */
 import { newId } from "@svc/common";
-import { nextCronRun } from "@svc/common/cron";
-import { type ScheduledTask, scheduledTasks } from "@svc/db/schema";
-import { and, desc, eq } from "drizzle-orm";
+import { nextCronRun, shortestCronIntervalSeconds } from "@svc/common/cron";
+import { type ScheduledTask, scheduledTasks, users } from "@svc/db/schema";
+import { and, count, desc, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
-import { taskNotFound } from "./errors";
+import { signInFirst } from "../sessions/errors";
+import { type TaskLimits, taskLimitsOfPlan } from "./config";
+import { scheduleTooFrequent, taskLimitReached, taskNotFound } from "./errors";
 import type { CreateTaskInput, ScheduledTaskView, TaskList, UpdateTaskInput } from "./schema";
 
 type Deps = Pick<WebContext, "db" | "clock" | "config" | "logger">;
@@ -56,38 +59,78 @@ export async function listTasks(deps: Deps, userId: string, agentId?: string): P
   return { tasks: rows.map(toTaskView), count: rows.length };
 }
 
-/** Creates a task on one of the user's agents: `pending`, `nextRun` the schedule's next time after now. */
+type Tx = Parameters<Parameters<WebContext["db"]["transaction"]>[0]>[0];
+
+/**
+ * The user's plan limits. With `lock`, the account row stays locked to the end of the transaction: one
+ * user's task creations run one at a time, so two at once cannot both pass the count.
+ */
+async function taskLimitsOf(
+  deps: Deps,
+  tx: Tx,
+  userId: string,
+  { lock }: { lock: boolean },
+): Promise<TaskLimits> {
+  const query = tx.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
+  const [account] = lock ? await query.for("update") : await query;
+  if (!account) throw signInFirst();
+  return taskLimitsOfPlan(deps.config, account.plan);
+}
+
+/** 400 when `cronSchedule` runs more often than the plan's minimum interval. */
+function assertScheduleAllowed(cronSchedule: string, limits: TaskLimits): void {
+  const shortest = shortestCronIntervalSeconds(cronSchedule);
+  if (shortest !== null && shortest < limits.minIntervalSeconds) {
+    throw scheduleTooFrequent(limits.plan, shortest, limits.minIntervalSeconds);
+  }
+}
+
+/**
+ * Creates a task on one of the user's agents: `pending`, `nextRun` the schedule's next time after now.
+ * Refused when the schedule runs more often than the user's plan allows (400) or the user already has as
+ * many tasks as it allows (403).
+ */
 export async function createTask(
   deps: Deps,
   userId: string,
   input: CreateTaskInput,
 ): Promise<ScheduledTaskView> {
   await requireUserAgent(deps, userId, input.agentId);
-  const now = deps.clock.now();
-  const [row] = await deps.db
-    .insert(scheduledTasks)
-    .values({
-      id: newId("task"),
-      userId,
-      agentId: input.agentId,
-      name: input.name,
-      description: input.description ?? null,
-      cronSchedule: input.cronSchedule,
-      prompt: input.prompt,
-      enabled: input.enabled ?? true,
-      status: "pending",
-      nextRun: nextCronRun(input.cronSchedule, now),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return toTaskView(row);
+  return deps.db.transaction(async (tx) => {
+    const limits = await taskLimitsOf(deps, tx, userId, { lock: true });
+    assertScheduleAllowed(input.cronSchedule, limits);
+    const [{ tasks }] = await tx
+      .select({ tasks: count() })
+      .from(scheduledTasks)
+      .where(eq(scheduledTasks.userId, userId));
+    if (tasks >= limits.tasksPerUser) throw taskLimitReached(limits.plan, limits.tasksPerUser);
+    const now = deps.clock.now();
+    const [row] = await tx
+      .insert(scheduledTasks)
+      .values({
+        id: newId("task"),
+        userId,
+        agentId: input.agentId,
+        name: input.name,
+        description: input.description ?? null,
+        cronSchedule: input.cronSchedule,
+        prompt: input.prompt,
+        enabled: input.enabled ?? true,
+        status: "pending",
+        nextRun: nextCronRun(input.cronSchedule, now),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return toTaskView(row);
+  });
 }
 
 /**
  * Changes a task of the user. `nextRun` is computed again from now when the schedule changes or a disabled
  * task is enabled; a `failed` task set `enabled: true` goes back to `pending` with `attempts` 0. The row is
- * locked meanwhile, so a scheduler's outcome and this change are applied one after the other.
+ * locked meanwhile, so a scheduler's outcome and this change are applied one after the other. A new
+ * schedule, or a task that starts running again, must keep the plan's minimum interval (400).
  */
 export async function updateTask(
   deps: Deps,
@@ -116,7 +159,10 @@ export async function updateTask(
       enabled,
       updatedAt: now,
     };
-    if (scheduleChanged || enabledAgain || retryFailed) changes.nextRun = nextCronRun(cron, now);
+    if (scheduleChanged || enabledAgain || retryFailed) {
+      assertScheduleAllowed(cron, await taskLimitsOf(deps, tx, userId, { lock: false }));
+      changes.nextRun = nextCronRun(cron, now);
+    }
     if (restart) Object.assign(changes, { status: "pending", attempts: 0 });
     const [row] = await tx
       .update(scheduledTasks)

@@ -103,12 +103,22 @@ export async function call(
   return response;
 }
 
-/** A new account with a live session: the jar carries its `svc-session` cookie. */
-export async function signedInUser(email = `user-${Math.random().toString(36).slice(2, 10)}@example.com`) {
+/**
+ * A new account with a live session: the jar carries its `svc-session` cookie. Its email is confirmed
+ * (what provisioning and AI use need) unless `emailVerified: false`.
+ */
+export async function signedInUser(
+  email = `user-${Math.random().toString(36).slice(2, 10)}@example.com`,
+  { emailVerified = true }: { emailVerified?: boolean } = {},
+) {
   const { createUser } = await import("../accounts/users");
   const { createSession, SESSION_COOKIE } = await import("../sessions/service");
   const ctx = webContext();
-  const user = await createUser(ctx, { email, name: email.split("@")[0] });
+  const user = await createUser(ctx, {
+    email,
+    name: email.split("@")[0],
+    emailVerifiedAt: emailVerified ? ctx.clock.now() : null,
+  });
   const { token } = await createSession(ctx, user.id);
   const jar = new CookieJar();
   jar.set(SESSION_COOKIE, token);

@@ -14,6 +14,7 @@ import {
   cookieFromHeader,
   hmacHex,
   randomToken,
+  rateLimitAddress,
   safeEqual,
   systemClock,
 } from "@svc/common";
@@ -49,8 +50,9 @@ function wantsHtml(req: Request): boolean {
   return (req.method === "GET" || req.method === "HEAD") && (req.headers.accept ?? "").includes("text/html");
 }
 
-export function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+/** The client address the login limit counts: an IPv6 client by its /64 (rateLimitAddress). */
+export function loginLimitAddress(req: Request): string {
+  return rateLimitAddress(req.ip ?? req.socket.remoteAddress ?? "unknown");
 }
 
 export interface AdminAccess {

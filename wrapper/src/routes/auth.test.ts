@@ -8,9 +8,11 @@ import { adminAuth } from "./auth";
 
 const PASSWORD = "correct horse battery staple";
 
-function appWith(password: string | undefined, clock = new ManualClock()) {
+function appWith(password: string | undefined, clock = new ManualClock(), { trustProxy = false } = {}) {
   const auth = adminAuth(password, { clock });
   const app = express();
+  // Lets a test speak as any client address (X-Forwarded-For), as a wrapper behind a proxy would see it.
+  if (trustProxy) app.set("trust proxy", true);
   app.use(auth.loginRoutes);
   app.get("/api/secret", auth.requireAdmin, (req, res) => {
     res.json({ ok: true, admin: auth.isAdmin(req) });
@@ -194,6 +196,17 @@ describe("adminAuth with a password", () => {
     const json = await request(fresh).post("/login").send({ password: "wrong" });
     expect(json.status).toBe(401);
     expect(json.body).toEqual({ ok: false, error: "Wrong password" });
+  });
+
+  it("counts an IPv6 client by its /64: rotating addresses within it opens no new window (issue 24, item 9)", async () => {
+    const { app: fresh } = appWith(PASSWORD, new ManualClock(), { trustProxy: true });
+    const from = (address: string, password: string) =>
+      request(fresh).post("/login").set("x-forwarded-for", address).send({ password });
+    for (let i = 1; i <= 5; i++) expect((await from(`2001:db8:1:2::${i}`, `wrong${i}`)).status).toBe(401);
+    expect((await from("2001:db8:1:2:ffff:ffff:ffff:ffff", PASSWORD)).status).toBe(429);
+    // Another /64, and an IPv4 client, have their own windows.
+    expect((await from("2001:db8:1:3::1", PASSWORD)).status).toBe(303);
+    expect((await from("203.0.113.9", PASSWORD)).status).toBe(303);
   });
 
   it("answers 429 after 5 wrong tries in a minute, even for the right password, until the window ends", async () => {

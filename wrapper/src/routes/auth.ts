@@ -5,9 +5,9 @@ import {
   ADMIN_COOKIE,
   adminAccess,
   COOKIE_MAX_AGE_MS,
-  clientIp,
   LOGIN_MAX_FAILURES,
   LOGIN_WINDOW_MS,
+  loginLimitAddress,
   safeNextPath,
 } from "../auth/admin";
 import { formBody, jsonBody } from "../http/body";
@@ -87,7 +87,7 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
       res.redirect(303, next);
       return;
     }
-    const entry = access.loginFailures(clientIp(req));
+    const entry = access.loginFailures(loginLimitAddress(req));
     if (entry.count >= LOGIN_MAX_FAILURES) {
       const retryAfter = Math.ceil((entry.windowStart + LOGIN_WINDOW_MS - clock.now().getTime()) / 1000);
       res.setHeader("Retry-After", String(Math.max(1, retryAfter)));
@@ -100,7 +100,7 @@ export function adminAuth(password: string | undefined, options: { clock?: Clock
       respondLoginError(req, res, 401, "Wrong password", next);
       return;
     }
-    access.clearLoginFailures(clientIp(req));
+    access.clearLoginFailures(loginLimitAddress(req));
     res.cookie(ADMIN_COOKIE, access.issueCookie(), {
       httpOnly: true,
       sameSite: "strict",

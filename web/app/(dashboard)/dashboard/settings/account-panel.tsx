@@ -1,7 +1,8 @@
 "use client";
 
-import { messageOf, useResource } from "@/components/data";
-import { Alert, Card, StatusBadge } from "@/components/ui";
+import { useState } from "react";
+import { api, messageOf, useResource } from "@/components/data";
+import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
 import type { AccountSummary } from "@/lib/accounts/service";
 
 /** The account (name, email and whether it is confirmed) and the referral code with the credits earned. */
@@ -44,9 +45,7 @@ export function AccountPanels() {
         ) : (
           <p className="muted">Loading…</p>
         )}
-        {a && !a.emailVerified ? (
-          <p className="hint">Confirm your email address with the link we sent you when you signed up.</p>
-        ) : null}
+        {a && !a.emailVerified ? <ConfirmEmail /> : null}
       </Card>
       <Card title="Referral" testId="referral-card">
         {a ? (
@@ -73,6 +72,41 @@ export function AccountPanels() {
           <p className="muted">Loading…</p>
         )}
       </Card>
+    </>
+  );
+}
+
+/** Why the email matters and a way to get a fresh link (the first one lasts 24 hours). */
+function ConfirmEmail() {
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState("");
+  const [error, setError] = useState("");
+
+  async function resend() {
+    setBusy(true);
+    setError("");
+    setSent("");
+    try {
+      const { email } = await api<{ email: string }>("/api/auth/verify-email", { method: "POST" });
+      setSent(`A new link is on its way to ${email}; links sent before no longer work.`);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <p className="hint">
+        Confirm your email address with the link we sent you when you signed up: deploying an agent and
+        chatting with it need it.
+      </p>
+      <Button variant="secondary" size="sm" busy={busy} busyLabel="Sending…" onClick={() => void resend()}>
+        Send the link again
+      </Button>
+      <Notice tone="success">{sent}</Notice>
+      {error ? <Alert message={error} /> : null}
     </>
   );
 }

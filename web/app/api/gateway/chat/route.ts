@@ -6,12 +6,12 @@ import { webContext } from "@/lib/context";
 import { readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { route } from "@/lib/http/errors";
-import { requireSessionUser } from "@/lib/sessions/require";
+import { requireVerifiedUser } from "@/lib/sessions/require";
 
-/** POST /api/gateway/chat (session) `{message}`: 202 `{success, queued, jobId, status, agentId, agentName}`. */
+/** POST /api/gateway/chat (session, confirmed email) `{message}`: 202 `{success, queued, jobId, status, agentId, agentName}`. */
 export const POST = route(async (request: Request) => {
   const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
+  const user = await requireVerifiedUser(ctx, request);
   await limitChatRate(ctx, clientIp(request, ctx.config));
   // 32,000 characters of up to 4 UTF-8 bytes each, plus the JSON around them.
   const { message } = await readJson(request, chatMessageBody, { maxBytes: 160 * 1024 });

@@ -1,0 +1,1 @@
+CREATE INDEX "scheduled_tasks_user_due_idx" ON "scheduled_tasks" USING btree ("user_id","next_run","id") WHERE "scheduled_tasks"."enabled" and "scheduled_tasks"."status" = 'pending';

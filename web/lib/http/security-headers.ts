@@ -1,0 +1,59 @@
+/**
+ * The security headers of every web answer (web/server.ts sets them before Next or a route handler runs).
+ *
+ * Scripts: a fresh nonce per request and `'strict-dynamic'`: only scripts carrying the nonce run, and the
+ * chunks they load themselves. Next reads the nonce from the request's `Content-Security-Policy` header
+ * (the server sets it there too) and puts it on every script it renders, inline ones included; this is why
+ * every page is rendered per request (app/layout.tsx), a prerendered page would carry no nonce. `/docs`
+ * puts it on its own script tags (nonceOf). `'self'` stays for browsers older than CSP 3, which ignore
+ * `'strict-dynamic'`; newer ones ignore `'self'` beside it. No `'unsafe-inline'`, no `'unsafe-eval'`.
+ *
+ * Styles: `'self' 'unsafe-inline'`. React renders `style={...}` as style attributes in the server's HTML,
+ * which no nonce can cover (`style-src-attr` is not understood everywhere); styles cannot run code, and an
+ * injection would first need markup that React escapes.
+ *
+ * Framing: `frame-ancestors 'none'` and `X-Frame-Options: DENY` (older browsers): no page of the platform
+ * can be put in another site's frame (clickjacking of approvals, keys, payments).
+ * Referrer: `same-origin`: no URL of the platform (a verification token in a query) reaches another site.
+ */
+import { randomBytes } from "node:crypto";
+
+/** A new script nonce: 128 random bits, base64. */
+export function newNonce(): string {
+  return randomBytes(16).toString("base64");
+}
+
+/** The Content-Security-Policy of an answer whose scripts carry `nonce`. */
+export function contentSecurityPolicy(nonce: string, publicUrl: string): string {
+  // The permission WebSocket is on the web's own origin; 'self' covers it in CSP 3, not in older browsers.
+  const socket = new URL(publicUrl);
+  socket.protocol = socket.protocol === "https:" ? "wss:" : "ws:";
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${socket.origin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Every security header of an answer, by name (lower case). */
+export function securityHeaders(nonce: string, publicUrl: string): Record<string, string> {
+  return {
+    "content-security-policy": contentSecurityPolicy(nonce, publicUrl),
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "x-content-type-options": "nosniff",
+  };
+}
+
+/** The script nonce web/server.ts gave this request (from its Content-Security-Policy header), or null. */
+export function nonceOf(request: Request): string | null {
+  const policy = request.headers.get("content-security-policy") ?? "";
+  return /'nonce-([A-Za-z0-9+/=_-]+)'/.exec(policy)?.[1] ?? null;
+}
