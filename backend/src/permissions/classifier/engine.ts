@@ -1,7 +1,10 @@
 /**
  * Classifies a command line: scan (scan.ts), parse into simple commands (parse.ts), classify each one by
  * its program's rule (rules/), combine by taking the most severe. Substitutions, `bash -c` strings, `eval`
- * and the like are classified recursively, at most MAX_DEPTH levels deep.
+ * and the like are classified recursively, at most MAX_DEPTH levels deep. A rule's safe verdict stands
+ * only when every argument is known harmless (harmless.ts) and every path the agent's own (workspace.ts,
+ * resolved from the directories the line's `cd`s may have led to); environment assignments, redirections
+ * to files and protected paths are judged here for every command.
  */
 
 import { computedNetworkArgument, isComputed } from "./computed";
@@ -390,11 +393,12 @@ export function classifyArgv(
   // The inversion (issue #24): safe only when every argument is one the program's list knows to be harmless.
   if (verdict.tier === "safe") {
     verdict =
-      harmlessArguments(name, marked === null ? args : marked.slice(1), {
-        cwds: context.cwds,
-        workspace: context.guard.workspace,
-        bindings: context.bindings,
-      }) ?? verdict;
+      harmlessArguments(
+        name,
+        marked === null ? args : marked.slice(1),
+        { cwds: context.cwds, workspace: context.guard.workspace, bindings: context.bindings },
+        verdict.rule,
+      ) ?? verdict;
   }
   return floor === null ? verdict : worse(verdict, floor);
 }

@@ -14,7 +14,7 @@ import { SUBSTITUTION } from "./scan";
 import { type Classification, dangerous, shown } from "./types";
 import { commandUrlVerdict } from "./urls";
 import { readVerdict, resolvePath, type Segments, type Workspace, writeVerdict } from "./workspace";
-import { HARMLESS_OUTPUTS } from "./write-target";
+import { HARMLESS_INPUTS, HARMLESS_OUTPUTS } from "./write-target";
 
 export type Bindings = ReadonlyMap<string, readonly string[]>;
 
@@ -169,9 +169,14 @@ export function harmlessArguments(
   name: string,
   args: readonly string[],
   paths: PathContext,
+  /** The rule's verdict: a file reader without a list still reads its working directory (`fd`, `eza`). */
+  rule: string,
 ): Classification | null {
   const programSpec = PROGRAMS.get(name);
   if (programSpec === undefined) {
+    if (args.length === 0 && rule === "read-only-file") {
+      return readVerdict(".", name, paths.cwds, paths.workspace, true);
+    }
     if (args.length === 0 || isVersionQuery(args)) return null;
     return dangerous(
       "unknown-option",
@@ -179,7 +184,7 @@ export function harmlessArguments(
     );
   }
   // A listed program's short flags are its list's; `--version` and `--help` mean that everywhere.
-  if (args.every((arg) => arg === "--version" || arg === "--help")) return null;
+  if (args.length > 0 && args.every((arg) => arg === "--version" || arg === "--help")) return null;
   return checkArguments(name, programSpec, args, paths);
 }
 
@@ -287,7 +292,9 @@ function checkValue(
   if (isComputedWord(value)) return computedArgument(label, value);
   switch (kind) {
     case "path":
-      return readVerdict(value, `${label} ${option}`, paths.cwds, paths.workspace, false);
+      return HARMLESS_INPUTS.has(value)
+        ? null
+        : readVerdict(value, `${label} ${option}`, paths.cwds, paths.workspace, false);
     case "written":
       return writeVerdict(value, `${label} ${option}`, paths.cwds, paths.workspace);
     case "output":
@@ -353,6 +360,7 @@ class CheckedCall implements Call {
 
   read(word: string, recursive = this.recursive): Classification | null {
     this.readAny = true;
+    if (HARMLESS_INPUTS.has(word)) return null;
     return readVerdict(word, this.label, this.paths.cwds, this.paths.workspace, recursive);
   }
 

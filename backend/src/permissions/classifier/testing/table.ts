@@ -592,6 +592,11 @@ export const INVERSION: Row[] = [
   ['cd "$X"', "dangerous", "computed-argument"],
   ['cd -- "$X"; cat f', "dangerous", "unresolved-path"],
   ["git -C ../../.. log", "dangerous", "outside-agent-directory"],
+  ["cd /; ls", "dangerous", "outside-agent-directory"],
+  ["cd /etc && find", "dangerous", "outside-agent-directory"],
+  ["cd /; fd", "dangerous", "outside-agent-directory"],
+  ["fd", "safe", "read-only-file"],
+  ["cd ../..; grep -r token", "dangerous", "grep ."],
   ["find . -newer /etc/shadow", "dangerous", "outside-agent-directory"],
   ["grep -f /etc/shadow x", "dangerous", "outside-agent-directory"],
   ["git diff --no-index /etc/passwd a.txt", "dangerous", "outside-agent-directory"],
@@ -668,6 +673,8 @@ export const INVERSION: Row[] = [
   ["curl -sS https://example.com/api | jq .", "safe", "network-read"],
   ['for f in src/*.ts; do grep -c TODO "$f"; done', "safe", "shell keyword: for"],
   ["x=$(date +%s); echo $x", "safe", "variable-assignment"],
+  ["head -c 16 /dev/urandom | base64", "safe", "read-only-file"],
+  ["cat /dev/null > /dev/null", "safe", "read-only-file"],
 ];
 
 /** Every row: at least 200, across all categories. */
@@ -700,6 +707,9 @@ export const TOOL_TABLE: readonly ToolRow[] = [
   ["exec", { command: "rm -rf *", workdir: "/" }, "destructive", "recursive-root-delete"],
   ["exec", { command: "ls", workdir: "/work/main/.data" }, "dangerous", "platform-state"],
   ["exec", { command: "ls", workdir: 7 }, "dangerous", "malformed-parameters"],
+  ["exec", { command: "cat notes.txt", workdir: "src" }, "safe", "read-only-file"],
+  ["exec", { command: "cat service.json", workdir: "../.." }, "dangerous", "service.json"],
+  ["exec", { command: "ls", workdir: "/etc" }, "dangerous", "outside-agent-directory"],
   ["exec", { command: "date", env: { TZ: "UTC", LANG: "C.UTF-8", LC_ALL: "C" } }, "safe", "system-info"],
   [
     "exec",
