@@ -5,7 +5,9 @@
  * `tree -o`, `wget -P`), reads its arguments from a file (`wc --files0-from`), changes the directory a
  * program works in without saying where, or talks to another server than the one named (`curl --proxy`,
  * `--resolve`, `--unix-socket`, `npm --registry`, `kubectl --kubeconfig`, `docker -H`). Programs not listed
- * here are safe only when run with no arguments.
+ * here are safe only when run with no arguments. Left out whole: programs that load code the workspace can
+ * name — `python -m pip` (the working directory comes first on sys.path: a `pip.py` there runs), yarn (the
+ * project's pinned release, `yarnPath`), cargo (rustup runs the toolchain `rust-toolchain.toml` names).
  */
 import {
   type Call,
@@ -1050,13 +1052,6 @@ listed(
   ),
 );
 listed(
-  "yarn yarnpkg",
-  spec(
-    "-R --json --recursive --depth=T --pattern=T --verbose --production --all",
-    infoSubcommands("why list info outdated licenses versions owner config npm"),
-  ),
-);
-listed(
   "pip pip3",
   spec(
     `-o -u -e -l -v -q -f --format=T --outdated --uptodate --editable --local --user --not-required
@@ -1064,11 +1059,6 @@ listed(
      --disable-pip-version-check --no-color --isolated --no-input --pre --no-python-version-warning`,
     infoSubcommands("list show freeze check config cache debug inspect"),
   ),
-);
-listed(
-  "python python3 python2",
-  // Only `python -m pip …` (pip's own list checks the rest) and version queries are ever safe.
-  spec("-m=T -V", "command", { stop: true }),
 );
 listed(
   "apt apt-get apt-cache",
@@ -1093,15 +1083,6 @@ listed(
     infoSubcommands(
       "list ls info abv search outdated deps uses leaves config doctor dr desc home homepage commands",
     ),
-  ),
-);
-listed(
-  "cargo",
-  spec(
-    `-e=T -i=T -d -f=T -F=T -p=T -q -v --edges=T --invert=T --depth=T --prefix=T --no-dedupe --duplicates
-     --charset=T --format=T --target=T --all-features --no-default-features --features=T --package=T
-     --workspace --manifest-path=P --quiet --verbose --offline --locked --frozen --all-targets`,
-    infoSubcommands("tree metadata version pkgid locate-project read-manifest verify-project search"),
   ),
 );
 
