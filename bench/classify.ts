@@ -136,7 +136,8 @@ function startServer(data: ServerData): Promise<{ port: number; worker: Worker }
 const SAFE_CALLS = [
   { tool_name: "Bash", tool_input: { command: "git status" } },
   { tool_name: "Bash", tool_input: { command: "ls -la src && grep -rn TODO src | head -20" } },
-  { tool_name: "Read", tool_input: { file_path: "/workspace/src/app.ts" } },
+  // A file of the agent's own workspace (relative paths are the workspace's).
+  { tool_name: "Read", tool_input: { file_path: "src/app.ts" } },
   { toolName: "bash", toolInput: { command: "cat package.json | jq .dependencies" } },
 ];
 

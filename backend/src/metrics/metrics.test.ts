@@ -103,7 +103,7 @@ describe("GET /metrics on the backend", () => {
     const hook = await request(app)
       .post("/api/hooks/classify")
       .set({ authorization: `Bearer ${gatewayToken}` })
-      .send({ agentId, toolName: "read", toolInput: { path: "/tmp/notes.txt" } });
+      .send({ agentId, toolName: "read", toolInput: { path: "notes.txt" } });
     expect(hook.body).toMatchObject({ allow: true, tier: "safe" });
     await request(app)
       .post("/api/hooks/classify")

@@ -275,6 +275,25 @@ describe("the classifier's protected paths reach the routes", () => {
     });
     expect((await decide(lee, shell.body.requestId, "reject")).status).toBe(200);
   });
+
+  it("the agent's workspace reaches the routes: its commands' paths and its writes are judged there", async () => {
+    const call = (tool_name: string, tool_input: Record<string, unknown>) =>
+      hookClassify(lee.token, { tool_name, tool_input });
+    // The working directory is `<LOCAL_AGENTS_DIR>/<agent>/state/workspace`.
+    expect((await call("bash", { command: "cat notes.txt" })).body).toMatchObject({ allow: true });
+    expect((await call("write", { path: "notes.txt", content: "x" })).body).toMatchObject({ allow: true });
+    for (const [tool, input, reason] of [
+      ["bash", { command: "cat ../../service.json" }, /^platform state read: cat \.\.\/\.\.\/service\.json/],
+      ["bash", { command: "cat ../../../*/service.json" }, /^path outside the agent's directory/],
+      ["write", { path: "~/.bashrc", content: "x" }, /^write outside the agent's workspace/],
+      ["write", { path: ".git/config", content: "x" }, /^configuration file write/],
+    ] as const) {
+      const refused = await call(tool, input);
+      expect(refused.body).toMatchObject({ allow: false, tier: "dangerous" });
+      expect(refused.body.reason).toMatch(reason);
+      expect((await decide(lee, refused.body.requestId, "reject")).status).toBe(200);
+    }
+  });
 });
 
 describe("expiry over the WebSocket", () => {

@@ -78,7 +78,8 @@ afterAll(async () => {
   await database.close();
 });
 
-const SAFE = { toolName: "read", toolInput: { path: "/tmp/notes.txt" } };
+// A file of the agent's own workspace (issue #24: a read outside the agent's directory is dangerous).
+const SAFE = { toolName: "read", toolInput: { path: "notes.txt" } };
 const DANGEROUS = { toolName: "bash", toolInput: { command: "npm install left-pad" } };
 const DESTRUCTIVE = { toolName: "bash", toolInput: { command: "rm -rf /" } };
 

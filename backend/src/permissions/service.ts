@@ -4,7 +4,6 @@
  * is announced on the bus, which wakes WebSocket sessions and hook long-polls in every process).
  */
 
-import { join } from "node:path";
 import { type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
@@ -12,7 +11,9 @@ import type { BackendConfig } from "../config";
 import type { PermissionBus, PermissionEvent } from "./bus";
 import {
   classifyToolCall,
+  containerAgentWorkspace,
   DEFAULT_PATH_GUARD,
+  localAgentWorkspace,
   type PathGuard,
   pathGuard,
   type Tier,
@@ -37,23 +38,51 @@ export interface PermissionPolicy {
   /** A pending request expires this long after its `timestamp`. */
   pendingTtlMs: number;
   maxPendingPerAgent: number;
-  /** The classifier's protected paths for one agent's calls (the platform's state, LOCAL_AGENTS_DIR). */
+  /**
+   * The classifier's view of one agent's calls: the platform's protected paths and the agent's workspace
+   * (where its commands run, what it may read and write).
+   */
   guardFor(agentId: string): PathGuard;
 }
 
 export type PermissionPolicyConfig = Partial<
-  Pick<BackendConfig, "PERMISSION_PENDING_TTL_SECONDS" | "LOCAL_AGENTS_DIR">
+  Pick<BackendConfig, "PERMISSION_PENDING_TTL_SECONDS" | "LOCAL_AGENTS_DIR" | "HOSTING_PROVIDER">
 >;
 
 export function permissionPolicy(config: PermissionPolicyConfig = {}): PermissionPolicy {
-  const agentsDir = config.LOCAL_AGENTS_DIR;
   return {
     pendingTtlMs: (config.PERMISSION_PENDING_TTL_SECONDS ?? DEFAULT_PENDING_TTL_SECONDS) * 1000,
     maxPendingPerAgent: MAX_PENDING_PER_AGENT,
-    // Another agent's directory is protected; the asking agent's own (its working directory) is not.
-    guardFor: agentsDir
-      ? (agentId) => pathGuard({ protectedDirs: [agentsDir], ownDirs: [join(agentsDir, agentId)] })
-      : () => DEFAULT_PATH_GUARD,
+    guardFor: agentGuards(config),
+  };
+}
+
+/** Agent ids as the local driver accepts them (hosting/local-store.ts): no way out of the agents directory. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** Guards kept per agent (the hook asks before every tool call); the cache restarts when full. */
+const MAX_CACHED_GUARDS = 1024;
+
+/**
+ * Where an agent works, by hosting driver (classifier/workspace.ts). Local: its directory in
+ * LOCAL_AGENTS_DIR (the agents directory itself protected: the other agents live there). Docker and Railway:
+ * the agent image's layout, the same for every agent (its container is its own).
+ */
+function agentGuards(config: PermissionPolicyConfig): (agentId: string) => PathGuard {
+  const agentsDir = config.LOCAL_AGENTS_DIR;
+  if (agentsDir === undefined || (config.HOSTING_PROVIDER ?? "local") !== "local") {
+    return () => DEFAULT_PATH_GUARD;
+  }
+  const outsider = pathGuard({ protectedDirs: [agentsDir], workspace: containerAgentWorkspace() });
+  const guards = new Map<string, PathGuard>();
+  return (agentId) => {
+    if (!AGENT_ID.test(agentId)) return outsider;
+    let guard = guards.get(agentId);
+    if (guard === undefined) {
+      if (guards.size >= MAX_CACHED_GUARDS) guards.clear();
+      guard = pathGuard({ protectedDirs: [agentsDir], workspace: localAgentWorkspace(agentsDir, agentId) });
+      guards.set(agentId, guard);
+    }
+    return guard;
   };
 }
 

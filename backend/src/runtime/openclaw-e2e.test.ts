@@ -5,7 +5,7 @@
  * OpenAI-compatible provider on loopback, every tool call through the platform's plugin to the classify hook.
  * Nothing of OpenClaw is faked.
  *
- * Tool calls here only ever run `ls`, or a stand-in `npm` of this test's own (called by its absolute path:
+ * Tool calls here only ever run `ls` (of the agent's own workspace), or a stand-in `npm` of this test's own (called by its absolute path:
  * OpenClaw puts the login shell's PATH first) that only leaves a marker file under this test's directory;
  * the destructive one is `chmod 777` on a file of this test.
  * Between the agents and the backend sits a small HTTP relay (the agents' BACKEND_PUBLIC_URL) that can
@@ -353,12 +353,14 @@ describe("a real OpenClaw agent on the platform", () => {
   }, 400_000);
 
   it("a safe tool call (ls) runs at once and its output reaches the chat job", async () => {
-    const job = await chat(`RUN: ls ${markers}`);
+    // In the agent's own workspace, its working directory: a path outside its directory is not safe.
+    await writeFile(join(dir, "agents", agentId, "state", "workspace", "hello.txt"), "hi\n", { mode: 0o644 });
+    const job = await chat("RUN: ls");
     expect(job.status).toBe("completed");
     expect(job.result.reply).toContain("tool said:");
     expect(job.result.reply).toContain("hello.txt");
     expect(await pending()).toEqual([]);
-    const offered = provider.requests.find((r) => lastText(r.body) === `RUN: ls ${markers}`)?.body as Json;
+    const offered = provider.requests.find((r) => lastText(r.body) === "RUN: ls")?.body as Json;
     const tools = offered.tools.map((t: Json) => t.function.name);
     expect(tools).toContain("exec");
     // The agent may not rewrite its own configuration.

@@ -4,15 +4,19 @@
  *   classify` reports p50/p99/max per command over a 10,000-command corpus; tests never assert on time);
  * - `X; Y`, `X && Y`, `X || Y`, `X | Y` are never less severe than X or Y;
  * - wrapping a command in `bash -c '…'`, `sudo`, `env`, `nohup`, `time` or an absolute path never lowers
- *   its tier.
+ *   its tier;
+ * - no line with an option its program's list does not know (issue #24: options listed per program) is
+ *   safe.
  * X and Y are well-formed commands: table rows and generated program + argument commands (an unfinished
  * fragment such as `echo '` or `ls #` legitimately changes how the text after it is read).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { PROGRAMS as LISTED, type ProgramSpec } from "./harmless";
 import { classifyCommand } from "./index";
 import { scanCommandLine } from "./scan";
 import { ARG_WORDS, PROGRAMS, singleQuote, wellFormedTableCommands } from "./testing/corpus";
+import { TABLE } from "./testing/table";
 import { TIER_RANK } from "./types";
 
 const rank = (command: string) => TIER_RANK[classifyCommand(command).tier];
@@ -206,6 +210,84 @@ describe("wrapping a command never lowers the tier", () => {
         expect(rank(`${prefix}${x}`)).toBeGreaterThanOrEqual(rank(x));
       }),
       { numRuns: RUNS },
+    );
+  });
+});
+
+describe("an option the program's list does not know is never safe (issue #24)", () => {
+  /** Programs whose options matter: every listed one but those whose words are all harmless text. */
+  const strict = [...LISTED].filter(([, programSpec]) => !programSpec.anyText);
+  const SIMPLE = /^[a-z][\w.-]*(?: [^|;&<>()`$\n]*)?$/;
+  /** Safe lines of one listed program: the program alone, and the table's safe simple commands. */
+  const safeLines: Array<[string, ProgramSpec]> = [];
+  for (const [name, programSpec] of strict) {
+    if (classifyCommand(name).tier === "safe") safeLines.push([name, programSpec]);
+  }
+  for (const [command, tier] of TABLE) {
+    const name = command.split(" ")[0];
+    const programSpec = LISTED.get(name);
+    if (tier === "safe" && SIMPLE.test(command) && programSpec !== undefined && !programSpec.anyText) {
+      safeLines.push([command, programSpec]);
+    }
+  }
+
+  it("has safe lines of most listed programs to start from", () => {
+    expect(new Set(safeLines.map(([line]) => line.split(" ")[0])).size).toBeGreaterThan(100);
+    for (const [line] of safeLines) expect(classifyCommand(line).tier, line).toBe("safe");
+  });
+
+  /** Option words: short, long, long with a value, single-dash words (`find -name`). */
+  const optionWord = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9]$/).map((letter) => `-${letter}`),
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,14}$/).map((name) => `--${name}`),
+    fc
+      .tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,14}$/), fc.stringMatching(/^[a-z0-9/.]{0,8}$/))
+      .map(([name, value]) => `--${name}=${value}`),
+    fc.stringMatching(/^[a-z][a-z0-9_]{1,10}$/).map((name) => `-${name}`),
+  );
+
+  /** An unknown short option also hides in a cluster after a listed flag (`-lQ`, `-Ql`). */
+  function clustered(programSpec: ProgramSpec, option: string, variant: number): string {
+    const flag = [...programSpec.short].find(([, kind]) => kind === "flag")?.[0];
+    if (option.length !== 2 || programSpec.singleDash || flag === undefined || variant === 0) return option;
+    return variant === 1 ? `-${flag}${option[1]}` : `-${option[1]}${flag}`;
+  }
+
+  function isListed(programSpec: ProgramSpec, option: string): boolean {
+    const name = option.includes("=") ? option.slice(0, option.indexOf("=")) : option;
+    if (programSpec.words.has(option) || option === "--version" || option === "--help") return true;
+    if (programSpec.singleDash || name.startsWith("--")) return programSpec.long.has(name);
+    if (programSpec.numeric && /^-\d+$/.test(name)) return true;
+    // A cluster: known up to its first letter that takes a value (the rest is that value).
+    for (const letter of option.slice(1)) {
+      const kind = programSpec.short.get(letter);
+      if (kind === undefined) return false;
+      if (kind !== "flag") return true;
+    }
+    return true;
+  }
+
+  it("inserted after the program name, or at the end of the line", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.constantFrom(...safeLines), optionWord, fc.nat(2), fc.boolean())
+          .filter(([[, programSpec], option]) => !isListed(programSpec, option)),
+        ([[line, programSpec], word, variant, atEnd]) => {
+          const option = clustered(programSpec, word, variant);
+          const words = line.split(" ");
+          // At the end the word is still an option of this program (not of a subcommand, not an operand).
+          const end =
+            atEnd &&
+            !programSpec.stop &&
+            typeof programSpec.operands === "string" &&
+            !words.includes("--") &&
+            words.length > 1;
+          const generated = end ? `${line} ${option}` : [words[0], option, ...words.slice(1)].join(" ");
+          expect(classifyCommand(generated).tier, generated).not.toBe("safe");
+        },
+      ),
+      { numRuns: 1_000 },
     );
   });
 });

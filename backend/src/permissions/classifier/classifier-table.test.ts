@@ -1,24 +1,37 @@
-/** The classification table (testing/table.ts): tier and deciding rule of every row. */
+/**
+ * The classification table (testing/table.ts): tier and deciding rule of every row, for an agent of the
+ * local driver (its directory in the agents directory, which is protected) and for an agent container.
+ */
 import { describe, expect, it } from "vitest";
-import { classifyCommand, classifyToolCall } from "./index";
+import { classifyCommand, classifyToolCall, DEFAULT_PATH_GUARD, pathGuard } from "./index";
 import { TABLE, TOOL_TABLE } from "./testing/table";
+import { localAgentWorkspace } from "./workspace";
 
-describe("classifyCommand table", () => {
+const AGENTS_DIR = "/srv/app/.data/agents";
+const LAYOUTS = [
+  [
+    "local driver",
+    pathGuard({ protectedDirs: [AGENTS_DIR], workspace: localAgentWorkspace(AGENTS_DIR, "agt_self") }),
+  ],
+  ["agent container", DEFAULT_PATH_GUARD],
+] as const;
+
+describe.each(LAYOUTS)("classifyCommand table (%s)", (_layout, guard) => {
   it("has at least 200 rows", () => {
     expect(TABLE.length).toBeGreaterThanOrEqual(200);
   });
 
   it.each(TABLE)("%j is %s (%s)", (command, tier, ruleOrReason) => {
-    const result = classifyCommand(command);
+    const result = classifyCommand(command, guard);
     expect(result.tier).toBe(tier);
     const matched = result.rule === ruleOrReason || result.reason.includes(ruleOrReason);
     expect(matched, `rule ${result.rule}, reason ${result.reason}`).toBe(true);
   });
 });
 
-describe("classifyToolCall table (OpenClaw's tools)", () => {
+describe.each(LAYOUTS)("classifyToolCall table (OpenClaw's tools, %s)", (_layout, guard) => {
   it.each(TOOL_TABLE)("%s %j is %s (%s)", (toolName, toolInput, tier, ruleOrReason) => {
-    const result = classifyToolCall(toolName, toolInput);
+    const result = classifyToolCall(toolName, toolInput, guard);
     expect(result.tier).toBe(tier);
     const matched = result.rule === ruleOrReason || result.reason.includes(ruleOrReason);
     expect(matched, `rule ${result.rule}, reason ${result.reason}`).toBe(true);

@@ -3,7 +3,10 @@ import { classifyLine, MAX_COMMAND_LENGTH } from "./engine";
 import { DEFAULT_PATH_GUARD, type PathGuard } from "./protected";
 import { type Classification, dangerous } from "./types";
 
-/** `guard`: the platform's protected paths (`pathGuard({protectedDirs})`); built-in ones by default. */
+/**
+ * `guard`: the platform's protected paths and the asking agent's workspace (`pathGuard({protectedDirs,
+ * workspace})`); by default the built-in ones and an agent container's layout.
+ */
 export function classifyCommand(command: string, guard: PathGuard = DEFAULT_PATH_GUARD): Classification {
   if (typeof command !== "string") return dangerous("missing-command", "command is not a string");
   if (command.length > MAX_COMMAND_LENGTH) {
@@ -13,7 +16,15 @@ export function classifyCommand(command: string, guard: PathGuard = DEFAULT_PATH
     );
   }
   try {
-    return { ...classifyLine(command, { depth: 0, cwdRootLike: false, guard }) };
+    return {
+      ...classifyLine(command, {
+        depth: 0,
+        cwdRootLike: false,
+        guard,
+        cwds: guard.workspace.cwd,
+        bindings: null,
+      }),
+    };
   } catch (error) {
     return dangerous("classifier-error", `classifier error: ${(error as Error).message.slice(0, 80)}`);
   }

@@ -6,3 +6,4 @@ export { classifyCommand } from "./command";
 export { DEFAULT_PATH_GUARD, type PathGuard, type PathGuardOptions, pathGuard } from "./protected";
 export { classifyToolCall } from "./tools";
 export type { Classification, Tier } from "./types";
+export { containerAgentWorkspace, localAgentWorkspace, type WorkspaceOptions } from "./workspace";

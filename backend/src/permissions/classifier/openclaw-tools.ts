@@ -13,7 +13,8 @@
  * - `apply_patch` writes the files its patch names (`*** Add/Update/Delete File:`, `*** Move to:`): each
  *   like the `write` tool's path; a deletion is a file deletion (as `rm`).
  * - Reads of the agent's own state are safe: `sessions_list`, `sessions_history`, `session_status` (unless
- *   it sets the model), `agents_list`, `memory_search`, `memory_get` (a protected path excepted),
+ *   it sets the model), `agents_list`, `memory_search`, `memory_get` (a path outside the agent's own
+ *   directory, or a protected one, excepted),
  *   `update_plan`, `sessions_yield`, `subagents` `list`, `cron` `status`/`list`/`runs`.
  * - Network reads are safe (spec): `web_search`, `x_search`, and `web_fetch`, `image` and `pdf` of a public
  *   http(s) URL. A URL naming an internal address (loopback, private and link-local ranges such as the
@@ -29,9 +30,11 @@
  *   its credentials, somewhere else.
  */
 import { classifyCommand } from "./command";
-import { type PathGuard, protectedPathVerdict } from "./protected";
+import type { PathGuard } from "./protected";
 import { type Classification, dangerous, safe, shown, worse } from "./types";
-import { classifyWrittenPaths } from "./write-target";
+import { internalUrlReason } from "./urls";
+import { isHarmlessVariable } from "./variables";
+import { classifyReadPath, classifyWrittenPaths } from "./write-target";
 
 type Input = Record<string, unknown> | null;
 type Rule = (input: Input, guard: PathGuard) => Classification;
@@ -76,29 +79,13 @@ const LOCAL_HOSTS = new Set(["auto", "gateway", "sandbox"]);
 const STRICT_SECURITY = new Set(["deny", "allowlist"]);
 const STRICT_ASK = new Set(["on-miss", "always"]);
 
-/**
- * Variables that change no program's behaviour beyond language, time zone and terminal output. Any other
- * (`PATH`, `LD_PRELOAD`, `NODE_OPTIONS`, `BASH_ENV`, a proxy, `GIT_SSH_COMMAND`, a pager, …) can make a
- * harmless-looking command run something else.
- */
-const HARMLESS_VARIABLES = new Set([
-  "LANG",
-  "LANGUAGE",
-  "TZ",
-  "TERM",
-  "COLUMNS",
-  "LINES",
-  "NO_COLOR",
-  "FORCE_COLOR",
-  "CLICOLOR",
-]);
-
+/** Only the variables a command line may set too (variables.ts): any other can change what runs. */
 function environmentVerdict(env: unknown): Classification {
   if (env === null || typeof env !== "object" || Array.isArray(env)) {
     return dangerous("malformed-parameters", "exec env is not an object");
   }
   for (const name of Object.keys(env)) {
-    if (!HARMLESS_VARIABLES.has(name) && !name.startsWith("LC_")) {
+    if (!isHarmlessVariable(name)) {
       return dangerous("environment-assignment", `environment assignment: ${shown(name)}`);
     }
   }
@@ -165,50 +152,7 @@ function applyPatch(input: Input, guard: PathGuard): Classification {
   return result as Classification;
 }
 
-// --- URLs ------------------------------------------------------------------------------------------
-
-const INTERNAL_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet"];
-
-/**
- * Why a URL is not a public network read, or null when it is one: not http(s), or a host that is
- * loopback, private, link-local, shared or reserved (IPv4 in any notation, which the URL parser writes
- * dotted), a non-global IPv6 address, `localhost`, a name without a dot, or an internal suffix.
- */
-export function internalUrlReason(text: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `not a URL: ${shown(text)}`;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `not http(s): ${shown(url.protocol)}`;
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  const internal = `internal address: ${shown(host)}`;
-  if (host.startsWith("[")) return isGlobalIpv6(host.slice(1, -1)) ? null : internal;
-  const ipv4 = IPV4.exec(host);
-  if (ipv4) return isPublicIpv4(ipv4.slice(1).map(Number)) ? null : internal;
-  if (host === "localhost" || !host.includes(".")) return internal;
-  if (INTERNAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) return internal;
-  return null;
-}
-
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-function isPublicIpv4([a, b]: number[]): boolean {
-  if (a === 0 || a === 10 || a === 127 || a >= 224) return false;
-  if (a === 100 && b >= 64 && b <= 127) return false; // shared address space (CGNAT)
-  if (a === 169 && b === 254) return false; // link-local, the cloud metadata address
-  if (a === 172 && b >= 16 && b <= 31) return false;
-  if (a === 192 && (b === 168 || b === 0)) return false;
-  if (a === 198 && (b === 18 || b === 19)) return false; // benchmarking
-  return true;
-}
-
-/** Only global unicast (2000::/3) is public; loopback, ULA, link-local and IPv4-mapped forms are not. */
-function isGlobalIpv6(address: string): boolean {
-  const first = Number.parseInt(address.split(":")[0] || "0", 16);
-  return first >= 0x2000 && first <= 0x3fff;
-}
+// --- URLs (urls.ts) ---------------------------------------------------------------------------------
 
 function webFetch(input: Input): Classification {
   const url = input?.url;
@@ -234,8 +178,8 @@ function mediaRead(tool: string, single: string, many: string): Rule {
         if (internal !== null) return dangerous("internal-network", `${tool} ${internal}`);
         continue;
       }
-      const protectedPath = protectedPathVerdict(source, guard);
-      if (protectedPath !== null) return protectedPath;
+      const verdict = classifyReadPath(source, guard);
+      if (verdict !== null) return verdict;
     }
     return safe("file-read", `${tool} read`);
   };
@@ -283,8 +227,8 @@ const RULES: Readonly<Record<string, Rule>> = {
   memory_search: always(safe("agent-state-read", "memory search")),
   memory_get: (input, guard) => {
     const path = input?.path;
-    const protectedPath = typeof path === "string" ? protectedPathVerdict(path, guard) : null;
-    return protectedPath ?? safe("agent-state-read", "memory read");
+    const verdict = typeof path === "string" ? classifyReadPath(path, guard) : null;
+    return verdict ?? safe("agent-state-read", "memory read");
   },
   update_plan: always(safe("agent-state-read", "plan update")),
   sessions_yield: always(safe("agent-state-read", "turn yielded to sub-agents")),

@@ -4,7 +4,7 @@
  * here-document or here-string each one reads.
  */
 import { type ParseEntry, parse } from "shell-quote";
-import { CLOSE_BRACE_MARK, HEREDOC, OPEN_BRACE_MARK } from "./scan";
+import { CLOSE_BRACE_MARK, HEREDOC, LITERAL_DOLLAR, OPEN_BRACE_MARK } from "./scan";
 
 export interface Redirect {
   op: string;
@@ -12,7 +12,13 @@ export interface Redirect {
 }
 
 export interface SimpleCommand {
+  /** The words as the program gets them. */
   words: string[];
+  /**
+   * The same words with each `$` that is text marked (LITERAL_DOLLAR), so that an unmarked `$` is an
+   * expansion; null when no word has one.
+   */
+  marked: string[] | null;
   redirects: Redirect[];
   /** Text on standard input when known: a here-document, a here-string. */
   heredoc: string | null;
@@ -43,10 +49,11 @@ export function parseSimpleCommands(text: string, heredocs: readonly string[]): 
     else if (entry.op === "glob") word = (entry as { pattern: string }).pattern;
     if (word !== null) {
       if (pendingRedirect !== null) {
-        addRedirect(current, pendingRedirect, restoreBraces(word), heredocs);
+        addRedirect(current, pendingRedirect, withDollars(restoreBraces(word)), heredocs);
         pendingRedirect = null;
-      } else if (word.includes(OPEN_BRACE_MARK)) current.words.push(...expandBraces(word));
-      else current.words.push(word.includes(CLOSE_BRACE_MARK) ? restoreBraces(word) : word);
+      } else if (word.includes(OPEN_BRACE_MARK)) {
+        for (const item of expandBraces(word)) pushWord(current, item);
+      } else pushWord(current, word.includes(CLOSE_BRACE_MARK) ? restoreBraces(word) : word);
       continue;
     }
     const op = (entry as { op: string }).op;
@@ -67,7 +74,24 @@ function finish(done: SimpleCommand, commands: SimpleCommand[], pipedInto: boole
 }
 
 function newCommand(pipedFrom: SimpleCommand | null): SimpleCommand {
-  return { words: [], redirects: [], heredoc: null, pipedFrom };
+  return { words: [], marked: null, redirects: [], heredoc: null, pipedFrom };
+}
+
+const LITERAL_DOLLARS = new RegExp(LITERAL_DOLLAR, "g");
+
+function withDollars(word: string): string {
+  return word.includes(LITERAL_DOLLAR) ? word.replace(LITERAL_DOLLARS, "$") : word;
+}
+
+function pushWord(command: SimpleCommand, word: string): void {
+  if (word.includes(LITERAL_DOLLAR)) {
+    command.marked ??= [...command.words];
+    command.marked.push(word);
+    command.words.push(withDollars(word));
+    return;
+  }
+  command.words.push(word);
+  command.marked?.push(word);
 }
 
 function addRedirect(command: SimpleCommand, op: string, target: string, heredocs: readonly string[]): void {

@@ -5,30 +5,47 @@
  * anything above the agent's home (the local driver puts an agent's home inside its directory in the agents
  * directory, so `~/..` leads to its service record and the other agents). Any word of a command or path of
  * a tool that names one of them makes the call dangerous, whatever the program: reading, copying or
- * listing. The asking agent's own directory (`ownDirs`) is not protected from it: its working directory
- * lives there, and the paths it prints are its own.
+ * listing. The asking agent's own directory (`ownDirs`, by default the readable directories of its
+ * workspace) is not protected from it: its working directory lives there, and the paths it prints are its
+ * own. Where else it may read and write, and what of the platform lies inside its own directory: the guard's
+ * `workspace` (workspace.ts).
  *
  * Globs are matched the way the shell expands them: `.d*` names `.data`, `*` does not (a leading dot must
  * be written), `/proc/*\/environ` is every process's environment.
  */
+import { matches } from "./glob";
 import { normalizePath } from "./paths";
 import { type Classification, dangerous, shown } from "./types";
+import {
+  compileWorkspace,
+  containerAgentWorkspace,
+  type Workspace,
+  type WorkspaceOptions,
+} from "./workspace";
 
 export interface PathGuardOptions {
   /** Absolute directories of the platform's state (LOCAL_AGENTS_DIR). */
   protectedDirs?: readonly string[];
   /** Absolute directories of the asking agent itself (`<LOCAL_AGENTS_DIR>/<agentId>`): not protected. */
   ownDirs?: readonly string[];
+  /** The agent's working directory, home, and what it may read and write (default: the agent image's). */
+  workspace?: WorkspaceOptions;
 }
 
-/** A compiled set of protected paths (`DEFAULT_PATH_GUARD`: the built-in ones only). */
+/** A compiled set of protected paths and the agent's workspace (`DEFAULT_PATH_GUARD`: an agent container's). */
 export interface PathGuard {
   readonly dirs: readonly (readonly string[])[];
   readonly own: readonly (readonly string[])[];
+  readonly workspace: Workspace;
 }
 
 export function pathGuard(options: PathGuardOptions = {}): PathGuard {
-  return { dirs: absoluteSegments(options.protectedDirs), own: absoluteSegments(options.ownDirs) };
+  const workspace = options.workspace ?? containerAgentWorkspace();
+  return {
+    dirs: absoluteSegments(options.protectedDirs),
+    own: absoluteSegments(options.ownDirs ?? workspace.readable),
+    workspace: compileWorkspace(workspace),
+  };
 }
 
 function absoluteSegments(dirs: readonly string[] | undefined): string[][] {
@@ -50,7 +67,6 @@ const SECRETS_FILE = "secrets.json";
 const PROCESS_SECRETS = new Set(["environ", "mem"]);
 /** Variables that point inside the agent's own directory: climbing above them reaches other agents. */
 const AGENT_HOME_VARIABLES = ["~", "$home", "$openclaw_state_dir"];
-const GLOB = /[*?[]/;
 /** Prefixes before a path inside one word: `--file=PATH`, `name@PATH` (curl), `file://PATH`. */
 const FILE_URL = "file://";
 
@@ -125,47 +141,4 @@ function climbsAboveAgentHome(text: string): boolean {
     if (depth < 0) return true;
   }
   return false;
-}
-
-/** Whether a (lower-case) path segment, possibly a glob, names `name`. */
-function matches(segment: string, name: string): boolean {
-  if (segment === name) return true;
-  if (!GLOB.test(segment)) return false;
-  // The shell never matches a leading dot with a wildcard.
-  if (name.startsWith(".") && !segment.startsWith(".")) return false;
-  return globPattern(segment).test(name);
-}
-
-const cache = new Map<string, RegExp>();
-const MAX_CACHED = 256;
-
-function globPattern(glob: string): RegExp {
-  let pattern = cache.get(glob);
-  if (pattern) return pattern;
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") source += ".*";
-    else if (c === "?") source += ".";
-    else if (c === "[") {
-      const end = glob.indexOf("]", i + 2);
-      if (end < 0) source += "\\[";
-      else {
-        const inner = glob
-          .slice(i + 1, end)
-          .replace(/^!/, "^")
-          .replaceAll("\\", "\\\\");
-        source += `[${inner}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
-  }
-  try {
-    pattern = new RegExp(`^${source}$`);
-  } catch {
-    pattern = /^$/;
-  }
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(glob, pattern);
-  return pattern;
 }

@@ -7,7 +7,9 @@
  * - unquoted newlines become `;` (shell-quote reads them as blanks), line continuations are joined;
  * - comments (`#` starting a word) are dropped, and a `#` inside a word is escaped, because shell-quote
  *   starts a comment at any unquoted `#` (which would hide `a#b; rm -rf /`);
- * - a file-descriptor number before a redirection (`2>`) is dropped.
+ * - a file-descriptor number before a redirection (`2>`) is dropped;
+ * - a `$` that is text (inside single quotes, or escaped) becomes LITERAL_DOLLAR, so that only a real
+ *   expansion counts as computed (`awk '{print $1}'` is not; parse.ts gives rules the text back).
  * An unterminated quote or substitution is reported as a problem and replaced by `;`, so what follows is
  * still classified as commands (over-approximating a line bash would refuse to run).
  */
@@ -16,6 +18,9 @@
 export const SUBSTITUTION = "\uE000";
 /** Followed by the here-document's index: the delimiter word of `<<`. */
 export const HEREDOC = "\uE001";
+/** A `$` that is text, not an expansion (single-quoted or escaped). */
+export const LITERAL_DOLLAR = "\uE004";
+const LITERAL_DOLLARS = /\$/g;
 /** Unquoted `{` and `}` (brace expansion applies to them only; see parse.ts). */
 export const OPEN_BRACE_MARK = "\uE002";
 export const CLOSE_BRACE_MARK = "\uE003";
@@ -215,7 +220,7 @@ class Scanner {
         case BACKSLASH:
           if (s.charCodeAt(i + 1) === NEWLINE) i += 2;
           else {
-            this.out += s.slice(i, i + 2);
+            this.out += s.charCodeAt(i + 1) === DOLLAR ? `\\${LITERAL_DOLLAR}` : s.slice(i, i + 2);
             i += 2;
             wordStart = false;
           }
@@ -227,7 +232,7 @@ class Scanner {
             i++;
             wordStart = true;
           } else {
-            this.out += s.slice(i, end + 1);
+            this.out += s.slice(i, end + 1).replace(LITERAL_DOLLARS, LITERAL_DOLLAR);
             i = end + 1;
             wordStart = false;
           }
@@ -412,6 +417,10 @@ class Scanner {
       if (c === BACKSLASH) {
         if (s.charCodeAt(i + 1) === NEWLINE) {
           this.out += s.slice(run, i);
+          i += 2;
+          run = i;
+        } else if (s.charCodeAt(i + 1) === DOLLAR) {
+          this.out += `${s.slice(run, i)}\\${LITERAL_DOLLAR}`;
           i += 2;
           run = i;
         } else i += 2;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_COMMAND_LENGTH, MAX_DEPTH } from "./engine";
 import { classifyCommand, classifyToolCall, pathGuard } from "./index";
 import { singleQuote } from "./testing/corpus";
+import { localAgentWorkspace } from "./workspace";
 
 describe("classifyToolCall", () => {
   it.each(["bash", "exec", "shell", "Bash", "EXEC", "Shell"])("%s is classified by its command", (tool) => {
@@ -56,12 +57,34 @@ describe("classifyToolCall", () => {
 
   it.each([
     [{ path: "src/app.ts" }, "file write: src/app.ts"],
-    [{ file_path: "/tmp/out.txt" }, "file write: /tmp/out.txt"],
     [{ filePath: "docs/environment.md" }, "file write: docs/environment.md"],
     [{ path: ".ssh/../notes.txt" }, "file write: .ssh/../notes.txt"],
     [{ path: "env.ts" }, "file write: env.ts"],
-  ])("write elsewhere is safe: %j", (input, reason) => {
+    [{ file_path: "/data/openclaw/workspace/notes.txt" }, "file write: /data/openclaw/workspace/notes.txt"],
+  ])("write in the agent's workspace is safe: %j", (input, reason) => {
     expect(classifyToolCall("write", input)).toEqual({ tier: "safe", rule: "file-write", reason });
+  });
+
+  // Issue #24 item 12: what a shell redirection may not write, the write tools may not either.
+  it.each([
+    [{ file_path: "/tmp/out.txt" }, "write-outside-workspace"],
+    [{ path: "~/.bashrc" }, "write-outside-workspace"],
+    [{ path: "../openclaw.json" }, "write-outside-workspace"],
+    [{ path: "/etc/passwd" }, "root-write"],
+    [{ path: "/etc/cron.d/x" }, "root-write"],
+    [{ path: ".git/config" }, "configuration-write"],
+    [{ path: "sub/.git/hooks/pre-commit" }, "configuration-write"],
+    [{ path: ".npmrc" }, "configuration-write"],
+    [{ path: "-rf" }, "option-like-name"],
+  ])("write outside the workspace, or of a configuration file, is dangerous: %j", (input, rule) => {
+    for (const tool of ["write", "file_write", "edit"]) {
+      expect(classifyToolCall(tool, input)).toMatchObject({ tier: "dangerous", rule });
+    }
+    const path = Object.values(input)[0];
+    expect(
+      classifyToolCall("apply_patch", { input: `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch` }),
+    ).toMatchObject({ tier: "dangerous", rule });
+    expect(classifyCommand(`echo x > ${path}`).tier).toBe("dangerous");
   });
 
   it("write without a path is dangerous", () => {
@@ -101,7 +124,10 @@ describe("classifyToolCall", () => {
   });
 
   it("the configured agents directory (LOCAL_AGENTS_DIR) is protected wherever it is", () => {
-    const guard = pathGuard({ protectedDirs: ["/srv/svc/agents"] });
+    const guard = pathGuard({
+      protectedDirs: ["/srv/svc/agents"],
+      workspace: localAgentWorkspace("/srv/svc/agents", "agt_a"),
+    });
     const inside = "/srv/svc/agents/agt_b/service.json";
     expect(classifyToolCall("read", { path: inside }, guard)).toEqual({
       tier: "dangerous",
@@ -113,27 +139,29 @@ describe("classifyToolCall", () => {
       "platform-state",
     );
     // The asking agent's own directory is not protected from it (literally: no glob widens that).
-    const own = pathGuard({ protectedDirs: ["/srv/svc/agents"], ownDirs: ["/srv/svc/agents/agt_a"] });
     expect(
-      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/state/workspace/a.txt" }, own),
-    ).toMatchObject({
-      tier: "safe",
-    });
-    expect(classifyToolCall("read", { path: inside }, own)).toMatchObject({ rule: "platform-state" });
+      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/state/workspace/a.txt" }, guard),
+    ).toMatchObject({ tier: "safe" });
+    expect(classifyToolCall("read", { path: "a.txt" }, guard)).toMatchObject({ tier: "safe" });
     expect(
-      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/../agt_b/service.json" }, own),
-    ).toMatchObject({
-      rule: "platform-state",
-    });
+      classifyToolCall("read", { path: "/srv/svc/agents/agt_a/../agt_b/service.json" }, guard),
+    ).toMatchObject({ rule: "platform-state" });
     expect(
-      classifyToolCall("bash", { command: "cat /srv/svc/agents/agt_*/service.json" }, own),
-    ).toMatchObject({
-      rule: "platform-state",
-    });
-    // Without that configuration, or next to it, an ordinary path.
-    expect(classifyToolCall("read", { path: inside })).toMatchObject({ tier: "safe" });
+      classifyToolCall("bash", { command: "cat /srv/svc/agents/agt_*/service.json" }, guard),
+    ).toMatchObject({ rule: "platform-state" });
+    // … but the platform's files in it are: its service record, its log, the runtime's configuration.
+    for (const path of [
+      "../../service.json",
+      "../../wrapper.log",
+      "../openclaw.json",
+      "../platform/device.json",
+    ]) {
+      expect(classifyToolCall("read", { path }, guard)).toMatchObject({ rule: "platform-state" });
+    }
+    // Without that configuration, or next to it, a path outside the agent's directory, not the platform's.
+    expect(classifyToolCall("read", { path: inside })).toMatchObject({ rule: "outside-agent-directory" });
     expect(classifyToolCall("read", { path: "/srv/svc/agents-notes.txt" }, guard)).toMatchObject({
-      tier: "safe",
+      rule: "outside-agent-directory",
     });
   });
 

@@ -4,16 +4,19 @@
  * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively. Beyond the spec
  * (issue #12): reading or writing a protected path (protected.ts: other processes' environments, the
  * platform's state) is dangerous for the shell, read and write tools alike; a write tool's path is judged
- * like a shell command's write target (the filesystem root is dangerous, a raw disk destructive).
+ * like a shell command's write target (the filesystem root is dangerous, a raw disk destructive). Issue
+ * #24: paths are the agent's workspace's (workspace.ts): a write outside the workspace (or to a
+ * configuration file in it: `.git/config`) and a read outside the agent's own directory are dangerous, as
+ * they are for a command.
  *
  * OpenClaw's built-in tools (issue #23; names and parameters of OpenClaw 2026.4.11) are in
  * openclaw-tools.ts: `exec`'s other parameters, `process`, `edit`, `apply_patch`, and the rest.
  */
 import { classifyCommand } from "./command";
 import { classifyOpenClawTool, execParameters } from "./openclaw-tools";
-import { DEFAULT_PATH_GUARD, type PathGuard, protectedPathVerdict } from "./protected";
+import { DEFAULT_PATH_GUARD, type PathGuard } from "./protected";
 import { type Classification, dangerous, safe, shown } from "./types";
-import { classifyWrittenPaths } from "./write-target";
+import { classifyReadPath, classifyWrittenPaths } from "./write-target";
 
 const SHELL_TOOLS = new Set(["bash", "exec", "shell"]);
 /** `edit` (OpenClaw) replaces text in the file at `path`: a write of that file. */
@@ -42,8 +45,8 @@ export function classifyToolCall(
   }
   if (READ_TOOLS.has(name)) {
     for (const path of pathsOf(input)) {
-      const protectedPath = protectedPathVerdict(path, guard);
-      if (protectedPath !== null) return protectedPath;
+      const verdict = classifyReadPath(path, guard);
+      if (verdict !== null) return verdict;
     }
     return safe("file-read", "file read");
   }

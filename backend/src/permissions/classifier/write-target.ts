@@ -2,6 +2,7 @@
 import { isRawDisk, isRootWriteTarget, isSensitivePath } from "./paths";
 import { type PathGuard, protectedPathVerdict } from "./protected";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "./types";
+import { readVerdict, writeVerdict } from "./workspace";
 
 /**
  * A raw disk is destructive; the filesystem root and sensitive files (`.env`, `credentials`, `.ssh`) are
@@ -23,8 +24,17 @@ function worst(a: Classification, b: Classification): Classification {
   return a.tier === "safe" ? b : a;
 }
 
-/** Where writing costs nothing: standard output (`-`) and the harmless devices. */
-const HARMLESS_OUTPUTS = new Set(["-", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+/** Devices a redirection may write to or read from without touching a file. */
+export const HARMLESS_DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+export const HARMLESS_INPUTS = new Set([
+  "/dev/null",
+  "/dev/stdin",
+  "/dev/zero",
+  "/dev/random",
+  "/dev/urandom",
+]);
+/** Where an output option writes without touching a file: standard output (`-`) and the harmless devices. */
+export const HARMLESS_OUTPUTS = new Set(["-", ...HARMLESS_DEVICES]);
 
 /**
  * Files a read command writes through an output-file flag (`curl -o`, `git log --output=`, `sort -o`) or
@@ -77,8 +87,9 @@ export function editedInPlace(how: string, files: readonly string[]): Classifica
 }
 
 /**
- * Files a tool writes, the worst first: a raw disk is destructive; a protected path, a sensitive file and
- * the filesystem root are dangerous (as for a shell command's write target); else a safe file write.
+ * Files a tool writes, the worst first: a raw disk is destructive; a protected path, a sensitive file, the
+ * filesystem root and anything outside the agent's workspace (or a configuration file in it, workspace.ts)
+ * are dangerous; else a safe file write. Relative paths are the workspace's (OpenClaw resolves them there).
  */
 export function classifyWrittenPaths(paths: readonly string[], guard: PathGuard): Classification {
   let result: Classification = safe("file-write", `file write: ${shown(paths[0])}`);
@@ -90,8 +101,18 @@ export function classifyWrittenPaths(paths: readonly string[], guard: PathGuard)
         ? dangerous("sensitive-file-write", `sensitive file write: ${shown(path)}`)
         : isRootWriteTarget(path)
           ? dangerous("root-write", `write to the filesystem root: ${shown(path)}`)
-          : null);
+          : writeVerdict(path, "", guard.workspace.cwd, guard.workspace));
     if (special !== null) result = worse(result, special);
   }
   return result;
+}
+
+/**
+ * A file a tool reads (`read`, `memory_get`, `image`, `pdf`): dangerous when it is protected or outside the
+ * agent's own directory (relative paths are the workspace's); null when it is the agent's own.
+ */
+export function classifyReadPath(path: string, guard: PathGuard): Classification | null {
+  return (
+    protectedPathVerdict(path, guard) ?? readVerdict(path, "", guard.workspace.cwd, guard.workspace, false)
+  );
 }

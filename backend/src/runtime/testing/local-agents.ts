@@ -60,9 +60,10 @@ export async function startLocalAgentBackend(
 ): Promise<LocalAgentBackend> {
   const hosting = options.hosting !== false;
   const ownDir = !hosting || options.agentsDir ? null : await mkdtemp(join(tmpdir(), "svc-local-agents-"));
+  const agentsDir = options.agentsDir ?? ownDir;
   const platform = hosting
     ? createLocalHostingPlatform({
-        agentsDir: options.agentsDir ?? (ownDir as string),
+        agentsDir: agentsDir as string,
         ...(options.managedRuntime
           ? { managedRuntime: options.managedRuntime }
           : { runtimeCommand: `${process.execPath} ${FAKE_RUNTIME}` }),
@@ -80,6 +81,8 @@ export async function startLocalAgentBackend(
     DATABASE_URL: process.env.DATABASE_URL,
     LOG_LEVEL: "silent",
     HOSTING_PROVIDER: "local",
+    // The classifier judges an agent's paths in its directory there (permissions/service.ts).
+    ...(agentsDir ? { LOCAL_AGENTS_DIR: agentsDir } : {}),
     PROVISION_HEALTH_POLL_MS: "100",
     PROVISION_HEALTH_TIMEOUT_MS: "30000",
     ...env,

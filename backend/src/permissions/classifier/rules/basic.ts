@@ -36,7 +36,7 @@ registerFixed(
   lscpu lsblk lsusb lspci lsmod lsof nproc arch groups who w last lastlog users logname tty locale
   getconf which whereis type getent nvidia-smi sw_vers system_profiler ss netstat blkid
   findmnt cal ncal lsb_release neofetch fastfetch screenfetch dmesg ulimit umask stty tput clear
-  sleep true false : history jobs wait times help hash lslocks lsipc lsns lshw dmidecode inxi
+  sleep true false : history jobs wait times help lslocks lsipc lsns lshw dmidecode inxi
   hwinfo sensors
 `),
   "safe",
@@ -61,6 +61,9 @@ registerFixed(
   "shell-builtin",
   "shell builtin",
 );
+
+// `hash -p FILE NAME` makes NAME run FILE (issue #24): like an alias, never safe.
+registerFixed(["hash"], "dangerous", "command-lookup-change", "changes what a command name runs");
 
 registerFixed(
   ["kill", "pkill", "killall", "xkill", "skill"],
@@ -237,8 +240,10 @@ register(["sort"], (inv) => {
 });
 
 /**
- * awk is text processing unless its program runs commands (`system()`, pipes to or from commands), reads
- * the whole environment (`ENVIRON`), or gawk edits files in place (`-i inplace`).
+ * awk is text processing unless its program runs commands (`system()`, pipes to or from commands), writes
+ * a file (`print … > "file"`), reads one its arguments do not name (`getline`, changing `ARGV`), loads code
+ * (`@load`, `@include`), reads the whole environment (`ENVIRON`), or gawk edits files in place
+ * (`-i inplace`).
  */
 const awkSpec = optionSpec(
   "fvFEi",
@@ -246,6 +251,8 @@ const awkSpec = optionSpec(
 );
 const AWK_EXEC = /\bsystem\s*\(|\|/;
 const AWK_ENVIRONMENT = /\bENVIRON\b/;
+const AWK_OTHER_FILES = /\bgetline\b|\bARG[VC]\b|@(?:load|include)\b/;
+const AWK_PRINT = /\bprintf?\b/g;
 register(["awk", "gawk", "mawk", "nawk"], (inv) => {
   const parsed = parseArgs(inv.args, awkSpec);
   let program: string | null = null;
@@ -276,34 +283,38 @@ register(["awk", "gawk", "mawk", "nawk"], (inv) => {
     return dangerous("code-execution", `code execution: ${inv.name} program runs commands`);
   if (AWK_ENVIRONMENT.test(program))
     return dangerous("environment-dump", `environment dump: ${inv.name} ENVIRON`);
+  if (printsToFile(program)) return dangerous("output-file", `output file: ${inv.name} print > file`);
+  if (AWK_OTHER_FILES.test(program)) {
+    return dangerous("unknown-option", `${inv.name} program reads files its arguments do not name`);
+  }
   return safe("text-processing", `text processing: ${inv.name}`);
 });
 
-/** sed: text processing; `-i` edits files in place (dangerous); the `e` command and `s///e` run commands. */
-const sedSpec = optionSpec("efl", ["--expression", "--file", "--line-length"]);
-const SED_EXEC_FLAG = /\/[gpiImM0-9]*e[gpiImM0-9]*(?:$|[;\s}])/;
-const SED_EXEC_COMMAND = /(?:^|[;\n{])\s*e(?:\s|;|$)/;
-register(["sed", "gsed"], (inv) => {
-  const parsed = parseArgs(inv.args, sedSpec);
-  let inPlace = false;
-  const scripts: string[] = [];
-  for (const option of parsed.options) {
-    if (option.name === "-i" || option.name.startsWith("--in-place")) inPlace = true;
-    else if ((option.name === "-e" || option.name === "--expression") && option.value !== null)
-      scripts.push(option.value);
-    else if (option.name === "-f" || option.name === "--file")
-      return dangerous("code-execution", "code execution: sed -f script");
-  }
-  const files = scripts.length > 0 ? parsed.positionals : parsed.positionals.slice(1);
-  if (scripts.length === 0 && parsed.positionals[0] !== undefined) scripts.push(parsed.positionals[0]);
-  for (const script of scripts) {
-    if (SED_EXEC_FLAG.test(script) || SED_EXEC_COMMAND.test(script)) {
-      return dangerous("code-execution", `code execution: ${inv.name} e command`);
+/**
+ * A `print`/`printf` statement with a `>` outside parentheses and strings: awk's grammar makes that an
+ * output redirection (a comparison must be parenthesized there).
+ */
+function printsToFile(program: string): boolean {
+  for (const match of program.matchAll(AWK_PRINT)) {
+    let depth = 0;
+    let inString = false;
+    for (let j = match.index + match[0].length; j < program.length; j++) {
+      const c = program[j];
+      if (inString) {
+        if (c === "\\") j++;
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (c === '"') inString = true;
+      else if (c === "(") depth++;
+      else if (c === ")") {
+        if (--depth < 0) break;
+      } else if (depth === 0 && (c === ";" || c === "}" || c === "\n")) break;
+      else if (depth === 0 && c === ">") return true;
     }
   }
-  if (!inPlace) return safe("text-processing", `text processing: ${inv.name}`);
-  return editedInPlace(`${inv.name} -i`, files);
-});
+  return false;
+}
 
 const yqSpec = optionSpec("", []);
 register(["yq"], (inv) => {

@@ -24,11 +24,14 @@ register(["set"], (inv) =>
   inv.args.length === 0 ? environmentDump("set") : safe("shell-builtin", "shell builtin: set"),
 );
 
-/** `export` (or `export -p`) alone prints every exported variable. */
+/**
+ * `export` (or `export -p`) alone prints every exported variable; with names it puts them in the
+ * environment of every later command (issue #24: never safe).
+ */
 register(["export"], (inv) =>
   inv.args.every((arg) => arg === "-p")
     ? environmentDump(`export ${inv.args.join(" ")}`.trim())
-    : safe("shell-builtin", "shell builtin: export"),
+    : dangerous("environment-assignment", `environment assignment: export ${shown(inv.args.join(" "))}`),
 );
 
 /** `declare`/`typeset` without names prints variables (`-x`: the environment); `-f`/`-F` list functions. */

@@ -59,9 +59,9 @@ register(["eval"], (inv) =>
 
 register(["source", "."], (inv) => codeExecution(`${inv.name} ${inv.args[0] ?? ""}`));
 
-/** alias NAME=VALUE: the value is what the name will run. */
+/** alias NAME=VALUE: the name runs the value from now on (issue #24: never safe), at least as severe. */
 register(["alias"], (inv) => {
-  let result: Classification = safe("shell-builtin", "shell builtin: alias");
+  let result: Classification = dangerous("command-lookup-change", "alias: changes what a command name runs");
   for (const arg of inv.args) {
     const eq = arg.indexOf("=");
     if (eq > 0) result = worse(result, inv.line(arg.slice(eq + 1)));

@@ -1,5 +1,6 @@
 /** Loads every rule file; each registers its programs in RULES. */
 import "./basic";
+import "./sed";
 import "./environment";
 import "./read-outputs";
 import "./files";
