@@ -7,7 +7,7 @@ export const CLAIM_BATCH_MAX = 10;
  * Claims up to `limit` (at most 10) due tasks in one statement: enabled, `pending`, `next_run` reached,
  * oldest `next_run` first, `FOR UPDATE SKIP LOCKED` (served by the partial due index), so two schedulers
  * never claim the same task. Each becomes `running` with `claimed_at = now`. The same statement reads the
- * agent's stored URL and sealed gateway token (scoped to the task's user) for the dispatch.
+ * agent's stored URL, sealed gateway token and status (scoped to the task's user) for the dispatch.
  */
 export async function claimDueTasks(db: Queryable, now: Date, limit: number): Promise<TaskClaim[]> {
   const size = Math.min(limit, CLAIM_BATCH_MAX);
@@ -26,7 +26,8 @@ export async function claimDueTasks(db: Queryable, now: Date, limit: number): Pr
       where task.id = any(array(select id from due))
       returning task.id, task.user_id, task.agent_id, task.cron_schedule, task.prompt, task.next_run,
         task.attempts, task.max_attempts,
-        (select json_build_object('url', agent.url, 'token', agent.gateway_token_encrypted) from agents agent
+        (select json_build_object('url', agent.url, 'token', agent.gateway_token_encrypted,
+            'status', agent.status) from agents agent
           where agent.id = task.agent_id and agent.user_id = task.user_id) as agent`,
     values: [now],
   });
