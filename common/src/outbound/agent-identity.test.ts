@@ -4,8 +4,10 @@
  * free, or one relaying the challenge to the real wrapper elsewhere) receives the challenge and nothing else.
  * Loopback fakes: the one fake agent (answering the identity challenge as the wrapper does) and the impostor.
  */
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
+import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AgentImpostor,
@@ -134,6 +136,27 @@ describe("calls that carry an agent's secret", () => {
     open.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await expect(chat(url)).rejects.toThrow("(it closed the connection after its proof)");
+  });
+
+  it("over https: a certificate the platform does not trust fails the connection before the challenge", async () => {
+    const agent = await agentB();
+    const fixtures = new URL("../../testing/fixtures/tls/", import.meta.url);
+    const [cert, key] = await Promise.all([
+      readFile(new URL("loopback-cert.pem", fixtures)),
+      readFile(new URL("loopback-key.pem", fixtures)),
+    ]);
+    // TLS in front of the agent, as a hosting platform's edge would be (its certificate self-signed here).
+    const edge = tls.createServer({ key, cert }, (clear) => {
+      const plain = net.connect(agent.port, "127.0.0.1");
+      clear.pipe(plain).on("error", () => clear.destroy());
+      plain.pipe(clear).on("error", () => plain.destroy());
+      clear.on("error", () => plain.destroy());
+    });
+    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+    open.push({ close: () => new Promise<void>((resolve) => edge.close(() => resolve())) });
+    const url = `https://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+    await expect(chat(url)).rejects.toMatchObject({ reason: "unreachable" });
+    expect(agent.requests).toEqual([]);
   });
 
   it("without an identity key go out as before (calls that carry no secret)", async () => {
