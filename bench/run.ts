@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   classify: () => import("./classify"),
   gateway: () => import("./gateway"),
   scheduler: () => import("./scheduler"),
+  "agent-identity": () => import("./agent-identity"),
   files: () => import("./files"),
   board: () => import("./board"),
   chain: () => import("./chain"),

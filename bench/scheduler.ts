@@ -15,7 +15,7 @@ import pg from "pg";
 import { postChatCompletion } from "../backend/src/chat/gateway";
 import { createTaskScheduler, type TaskScheduler } from "../backend/src/scheduler/scheduler";
 import { nextCronRun } from "../common/src/cron";
-import { createLogger, sealGatewayToken } from "../common/src/index";
+import { createLogger, sealGatewayToken, wrapperAdminPassword } from "../common/src/index";
 import { connectDatabase } from "../drizzle/client";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startBenchPostgres } from "./lib/postgres";
@@ -44,7 +44,7 @@ await migrateDatabase(url);
 const arrivals = new Map<string, number[]>();
 const { port: agentPort, worker: agentWorker } = await startBenchWorker(
   new URL("./lib/agent-runtime-worker.ts", import.meta.url).href,
-  { token: TOKEN, delayMs: AGENT_MS },
+  { token: TOKEN, delayMs: AGENT_MS, adminPassword: wrapperAdminPassword(DATA_KEY, "agt_bench", TOKEN) },
 );
 agentWorker.on("message", ([prompt, at]: [string, number]) => {
   const list = arrivals.get(prompt) ?? [];
@@ -69,7 +69,8 @@ await setup.query(
   `insert into users (id, email, name, referral_code) values ('usr_bench', 'bench@example.com', 'Bench', 'BENCH1')`,
 );
 await setup.query(
-  `insert into agents (id, user_id, name, url, gateway_token_encrypted) values ('agt_bench', 'usr_bench', 'Bench', $1, $2)`,
+  `insert into agents (id, user_id, name, url, gateway_token_encrypted, status)
+   values ('agt_bench', 'usr_bench', 'Bench', $1, $2, 'running')`,
   [agent.url, sealGatewayToken(DATA_KEY, TOKEN)],
 );
 
@@ -108,7 +109,11 @@ async function insertTasks(prefix: string, count: number, at: Date) {
 }
 await insertTasks("warm", WARM, new Date());
 await Promise.all(backlog.schedulers.map((s) => s.tick()));
-const gateway = { url: agent.url, token: TOKEN };
+const gateway = {
+  url: agent.url,
+  token: TOKEN,
+  identityKey: wrapperAdminPassword(DATA_KEY, "agt_bench", TOKEN),
+};
 await Promise.all(
   Array.from({ length: WARM }, (_, i) =>
     postChatCompletion(gateway, [{ role: "user", content: `warm-floor ${i}` }]),

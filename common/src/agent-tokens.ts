@@ -37,3 +37,27 @@ export function wrapperAdminPassword(
     JSON.stringify(["agent-platform/wrapper-admin-password/v1", agentId, gatewayToken]),
   );
 }
+
+/** The address a wrapper listens on, as its identity proof states it (its HOST and WRAPPER_PORT). */
+export interface WrapperListenAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * A wrapper's answer to the platform's identity challenge (`GET /api/identity?challenge=`): HMAC-SHA256 keyed
+ * with its admin password — a secret its runtime and the agent's tools never get — over the challenge and
+ * the address it listens on. Only the agent's own wrapper can answer a fresh challenge; the address stops a
+ * relay (an impostor on the agent's old port that asks the real wrapper, now on another port, gets a proof
+ * of that other port).
+ */
+export function wrapperIdentityProof(
+  adminPassword: string,
+  challenge: string,
+  listen: WrapperListenAddress,
+): string {
+  return hmacHex(
+    adminPassword,
+    JSON.stringify(["agent-platform/wrapper-identity/v1", challenge, listen.host, listen.port]),
+  );
+}

@@ -1,4 +1,5 @@
 export * from "./fake-upstream";
+export * from "./fakes/agent-impostor";
 export * from "./fakes/agent-runtime.mjs";
 export * from "./fakes/ai-provider";
 export * from "./fakes/docker";

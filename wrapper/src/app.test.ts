@@ -12,6 +12,7 @@ describe("isOwnPath: which requests the wrapper's Express app sees", () => {
       "/api/gateway/restart",
       "/api/config",
       "/api/pairing/pending",
+      "/api/identity?challenge=00",
       "/login?next=/",
       "/logout",
     ])

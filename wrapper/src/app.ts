@@ -10,6 +10,7 @@ import type { RuntimeProxy } from "./proxy";
 import { agentRoutes } from "./routes/agent";
 import { adminAuth } from "./routes/auth";
 import { configRoutes } from "./routes/config";
+import { identityRoutes } from "./routes/identity";
 import { pairingRoutes } from "./routes/pairing";
 import { runtimeRoutes } from "./routes/runtime";
 import { aiProviderFrom, writeRuntimeConfig } from "./runtime/config-file";
@@ -41,6 +42,12 @@ export function createWrapperApp(deps: WrapperDeps): Express {
   app.set("etag", false);
   app.use(requestLogger(logger));
   app.use(auth.loginRoutes);
+  app.use(
+    identityRoutes({
+      adminPassword: config.WRAPPER_ADMIN_PASSWORD,
+      listen: { host: config.HOST, port: config.WRAPPER_PORT },
+    }),
+  );
   app.use(
     runtimeRoutes({
       supervisor,
@@ -98,6 +105,7 @@ const OWN_PREFIXES = [
   "/api/cron",
   "/api/memory",
   "/api/eval",
+  "/api/identity",
   "/login",
   "/logout",
 ];

@@ -13,7 +13,10 @@ export const envSchema = z.object({
   RUNTIME_PORT: port(18789),
   LOG_LEVEL: logLevel(),
   HOST: z.string().default("0.0.0.0"),
-  /** When set, management routes need it (cookie `ocw_admin`, Bearer, or `x-admin-token`). */
+  /**
+   * When set, management routes need it (cookie `ocw_admin`, Bearer, or `x-admin-token`); it is also the key
+   * of the wrapper's identity proof (`GET /api/identity`). It never reaches the runtime's environment.
+   */
   WRAPPER_ADMIN_PASSWORD: z.string().optional(),
   /** The runtime process, split into words (no shell). `{port}` is replaced by RUNTIME_PORT. */
   RUNTIME_COMMAND: z

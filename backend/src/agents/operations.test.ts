@@ -4,6 +4,7 @@
  */
 import { createLogger, openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { AGENT_POST_OPERATIONS } from "@svc/common/openapi/index";
+import { startAgentImpostor } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -268,6 +269,8 @@ describe("503 and 500", () => {
     const owner = await createUser(database.db);
     const { agent, service } = await seedAgent(database.db, fake, owner);
     if (!service) throw new Error("no service");
+    // Its own wrapper (it proves it holds the agent's password) with an admin API that refuses it.
+    service.agent.adminPassword = service.agent.env.WRAPPER_ADMIN_PASSWORD as string;
     service.agent.env.WRAPPER_ADMIN_PASSWORD = "another-password";
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
     expect(res.status).toBe(500);
@@ -275,6 +278,30 @@ describe("503 and 500", () => {
       error: "action_failed",
       message: "compatibility check failed: GET /api/config: the agent answered HTTP 401: unauthorized",
     });
+  });
+
+  it("500, and no password sent, when the wrapper at the agent's URL does not prove it is the agent's", async () => {
+    const { app, fake } = setup();
+    const owner = await createUser(database.db);
+    const { agent, service } = await seedAgent(database.db, fake, owner);
+    if (!service) throw new Error("no service");
+    const impostor = await startAgentImpostor();
+    try {
+      await database.db.update(agents).set({ url: impostor.url }).where(eq(agents.id, agent.id));
+      const res = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        error: "action_failed",
+        message: `compatibility check failed: GET /api/config: the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`,
+      });
+      const reset = await call(app, owner, "post", `/api/agents/${agent.id}/reset-memory`);
+      expect(reset.status).toBe(500);
+      expect(reset.body.message).toContain("did not prove it is the agent meant");
+      expect(impostor.credentials).toEqual([]);
+      expect(service.agent.memories).toBe(3);
+    } finally {
+      await impostor.close();
+    }
   });
 
   it("503 service_unresolved when the agent's service does not exist on the platform", async () => {

@@ -247,7 +247,10 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
         const token = requireToken(agent);
         // Resolve the service before deleting anything, so a platform problem leaves the memories intact.
         const { platform, service } = await platformAndService(agent);
-        const { deleted } = await resetAgentMemory(url, token);
+        const { deleted } = await resetAgentMemory(url, {
+          token,
+          adminPassword: tokens.adminPassword(agent.id, token),
+        });
         await platform.restart(service.id);
         operatorActed(agent.id);
         return { ...(await finish(agent, "reset-memory", { status: "running" })), deleted };

@@ -8,15 +8,17 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, newId } from "@svc/common";
+import { createLogger, newId, wrapperAdminPassword } from "@svc/common";
 import {
   type FakeAgentRuntime,
   type FakeAiProvider,
+  startAgentImpostor,
   startFakeAgentRuntime,
   startFakeAiProvider,
 } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
 import { createApp } from "../app";
@@ -80,12 +82,14 @@ async function startBackend(env: Record<string, string>) {
 async function agentBehind(backendUrl: string, { withToken = true } = {}) {
   const owner = await createUser(database.db, { plan: "pro" });
   const token = randomBytes(32).toString("hex");
+  const agentId = newId("agt");
   const runtime = await startFakeAgentRuntime({
     token,
+    // Its wrapper's admin password: what it proves it holds before the platform sends it the token.
+    adminPassword: wrapperAdminPassword(DATA_KEY, agentId, token),
     provider: { baseUrl: `${backendUrl}/api/ai`, model: "openai/gpt-4o-mini" },
   });
   runtimes.push(runtime);
-  const agentId = newId("agt");
   await database.db
     .insert(agents)
     .values({ id: agentId, userId: owner.id, name: "Clawed", url: runtime.url, status: "running" });
@@ -232,5 +236,41 @@ describe("chat jobs on a runtime that behaves as OpenClaw does", () => {
     }
     // The runtime did answer 200, with the error as the reply.
     expect(runtime.completions).toHaveLength(2);
+  }, 60_000);
+});
+
+describe("chat jobs reach only the agent meant", () => {
+  it("an agent whose stored status is not running is not called: the attempt fails (it may run again)", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId, runtime } = await agentBehind(backend.url);
+    await database.db.update(agents).set({ status: "stopped" }).where(eq(agents.id, agentId));
+    await startWorker();
+    const after = await settled((await chatJob(owner.id, agentId, "are you there?")).id);
+    expect(after).toMatchObject({
+      status: "queued",
+      attempts: 1,
+      error: `agent ${agentId} is stopped, not running: nothing was sent to it`,
+    });
+    expect(runtime.requests).toEqual([]);
+  }, 60_000);
+
+  it("another agent holding the port of the agent's stopped wrapper never receives the token", async () => {
+    const backend = await startBackend({ AI_PROVIDER_URL: provider.url, AI_PROVIDER_KEY: provider.apiKey });
+    const { owner, agentId, runtime } = await agentBehind(backend.url);
+    await startWorker();
+    expect(await settled((await chatJob(owner.id, agentId, "first")).id)).toMatchObject({
+      status: "completed",
+    });
+    // The wrapper stops; a co-hosted agent binds its port; the row still says running.
+    await runtime.close();
+    const impostor = await startAgentImpostor({ port: runtime.port });
+    try {
+      const after = await settled((await chatJob(owner.id, agentId, "second")).id);
+      expect(after).toMatchObject({ status: "queued", attempts: 1 });
+      expect(impostor.credentials).toEqual([]);
+      expect(new Set(impostor.requests.map((r) => r.path.split("?")[0]))).toEqual(new Set(["/api/identity"]));
+    } finally {
+      await impostor.close();
+    }
   }, 60_000);
 });

@@ -364,7 +364,11 @@ export class LocalHostingPlatform implements HostingPlatform {
     return record.pid ? isProcessAlive(record.pid, record.pidStart) : Promise.resolve(false);
   }
 
-  /** The wrapper's API, through the one agent client (with the admin token when the agent has one). */
+  /**
+   * The wrapper's API, through the one agent client, with its admin password, sent only once the wrapper at
+   * the agent's port proved it holds it (another agent may have taken the port of a wrapper that stopped).
+   * A wrapper started without one has an open admin API: it is called with no secret.
+   */
   private callWrapper(
     record: LocalServiceRecord,
     method: "GET" | "POST",
@@ -372,11 +376,12 @@ export class LocalHostingPlatform implements HostingPlatform {
     maxResponseBytes?: number,
     timeoutMs = this.requestTimeoutMs,
   ): Promise<AgentAnswer> {
-    const token = record.env.WRAPPER_ADMIN_PASSWORD ?? record.env.OPENCLAW_GATEWAY_TOKEN ?? null;
+    const password = record.env.WRAPPER_ADMIN_PASSWORD || undefined;
     return requestAgent(this.url(record), {
       method,
       path,
-      token,
+      token: password ?? null,
+      identityKey: password,
       timeoutMs,
       maxResponseBytes,
       subject: "the wrapper",

@@ -1,8 +1,15 @@
 /**
- * Every call to an agent goes to the URL it is given (the agent's stored URL), refuses redirects (the token
- * never reaches another address) and caps the answer's size; against loopback fakes.
+ * Every call to an agent goes to the URL it is given (the agent's stored URL), once the wrapper there proved
+ * it is the agent's (`GET /api/identity`), refuses redirects (the token never reaches another address) and
+ * caps the answer's size; against loopback fakes.
  */
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import {
+  answerAgentIdentity,
+  type FakeUpstream,
+  sendJson,
+  startAgentImpostor,
+  startFakeUpstream,
+} from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT_MAX_RESPONSE_BYTES,
@@ -14,7 +21,7 @@ import {
 } from "./agent-client";
 
 let elsewhere: FakeUpstream;
-const opened: FakeUpstream[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
 beforeAll(async () => {
   elsewhere = await startFakeUpstream((_req, res) => sendJson(res, 200, { config: { stolen: true } }));
 });
@@ -22,18 +29,48 @@ afterAll(async () => {
   await Promise.all([elsewhere, ...opened].map((u) => u.close()));
 });
 
+const PASSWORD = "tok";
+const CREDENTIALS = { token: "gateway-token", adminPassword: PASSWORD };
+
+/** A fake agent wrapper holding PASSWORD: it proves its identity, `handler` answers everything else. */
 async function agent(handler: Parameters<typeof startFakeUpstream>[0]): Promise<FakeUpstream> {
-  const upstream = await startFakeUpstream(handler);
+  const upstream = await startFakeUpstream((req, res, body) =>
+    answerAgentIdentity(req, res, PASSWORD) ? undefined : handler(req, res, body),
+  );
   opened.push(upstream);
   return upstream;
 }
+
+/** What the agent received besides the identity challenge. */
+const calls = (upstream: FakeUpstream) =>
+  upstream.requests.filter((r) => !r.path.startsWith("/api/identity"));
 
 describe("agent calls", () => {
   it("send the token to the agent's URL and read its JSON answer", async () => {
     const wrapper = await agent((_req, res) => sendJson(res, 200, { config: { gateway: { port: 18789 } } }));
     expect(await readAgentConfig(`${wrapper.url}/`, "tok")).toEqual({ gateway: { port: 18789 } });
-    expect(wrapper.requests[0]).toMatchObject({ method: "GET", path: "/api/config" });
-    expect(wrapper.requests[0].headers.authorization).toBe("Bearer tok");
+    expect(wrapper.requests[0].path).toMatch(/^\/api\/identity\?challenge=[0-9a-f]{64}$/);
+    expect(wrapper.requests[0].headers.authorization).toBeUndefined();
+    expect(calls(wrapper)[0]).toMatchObject({ method: "GET", path: "/api/config" });
+    expect(calls(wrapper)[0].headers.authorization).toBe("Bearer tok");
+  });
+
+  it("send nothing to an address whose wrapper does not prove it is the agent's", async () => {
+    const impostor = await startAgentImpostor();
+    opened.push(impostor);
+    const notProven = { reason: "identity" };
+    await expect(readAgentConfig(impostor.url, "tok")).rejects.toMatchObject(notProven);
+    await expect(writeAgentConfig(impostor.url, "tok", { a: 1 })).rejects.toMatchObject(notProven);
+    await expect(resetAgentMemory(impostor.url, CREDENTIALS)).rejects.toMatchObject({
+      message: `POST /api/memory/reset: the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`,
+      reason: "identity",
+    });
+    expect(impostor.requests.map((r) => r.path.split("?")[0])).toEqual([
+      "/api/identity",
+      "/api/identity",
+      "/api/identity",
+    ]);
+    expect(impostor.credentials).toEqual([]);
   });
 
   it.each([301, 302, 303, 307, 308])(
@@ -50,7 +87,7 @@ describe("agent calls", () => {
         reason: "redirect",
       });
       await expect(readAgentConfig(wrapper.url, "tok")).rejects.toMatchObject({ reason: "redirect" });
-      expect(wrapper.requests).toHaveLength(2);
+      expect(calls(wrapper)).toHaveLength(2);
       expect(elsewhere.requests).toEqual([]);
     },
   );
@@ -67,8 +104,8 @@ describe("agent calls", () => {
       res.end();
     });
     const tooLarge = `POST /api/memory/reset: the agent's answer is larger than ${AGENT_MAX_RESPONSE_BYTES} bytes`;
-    await expect(resetAgentMemory(declared.url, "tok")).rejects.toThrow(tooLarge);
-    await expect(resetAgentMemory(streamed.url, "tok")).rejects.toMatchObject({
+    await expect(resetAgentMemory(declared.url, CREDENTIALS)).rejects.toThrow(tooLarge);
+    await expect(resetAgentMemory(streamed.url, CREDENTIALS)).rejects.toMatchObject({
       message: tooLarge,
       reason: "too_large",
     });
@@ -79,7 +116,7 @@ describe("agent calls", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(body);
     });
-    expect(await resetAgentMemory(fits.url, "tok", { maxResponseBytes: 64 })).toEqual({ deleted: 3 });
+    expect(await resetAgentMemory(fits.url, CREDENTIALS, { maxResponseBytes: 64 })).toEqual({ deleted: 3 });
   });
 
   it("time out, and can be given up through a signal", async () => {

@@ -1,10 +1,10 @@
 /**
  * The backend's calls to an agent's admin surface, on the one agent client of `@svc/common`
  * (`requestAgent`: the agent's stored URL, redirects refused, a deadline over the whole exchange, a capped
- * answer): the wrapper's admin API (`GET`/`POST /api/config`) and the runtime gateway's
- * `POST /api/memory/reset`, all with `Authorization: Bearer <gateway token>` (the wrapper's admin password
- * is the same token). The probe, the chat processor, the watchdog and the local hosting platform call
- * agents through `requestAgent` too.
+ * answer): the wrapper's admin API (`GET`/`POST /api/config`, Bearer: the wrapper's admin password) and the
+ * agent's `POST /api/memory/reset` (Bearer: the gateway token). Each goes out only once the wrapper proved
+ * it is the agent's (its admin password is the key: `identityKey`). The probe, the chat processor, the
+ * watchdog and the local hosting platform call agents through `requestAgent` too.
  */
 
 import { type AgentAnswer, AgentCallError, requestAgent } from "@svc/common";
@@ -26,6 +26,12 @@ export interface AgentClientOptions {
   maxResponseBytes?: number;
 }
 
+/** What a call to the agent's own API carries: its gateway token, and its wrapper's admin password to prove. */
+export interface AgentCredentials {
+  token: string;
+  adminPassword: string;
+}
+
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
@@ -34,7 +40,7 @@ function isObject(value: unknown): value is Json {
 
 async function call(
   baseUrl: string,
-  token: string | null,
+  credentials: { token: string; identityKey: string },
   method: "GET" | "POST",
   path: string,
   body: unknown,
@@ -45,7 +51,8 @@ async function call(
     answer = await requestAgent(baseUrl, {
       method,
       path,
-      token,
+      token: credentials.token,
+      identityKey: credentials.identityKey,
       body,
       timeoutMs: options.timeoutMs ?? AGENT_CALL_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes,
@@ -73,10 +80,11 @@ function failure(method: string, path: string, status: number, body: unknown): A
 /** The runtime configuration (secrets redacted by the wrapper); null when the agent has no config file yet. */
 export async function readAgentConfig(
   baseUrl: string,
-  adminPassword: string | null,
+  adminPassword: string,
   options: AgentClientOptions = {},
 ): Promise<Json | null> {
-  const res = await call(baseUrl, adminPassword, "GET", "/api/config", undefined, options);
+  const admin = { token: adminPassword, identityKey: adminPassword };
+  const res = await call(baseUrl, admin, "GET", "/api/config", undefined, options);
   if (res.status === 404) return null;
   if (res.status !== 200 || !isObject(res.body) || !isObject(res.body.config))
     throw failure("GET", "/api/config", res.status, res.body);
@@ -86,24 +94,26 @@ export async function readAgentConfig(
 /** Writes the whole runtime configuration (redacted secrets sent back unchanged keep their values). */
 export async function writeAgentConfig(
   baseUrl: string,
-  adminPassword: string | null,
+  adminPassword: string,
   config: Json,
   options: AgentClientOptions = {},
 ): Promise<void> {
-  const res = await call(baseUrl, adminPassword, "POST", "/api/config", config, options);
+  const admin = { token: adminPassword, identityKey: adminPassword };
+  const res = await call(baseUrl, admin, "POST", "/api/config", config, options);
   if (res.status !== 200) throw failure("POST", "/api/config", res.status, res.body);
 }
 
 /** Deletes every stored memory of the agent; returns how many the runtime deleted (null when not said). */
 export async function resetAgentMemory(
   baseUrl: string,
-  token: string,
+  credentials: AgentCredentials,
   options: AgentClientOptions = {},
 ): Promise<{ deleted: number | null }> {
+  const agent = { token: credentials.token, identityKey: credentials.adminPassword };
   // Every session is deleted over the runtime's RPC, one by one: more than an ordinary call's deadline.
   const res = await call(
     baseUrl,
-    token,
+    agent,
     "POST",
     "/api/memory/reset",
     {},

@@ -13,5 +13,7 @@ export const notAgentGatewayToken = () =>
 /** `code` is the socket error's code (ECONNREFUSED, …) when there is one. */
 export const agentUnreachable = (code: string | undefined) =>
   new HttpError(502, "agent_unreachable", `the agent could not be reached${code ? ` (${code})` : ""}`);
+/** The agent's address answered, but not as the agent (its wrapper did not prove it): nothing was sent. */
+export const agentNotProven = (message: string) => new HttpError(502, "agent_unreachable", message);
 export const agentTimeout = (timeoutMs: number) =>
   new HttpError(504, "agent_timeout", `the agent did not answer within ${timeoutMs / 1000} s`);

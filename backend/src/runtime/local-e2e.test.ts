@@ -6,10 +6,13 @@
  */
 
 import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
+import { startAgentImpostor } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
+import { dispatchTask } from "../scheduler/dispatch";
 import {
   createUser,
   DATA_KEY,
@@ -71,6 +74,34 @@ async function storedToken(): Promise<string> {
   return openGatewayToken(DATA_KEY, (await readAgent(database.db, agentId)).gatewayTokenEncrypted as string);
 }
 
+/** A chat job for the agent; resolves once it completed (or, with `settled`, once an attempt ended). */
+const chatJob = async (message: string, { settled = false } = {}) => {
+  const res = await fetch(`${base}/api/platform-jobs/chat`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      userId: owner.id,
+      agentId,
+      gatewayUrl: (await readAgent(database.db, agentId)).url,
+      message,
+    }),
+  });
+  expect(res.status).toBe(202);
+  const { job } = await json(res);
+  return vi.waitFor(
+    async () => {
+      const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
+        headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
+      });
+      const current = (await json(read)).job;
+      if (current.status === "completed" || (settled && current.attempts > 0 && current.error))
+        return current;
+      throw new Error(`${current.status}: ${current.error}`);
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+};
+
 describe("a local agent from provisioning to maintenance", () => {
   it("provisions through POST /api/platform-jobs/provision and the worker", async () => {
     const res = await fetch(`${base}/api/platform-jobs/provision`, {
@@ -109,31 +140,6 @@ describe("a local agent from provisioning to maintenance", () => {
   });
 
   it("a chat job is answered by the agent, before and after a restart", async () => {
-    const chatJob = async (message: string) => {
-      const res = await fetch(`${base}/api/platform-jobs/chat`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          userId: owner.id,
-          agentId,
-          gatewayUrl: (await readAgent(database.db, agentId)).url,
-          message,
-        }),
-      });
-      expect(res.status).toBe(202);
-      const { job } = await json(res);
-      return vi.waitFor(
-        async () => {
-          const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
-            headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
-          });
-          const current = (await json(read)).job;
-          if (current.status !== "completed") throw new Error(`${current.status}: ${current.error}`);
-          return current;
-        },
-        { timeout: 20_000, interval: 100 },
-      );
-    };
     expect((await chatJob("first words")).result.reply).toBe("runtime heard: first words");
     const restarted = await op("POST", "restart");
     expect(restarted.status).toBe(200);
@@ -233,6 +239,54 @@ describe("a local agent from provisioning to maintenance", () => {
       });
     expect((await ask(old)).status).toBe(401);
     expect((await ask(healed)).status).toBe(200);
+  });
+
+  it("stopped: nothing is sent to it; another agent on its old port gets no token from any caller", async () => {
+    expect((await op("POST", "stop")).status).toBe(200);
+    const stopped = await readAgent(database.db, agentId);
+    expect(stopped.status).toBe("stopped");
+    expect(await chatJob("while stopped", { settled: true })).toMatchObject({
+      status: "queued",
+      error: `agent ${agentId} is stopped, not running: nothing was sent to it`,
+    });
+    // Another agent binds the stopped wrapper's port; the row says running (a crash nobody saw yet).
+    const impostor = await startAgentImpostor({ port: Number(new URL(stopped.url as string).port) });
+    try {
+      await database.db.update(agents).set({ status: "running" }).where(eq(agents.id, agentId));
+      const notProven = `the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`;
+      expect(await chatJob("to whoever listens", { settled: true })).toMatchObject({
+        status: "queued",
+        error: notProven,
+      });
+      const agent = await readAgent(database.db, agentId);
+      const claim = { url: agent.url, token: agent.gatewayTokenEncrypted, status: agent.status };
+      expect(
+        await dispatchTask(
+          { dataEncryptionKey: DATA_KEY },
+          {
+            id: "task_e2e",
+            userId: owner.id,
+            agentId,
+            cronSchedule: "* * * * *",
+            prompt: "scheduled",
+            scheduledAt: new Date(),
+            claimedAt: new Date(),
+            attempts: 0,
+            maxAttempts: 5,
+            agent: claim,
+          },
+        ),
+      ).toEqual({ ok: false, error: notProven });
+      const proxiedChat = await proxied("/v1/chat/completions", { method: "POST", body: "{}" });
+      expect(proxiedChat.status).toBe(502);
+      expect((await op("POST", "compat")).status).toBe(500);
+      expect((await op("POST", "reset-memory")).status).toBe(500);
+      expect(impostor.credentials).toEqual([]);
+      expect(new Set(impostor.requests.map((r) => r.path.split("?")[0]))).toEqual(new Set(["/api/identity"]));
+    } finally {
+      await impostor.close();
+      await database.db.update(agents).set({ status: "stopped" }).where(eq(agents.id, agentId));
+    }
   });
 
   it("stop, then start again", async () => {

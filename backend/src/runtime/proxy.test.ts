@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, freePort } from "@svc/common";
-import { startFakeUpstream } from "@svc/common/testing";
+import { startAgentImpostor, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -243,6 +243,40 @@ describe("WebSocket", () => {
       await openSocket(wsUrl(seeded.agent.id), { authorization: `Bearer ${INTERNAL_API_KEY}` }),
     ).toMatchObject({ status: 401 });
     expect(seeded.service?.agent.wsAuthorizations.length).toBe(before);
+  });
+
+  it("another agent on the agent's port gets neither the HTTP nor the WebSocket request's token: 502", async () => {
+    const moved = await seedAgent(database.db, platform, owner);
+    const impostor = await startAgentImpostor();
+    try {
+      await database.db.update(agents).set({ url: impostor.url }).where(eq(agents.id, moved.agent.id));
+      const notProven = {
+        error: "agent_unreachable",
+        message: `the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`,
+      };
+      const res = await fetch(proxyUrl(moved.agent.id, "/echo"), {
+        method: "POST",
+        headers: headersFor(owner),
+        body: "the user's data",
+      });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual(notProven);
+      for (const headers of [{ authorization: `Bearer ${moved.token}` }, headersFor(owner)]) {
+        expect(await openSocket(wsUrl(moved.agent.id), headers)).toEqual({
+          status: 502,
+          body: JSON.stringify(notProven),
+        });
+      }
+      expect(impostor.requests.map((r) => `${r.method} ${r.path.split("?")[0]}`)).toEqual([
+        "GET /api/identity",
+        "GET /api/identity",
+        "GET /api/identity",
+      ]);
+      expect(impostor.requests.every((r) => r.body.length === 0)).toBe(true);
+      expect(impostor.credentials).toEqual([]);
+    } finally {
+      await impostor.close();
+    }
   });
 
   it("splitProxyPath only claims the proxy prefix", () => {

@@ -13,6 +13,9 @@
  * - WebSocket upgrades need `Authorization: Bearer <token>`: either the agent's gateway token (forwarded as
  *   it is), or the internal key together with a valid signed user context that may act on the agent (then
  *   the agent's gateway token replaces it). Anything else: 401 without a Bearer, 403 otherwise.
+ * - The agent's token goes out only on a connection on which the agent's wrapper proved it is that agent
+ *   (`identityKey` of @svc/common's agent client: another agent may hold the port of one that stopped);
+ *   one that cannot prove it gets nothing and the caller a 502.
  */
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import https from "node:https";
@@ -25,6 +28,9 @@ import {
   endToEndHeaders,
   type HttpError,
   isEndToEnd,
+  OutboundError,
+  proveAgentIdentity,
+  provenAgentConnections,
   relayUpgrade,
   safeEqual,
   signUserContext,
@@ -44,6 +50,7 @@ import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { errorAnswer } from "../http/errors";
 import {
+  agentNotProven,
   agentTimeout,
   agentUnreachable,
   bearerRequired,
@@ -134,13 +141,35 @@ function sendError(res: Response, err: HttpError): void {
   res.status(err.status).json({ error: err.code, message: err.message });
 }
 
+/** The agent's Bearer and the key its wrapper proves before the Bearer is sent (both null without a token). */
+interface AgentCredential {
+  bearer: string | null;
+  identityKey: string | null;
+}
+
+/** The 502 of a failed connection to the agent: unreachable, or reached but not proven to be the agent. */
+function upstreamFailure(err: unknown): HttpError {
+  if (!(err instanceof OutboundError)) return agentUnreachable((err as NodeJS.ErrnoException).code);
+  return err.reason === "identity" ? agentNotProven(err.message) : agentUnreachable(err.socketCode);
+}
+
 /** Streams one HTTP exchange to `target`; the caller going away aborts the agent's side. */
-function proxyHttp(req: Request, res: Response, target: URL, bearer: string | null, timeoutMs: number): void {
+function proxyHttp(
+  req: Request,
+  res: Response,
+  target: URL,
+  { bearer, identityKey }: AgentCredential,
+  timeoutMs: number,
+): void {
   const secure = target.protocol === "https:";
   const upstream = (secure ? https : http).request(target, {
     method: req.method,
     headers: upstreamHeaders(req, target, bearer),
-    agent: secure ? keepAlive.https : keepAlive.http,
+    agent: identityKey
+      ? provenAgentConnections(target, identityKey)
+      : secure
+        ? keepAlive.https
+        : keepAlive.http,
   });
   const timer = setTimeout(() => {
     upstream.destroy(new Error("timeout"));
@@ -159,8 +188,7 @@ function proxyHttp(req: Request, res: Response, target: URL, bearer: string | nu
       res.destroy();
       return;
     }
-    const code = (err as NodeJS.ErrnoException).code;
-    sendError(res, agentUnreachable(code));
+    sendError(res, upstreamFailure(err));
   });
   res.on("close", () => {
     clearTimeout(timer);
@@ -188,7 +216,7 @@ export function runtimeProxyRoutes(deps: RuntimeProxyDeps): Router {
       if (!split) throw noAgentInProxyPath();
       const agent = await loadAgentFor(db, split.agentId, actorOf(res, config.ADMIN_EMAILS));
       if (!agent.url) throw agentNotDeployed();
-      proxyHttp(req, res, proxyTarget(agent.url, split.rest), tokens.open(agent), timeoutMs);
+      proxyHttp(req, res, proxyTarget(agent.url, split.rest), credentialOf(tokens, agent, null), timeoutMs);
     },
   );
   return router;
@@ -207,13 +235,19 @@ function refuse(socket: Duplex, err: unknown): void {
   socket.destroy();
 }
 
+/** The agent's gateway token (`presented`, else its stored one) and its wrapper's admin password. */
+function credentialOf(tokens: GatewayTokenStore, agent: Agent, presented: string | null): AgentCredential {
+  const bearer = presented ?? tokens.open(agent);
+  return { bearer, identityKey: bearer ? tokens.adminPassword(agent.id, bearer) : null };
+}
+
 /** Who may open the WebSocket, and the Bearer the agent gets; an HttpError when refused. */
 async function authorizeUpgrade(
   req: IncomingMessage,
   agentId: string,
   deps: RuntimeProxyDeps,
   tokens: GatewayTokenStore,
-): Promise<{ agent: Agent; bearer: string | null }> {
+): Promise<{ agent: Agent; credential: AgentCredential }> {
   const { config, db } = deps;
   const presented = bearerCredential(req.headers.authorization);
   if (presented === null) throw bearerRequired();
@@ -221,13 +255,13 @@ async function authorizeUpgrade(
     const context = verifiedContext(req, userContextSecret(config));
     const actor = { userId: context.userId, isAdmin: isAdminContext(config.ADMIN_EMAILS, context) };
     const agent = await loadAgentFor(db, agentId, actor);
-    return { agent, bearer: tokens.open(agent) };
+    return { agent, credential: credentialOf(tokens, agent, null) };
   }
   const agent = await findAgent(db, agentId);
   if (!agent || !tokens.matches(agent, presented)) {
     throw notAgentGatewayToken();
   }
-  return { agent, bearer: presented };
+  return { agent, credential: credentialOf(tokens, agent, presented) };
 }
 
 /** The signed user context of an upgrade request (the signature is required). */
@@ -249,8 +283,17 @@ function verifiedContext(req: IncomingMessage, secret: string | undefined): User
   return context;
 }
 
-/** Pipes an authorized upgrade to the agent: the request head is rewritten, then bytes flow both ways. */
-function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: URL, bearer: string | null) {
+/**
+ * Pipes an authorized upgrade to the agent: once connected (and, with a Bearer, once the agent's wrapper
+ * proved it is the agent on that connection), the request head is rewritten, then bytes flow both ways.
+ */
+function pipeUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  target: URL,
+  { bearer, identityKey }: AgentCredential,
+) {
   const secure = target.protocol === "wss:" || target.protocol === "https:";
   const port = Number(target.port) || (secure ? 443 : 80);
   const upstream = secure
@@ -264,14 +307,21 @@ function pipeUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target:
   socket.on("error", destroyBoth);
   upstream.on("error", (err) => {
     if (!connected) {
-      const code = (err as NodeJS.ErrnoException).code;
-      refuse(socket, agentUnreachable(code));
+      refuse(socket, upstreamFailure(err));
       upstream.destroy();
       return;
     }
     destroyBoth();
   });
-  upstream.once(secure ? "secureConnect" : "connect", () => {
+  upstream.once(secure ? "secureConnect" : "connect", async () => {
+    if (identityKey) {
+      try {
+        await proveAgentIdentity(upstream, target, identityKey);
+      } catch (err) {
+        refuse(socket, upstreamFailure(err));
+        return;
+      }
+    }
     connected = true;
     upstream.setNoDelay(true);
     if (socket instanceof net.Socket) socket.setNoDelay(true);
@@ -301,9 +351,9 @@ export function runtimeProxyUpgrade(
     if (!split) return false;
     socket.on("error", () => socket.destroy());
     authorizeUpgrade(req, split.agentId, deps, tokens)
-      .then(({ agent, bearer }) => {
+      .then(({ agent, credential }) => {
         if (!agent.url) throw agentNotDeployed();
-        pipeUpgrade(req, socket, head, proxyTarget(agent.url, split.rest), bearer);
+        pipeUpgrade(req, socket, head, proxyTarget(agent.url, split.rest), credential);
       })
       .catch((err: unknown) => refuse(socket, err));
     return true;

@@ -1,7 +1,8 @@
 /**
  * One dispatch of a scheduled task: its prompt to its agent through the runtime path chat uses (the agent's
  * stored URL and gateway token — read from its row by the claim — `POST /v1/chat/completions`, never a URL
- * a user supplied), 30 s timeout.
+ * a user supplied), 30 s timeout; an agent that is not `running`, or whose wrapper does not prove it is that
+ * agent, is a failed dispatch and receives nothing.
  * Any 2xx is a success; a non-2xx answer, a timeout or a network error is a failure with its reason.
  */
 import { GATEWAY_CHAT_TIMEOUT_MS, openAgentGateway, postChatCompletion } from "../chat/gateway";

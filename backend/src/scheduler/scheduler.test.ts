@@ -5,9 +5,14 @@
  * dispatch going to the agent's stored URL with its own gateway token.
  */
 import { createServer } from "node:net";
-import { createLogger, ManualClock, newId, sealGatewayToken } from "@svc/common";
+import { createLogger, ManualClock, newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { metricsRegistry } from "@svc/common/metrics/index";
-import { type FakeAgentRuntime, metricValue, startFakeAgentRuntime } from "@svc/common/testing";
+import {
+  type FakeAgentRuntime,
+  metricValue,
+  startAgentImpostor,
+  startFakeAgentRuntime,
+} from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, type NewScheduledTask, type ScheduledTask, scheduledTasks, users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
@@ -23,10 +28,21 @@ const clock = new ManualClock(START);
 
 let runtime: FakeAgentRuntime;
 let otherRuntime: FakeAgentRuntime;
+/** Agent A's runtime as its wrapper fronts it: it proves it is agt_a's before it gets the token. */
+const agentA = {
+  token: "token-of-agent-a",
+  adminPassword: wrapperAdminPassword(DATA_KEY, "agt_a", "token-of-agent-a"),
+};
+
+/** What an agent received besides its wrapper's identity challenges. */
+const sent = (fake: FakeAgentRuntime) => fake.requests.filter((r) => !r.path.startsWith("/api/identity"));
 
 beforeAll(async () => {
-  runtime = await startFakeAgentRuntime({ token: "token-of-agent-a" });
-  otherRuntime = await startFakeAgentRuntime({ token: "token-of-agent-b" });
+  runtime = await startFakeAgentRuntime(agentA);
+  otherRuntime = await startFakeAgentRuntime({
+    token: "token-of-agent-b",
+    adminPassword: wrapperAdminPassword(DATA_KEY, "agt_b", "token-of-agent-b"),
+  });
   await database.db.insert(users).values([
     { id: "usr_a", email: "a@example.com", name: "A", referralCode: "SCHEDA" },
     { id: "usr_b", email: "b@example.com", name: "B", referralCode: "SCHEDB" },
@@ -38,6 +54,7 @@ beforeAll(async () => {
       name: "A",
       url: runtime.url,
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-of-agent-a"),
+      status: "running",
     },
     {
       id: "agt_b",
@@ -45,6 +62,7 @@ beforeAll(async () => {
       name: "B",
       url: otherRuntime.url,
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-of-agent-b"),
+      status: "running",
     },
   ]);
 });
@@ -57,7 +75,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await database.pool.query("delete from scheduled_tasks");
-  await database.db.update(agents).set({ url: runtime.url }).where(eq(agents.id, "agt_a"));
+  await database.db.update(agents).set({ url: runtime.url, status: "running" }).where(eq(agents.id, "agt_a"));
   clock.set(START);
   for (const fake of [runtime, otherRuntime]) {
     fake.completions.length = 0;
@@ -138,7 +156,7 @@ describe("a due task", () => {
       // The task's own runtime session: its runs share their context, apart from the user's chat.
       body: { user: `platform:usr_a:task:${t.id}` },
     });
-    expect(runtime.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/chat/completions"]);
+    expect(sent(runtime).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/chat/completions"]);
     expect(otherRuntime.requests).toHaveLength(0);
     const after = await task(t.id);
     expect(after).toMatchObject({ status: "pending", attempts: 0, lastError: null, claimedAt: null });
@@ -173,8 +191,8 @@ describe("a due task", () => {
     const t = await addTask({ cronSchedule: "* * * * *" });
     clock.advance(5_000); // claimed at 10:00:05
     // The agent takes 90 s (by the injected clock) to answer.
-    const onRequest = () => clock.advance(90_000);
-    const slow = await startFakeAgentRuntime({ token: "token-of-agent-a", onRequest });
+    const onRequest = (r: { path: string }) => r.path.startsWith("/v1/") && clock.advance(90_000);
+    const slow = await startFakeAgentRuntime({ ...agentA, onRequest });
     try {
       await database.db.update(agents).set({ url: slow.url }).where(eq(agents.id, "agt_a"));
       await scheduler().tick();
@@ -280,6 +298,40 @@ describe("a failed dispatch", () => {
       lastError: "agent agt_a not found",
     });
     expect(runtime.requests).toHaveLength(0);
+  });
+
+  it.each(["stopped", "crashed", "degraded", "pending"])(
+    "an agent whose stored status is %s is a failure, and nothing is sent to its address",
+    async (status) => {
+      const t = await addTask();
+      await database.db.update(agents).set({ status }).where(eq(agents.id, "agt_a"));
+      await scheduler().tick();
+      expect(await task(t.id)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        lastError: `agent agt_a is ${status}, not running: nothing was sent to it`,
+      });
+      expect(runtime.requests).toHaveLength(0);
+    },
+  );
+
+  it("another agent on the port of the agent's stopped wrapper gets the challenge, never the token", async () => {
+    const t = await addTask();
+    // Agent A's wrapper is gone; a co-hosted agent listens on its port (the stored URL), the row says running.
+    const impostor = await startAgentImpostor();
+    try {
+      await database.db.update(agents).set({ url: impostor.url }).where(eq(agents.id, "agt_a"));
+      await scheduler().tick();
+      const after = await task(t.id);
+      expect(after).toMatchObject({ status: "pending", attempts: 1 });
+      expect(after.lastError).toBe(
+        `the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`,
+      );
+      expect(impostor.requests.map((r) => r.path.split("?")[0])).toEqual(["/api/identity"]);
+      expect(impostor.credentials).toEqual([]);
+    } finally {
+      await impostor.close();
+    }
   });
 
   it("backs off 30, 60, 90, 120 s and is failed at the 5th attempt, with no automatic retry", async () => {

@@ -463,6 +463,24 @@ describe("auto-repair", () => {
     expect(await row("agt_q")).toMatchObject({ state: "healthy", crashTimes: [] });
   });
 
+  it("another agent's wrapper on the agent's address gets no password: the service is stopped instead", async () => {
+    // agt_s's wrapper is gone and agt_t's (crashed) holds its address: the watchdog of agt_s repairs it.
+    await addAgent("agt_t", { status: "stopped" });
+    await addAgent("agt_s", { url: await fake.urlOf("agt_t") });
+    await startWatchdog();
+    fake.setMode("agt_t", "crashed");
+    await timers.advance(2 * MIN + 5 * S);
+    const stops = platform.state.calls.filter((c) => c.op === "stop");
+    expect(stops.length).toBeGreaterThan(0);
+    expect(stops.every((c) => c.serviceId === "svc_agt_s")).toBe(true);
+    // What agt_t's wrapper got besides probes: one identity challenge per repair, never a credential.
+    const asked = fake.requests.filter((r) => !["/api/status", "/healthz", "/readyz"].includes(r.path));
+    expect(asked.map((r) => [r.agentId, r.method, r.path, r.authorization])).toEqual(
+      stops.map(() => ["agt_t", "GET", "/api/identity", undefined]),
+    );
+    expect(fake.mode("agt_t")).toBe("crashed");
+  });
+
   it("WATCHDOG_AUTO_REPAIR=false: a degraded agent is watched every 5 s but never repaired", async () => {
     await addAgent("agt_n");
     await startWatchdog({ WATCHDOG_AUTO_REPAIR: false });

@@ -239,6 +239,8 @@ export function watchAgent(agentId: string, deps: WatcherDeps): AgentWatcher {
           method: "POST",
           path: "/api/gateway/stop",
           token: password,
+          // Sent only to the agent's own wrapper: another agent may hold the port of one that crashed.
+          identityKey: password,
           timeoutMs: deps.gatewayStopTimeoutMs,
           maxResponseBytes: 64 * 1024,
         });

@@ -2,15 +2,18 @@
  * The one client of the agent surface (the wrapper and, through it, the runtime gateway), for the backend
  * and the web alike: at the URL stored in the agent's record (never one taken from a request or a job),
  * with the gateway token as Bearer, redirects refused (one could carry the token elsewhere), a deadline over
- * the whole exchange and a cap on the answer's size. Built on the one outbound client.
+ * the whole exchange and a cap on the answer's size. Built on the one outbound client. A call that carries
+ * a secret names the key the agent must prove it holds (`identityKey`): it then goes out only on a
+ * connection on which the agent's wrapper proved it (see agent-identity.ts).
  */
+import { provenAgentConnections } from "./agent-identity";
 import { createOutboundClient } from "./fetch";
 import { OutboundError } from "./guard";
 
 /** Largest answer read from an agent (after decompression); more fails the call. */
 export const AGENT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
-export type AgentCallFailure = "timeout" | "aborted" | "unreachable" | "redirect" | "too_large";
+export type AgentCallFailure = "timeout" | "aborted" | "unreachable" | "redirect" | "too_large" | "identity";
 
 /** An agent call that failed: unreachable, timed out, redirected, too large, or answered with an error status. */
 export class AgentCallError extends Error {
@@ -45,6 +48,12 @@ export interface AgentRequest {
   subject?: string;
   /** A redirect is answered as its status (never followed) instead of failing the call. */
   returnRedirects?: boolean;
+  /**
+   * The agent's wrapper admin password: before the request (and its `token`) is sent, the wrapper at the
+   * URL must prove it holds it (`GET /api/identity`), and the request travels on the connection that did.
+   * Every call that carries a secret sets it; one that cannot be proven fails with reason `identity`.
+   */
+  identityKey?: string;
 }
 
 export interface AgentAnswer {
@@ -74,6 +83,7 @@ export async function requestAgent(baseUrl: string, request: AgentRequest): Prom
       signal: request.signal,
       returnRedirects: request.returnRedirects,
       name: subject,
+      agent: request.identityKey ? provenAgentConnections(baseUrl, request.identityKey) : undefined,
     });
     return { status: answer.status, contentType: answer.headers["content-type"] ?? "", text: answer.text };
   } catch (err) {
@@ -102,6 +112,7 @@ function toAgentCallError(err: unknown, subject: string, timeoutMs: number): unk
       );
     case "redirect":
     case "aborted":
+    case "identity":
       return new AgentCallError(err.message, undefined, err.reason, cause);
     default:
       return new AgentCallError(

@@ -61,6 +61,11 @@ export interface OutboundRequest {
    * `cookie` and `proxy-authorization`, when a redirect leads to another origin.
    */
   sensitiveHeaders?: readonly string[];
+  /**
+   * The connections to use (configured upstreams only; a client with a `policy` keeps its own): e.g. the
+   * agent client's connections on which the agent proved its identity (`agent-identity.ts`).
+   */
+  agent?: http.Agent;
 }
 
 export interface OutboundResponse {
@@ -131,13 +136,14 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     signal: AbortSignal,
     name: string,
     exchange: Exchange,
+    agent: http.Agent | undefined,
   ) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       const protocol = url.protocol as "http:" | "https:";
       const transport = protocol === "https:" ? https : http;
       const req = transport.request(
         url,
-        { method, headers, signal, ...(lookup ? { lookup } : {}), agent: pooled?.[protocol] },
+        { method, headers, signal, ...(lookup ? { lookup } : {}), agent: pooled?.[protocol] ?? agent },
         (res) => {
           exchange.sent = true;
           resolve(res);
@@ -227,7 +233,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     for (let hop = 0; ; hop++) {
       try {
         if (policy) assertOutboundUrl(url, policy);
-        res = await requestOnce(url, method, headers, body, signal, name, exchange);
+        res = await requestOnce(url, method, headers, body, signal, name, exchange, request.agent);
       } catch (err) {
         return fail(err);
       }

@@ -25,7 +25,9 @@ export type OutboundFailure =
   | "too_many_redirects"
   | "too_large"
   | "aborted"
-  | "http";
+  | "http"
+  /** The agent at the address did not prove it is the one meant (`agent-identity.ts`): nothing was sent. */
+  | "identity";
 
 export interface OutboundErrorDetails {
   /** The upstream the failure names ("the agent", "backend", …). */

@@ -64,6 +64,11 @@ export type FakePersonaJudge = (probe: {
 export interface FakeAgentRuntimeOptions {
   /** The gateway token every Bearer route expects (default: `env.OPENCLAW_GATEWAY_TOKEN`). */
   token?: string;
+  /**
+   * The wrapper admin password (default: `env.WRAPPER_ADMIN_PASSWORD`): with one, the fake answers
+   * `GET /api/identity` as the agent's wrapper does, so callers that require the agent's proof reach it.
+   */
+  adminPassword?: string;
   /** Without any token: let every call through (default: refuse every call). */
   openWithoutToken?: boolean;
   /** The environment the runtime sees (`/whoami`, `/env`, and the default token). */
@@ -114,6 +119,8 @@ export interface FakeAgentRuntime {
   port: number;
   /** The gateway token; "" = `env.OPENCLAW_GATEWAY_TOKEN`. */
   token: string;
+  /** The key of its identity proof; "" = `env.WRAPPER_ADMIN_PASSWORD` (none: `/api/identity` is a 404). */
+  adminPassword: string;
   env: Record<string, string | undefined>;
   /** Every HTTP request received, in order. */
   requests: FakeRuntimeRequest[];

@@ -21,9 +21,12 @@
  *   evaluation's GET /api/eval/character and POST /api/eval/character/run in the wrapper's shapes (see
  *   `judge`; wrapper/src/persona/routes.test.ts holds both to the same answers), /echo*, /held (see
  *   `hold`), and a `hello <url>` greeting on each WebSocket;
- * - `down`: every connection is dropped without an answer (the wrapper itself is gone).
+ * - `down`: every connection is dropped without an answer (the wrapper itself is gone);
+ * - GET /api/identity?challenge= (with an admin password: `adminPassword`, else `env.WRAPPER_ADMIN_PASSWORD`):
+ *   the wrapper's identity proof (common/src/agent-tokens.ts `wrapperIdentityProof`) of 127.0.0.1:<port>,
+ *   so the platform's callers, which send a secret only to an agent that proved it, reach the fake.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { WebSocketServer } from "ws";
@@ -100,6 +103,7 @@ export async function startFakeAgentRuntime(options = {}) {
     port: 0,
     /** The gateway token; "" = `env.OPENCLAW_GATEWAY_TOKEN`. */
     token: options.token ?? "",
+    adminPassword: options.adminPassword ?? "",
     env: options.env ?? {},
     requests: [],
     completions: [],
@@ -484,9 +488,28 @@ export async function startFakeAgentRuntime(options = {}) {
     return false;
   }
 
+  /** The wrapper's answer to an identity challenge (see wrapper/src/routes/identity.ts). */
+  function identity(res, challenge) {
+    const password = runtime.adminPassword || runtime.env.WRAPPER_ADMIN_PASSWORD;
+    if (!password) return sendJson(res, 404, { ok: false, error: "no admin password" });
+    if (!/^[0-9a-f]{32,128}$/.test(challenge ?? ""))
+      return sendJson(res, 400, { ok: false, error: "bad challenge" });
+    const listen = { host: "127.0.0.1", port: runtime.port };
+    const signed = JSON.stringify([
+      "agent-platform/wrapper-identity/v1",
+      challenge,
+      listen.host,
+      listen.port,
+    ]);
+    const proof = createHmac("sha256", password).update(signed).digest("hex");
+    sendJson(res, 200, { ok: true, ...listen, proof });
+  }
+
   async function handle(req, res, raw) {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname;
+    if (req.method === "GET" && path === "/api/identity")
+      return identity(res, url.searchParams.get("challenge"));
     if (req.method === "POST" && path === "/v1/chat/completions") return chatCompletion(req, res, raw);
     if (runtime.delayMs > 0) await sleep(runtime.delayMs);
     if (path === "/healthz" || path === "/readyz") {

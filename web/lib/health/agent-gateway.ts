@@ -2,7 +2,7 @@
  * The signed-in user's agent and a client of its runtime gateway (wrapper URL + decrypted gateway token).
  * Every lookup is scoped to the user: another user's agent looks like no agent at all.
  */
-import { openGatewayToken } from "@svc/common";
+import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import type { WebContext } from "../context";
@@ -32,8 +32,27 @@ export function agentGatewayClient(
   timeoutMs?: number,
 ): GatewayClient | null {
   if (!agent.url) return null;
+  const credentials = agentCredentials(ctx, agent);
+  return createGatewayClient({
+    baseUrl: agent.url,
+    token: credentials?.token ?? null,
+    identityKey: credentials?.identityKey ?? null,
+    timeoutMs,
+  });
+}
+
+/**
+ * The agent's gateway token and the key its wrapper proves it holds before the token is sent to it (its
+ * admin password: another agent may hold the loopback port of one that stopped); null without a token.
+ */
+export function agentCredentials(
+  ctx: Pick<WebContext, "config">,
+  agent: Agent,
+): { token: string; identityKey: string } | null {
   const token = agentGatewayToken(ctx, agent);
-  return createGatewayClient({ baseUrl: agent.url, token, timeoutMs });
+  const key = ctx.config.DATA_ENCRYPTION_KEY;
+  if (!token || !key) return null;
+  return { token, identityKey: wrapperAdminPassword(key, agent.id, token) };
 }
 
 /** The agent's gateway token, or null when it has none or it does not open with DATA_ENCRYPTION_KEY. */

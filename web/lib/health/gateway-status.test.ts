@@ -69,6 +69,7 @@ describe("GET /api/gateway/status", () => {
     });
     await deployTestAgent(user.id, {
       url: gateway.url,
+      fake: gateway,
       token: gateway.token,
       createdAt: new Date("2026-06-01"),
     });
@@ -117,6 +118,7 @@ describe("GET /api/gateway/status", () => {
       nextRun: "2026-11-21T09:01:00.000Z",
     });
     const calls = gateway.requests
+      .filter((r) => !r.path.startsWith("/api/identity"))
       .slice(-3)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
@@ -125,7 +127,7 @@ describe("GET /api/gateway/status", () => {
 
   it("another user's agent is not seen", async () => {
     const owner = await signedInUser();
-    await deployTestAgent(owner.user.id, { url: gateway.url, token: gateway.token });
+    await deployTestAgent(owner.user.id, { url: gateway.url, token: gateway.token, fake: gateway });
     const other = await signedInUser();
     expect((await (await status(other.jar)).json()).healthDetail).toEqual({ ok: false, error: "no agent" });
   });
@@ -142,7 +144,7 @@ describe("GET /api/gateway/status", () => {
 
   it("a failing /healthz is unreachable with its status; the lists still show", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: gateway.url, token: gateway.token });
+    await deployTestAgent(user.id, { url: gateway.url, token: gateway.token, fake: gateway });
     gateway.healthStatus = 503;
     gateway.sessions = [session(1, "active")];
     const body = await (await status(jar)).json();
@@ -153,7 +155,7 @@ describe("GET /api/gateway/status", () => {
 
   it("a refused token or failing lists leave health in place and the lists empty", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: gateway.url, token: "not-the-gateway-token" });
+    await deployTestAgent(user.id, { url: gateway.url, token: "not-the-gateway-token", fake: gateway });
     gateway.sessions = [session(1, "active")];
     expect(await (await status(jar)).json()).toEqual({
       health: "healthy",

@@ -45,7 +45,7 @@ async function rowOf(agentId: string) {
 /** A signed-in user whose agent's wrapper URL is the fake gateway (or `url`). */
 async function userWithAgent(url: string | null = gateway.url) {
   const signedIn = await signedInUser();
-  const agent = await deployTestAgent(signedIn.user.id, { url, token: gateway.token });
+  const agent = await deployTestAgent(signedIn.user.id, { url, token: gateway.token, fake: gateway });
   return { ...signedIn, agent };
 }
 
@@ -161,7 +161,11 @@ describe("heartbeat database fallback", () => {
 
     gateway.apiFailure = null;
     const signedIn = await signedInUser();
-    const wrongToken = await deployTestAgent(signedIn.user.id, { url: gateway.url, token: "wrong-token" });
+    const wrongToken = await deployTestAgent(signedIn.user.id, {
+      url: gateway.url,
+      token: "wrong-token",
+      fake: gateway,
+    });
     expect((await (await get(signedIn.jar, wrongToken.id)).json()).source).toBe("db");
   });
 

@@ -5,7 +5,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { freePort } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeAgentRuntime, startFakeUpstream } from "@svc/common/testing";
+import {
+  answerAgentIdentity,
+  type FakeUpstream,
+  sendJson,
+  startAgentImpostor,
+  startFakeAgentRuntime,
+  startFakeUpstream,
+} from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/runtime/character-qa/route";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
@@ -37,8 +44,11 @@ const SUMMARY = {
 let agent: FakeUpstream;
 let hanging = false;
 const held: ServerResponse[] = [];
+/** The agent the fake wrapper proves it is (deployTestAgent sets the newest one's password). */
+const identity = { adminPassword: "" };
 
 function agentHandler(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  if (answerAgentIdentity(req, res, identity.adminPassword)) return;
   if (hanging) {
     held.push(res);
     return;
@@ -95,23 +105,25 @@ async function run(jar: Jar | undefined, json?: unknown, body?: string) {
   );
   return { status: res.status, body: (await res.json()) as Json };
 }
-const agentCalls = () => agent.requests.length;
+/** What the agent received besides its wrapper's identity challenges. */
+const sentToAgent = () => agent.requests.filter((r) => !r.path.startsWith("/api/identity"));
+const agentCalls = () => sentToAgent().length;
 
 describe("GET /api/runtime/character-qa", () => {
   it("proxies to the agent's GET /api/eval/character with its gateway token", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: agent.url, token: TOKEN });
+    await deployTestAgent(user.id, { url: agent.url, token: TOKEN, fake: identity });
     const { status, body } = await read(jar);
     expect(status).toBe(200);
     expect(body).toEqual(SUMMARY);
-    const sent = agent.requests.at(-1);
+    const sent = sentToAgent().at(-1);
     expect(sent).toMatchObject({ method: "GET", path: "/api/eval/character" });
     expect(sent?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it("answers 404 {status: no_agent} without an agent (another user's agent does not count), 401 without a session", async () => {
     const owner = await signedInUser();
-    await deployTestAgent(owner.user.id, { url: agent.url, token: TOKEN });
+    await deployTestAgent(owner.user.id, { url: agent.url, token: TOKEN, fake: identity });
     const { jar } = await signedInUser();
     const before = agentCalls();
     const { status, body } = await read(jar);
@@ -124,7 +136,7 @@ describe("GET /api/runtime/character-qa", () => {
 
   it("answers 502 when the agent refuses the token or answers something that is not an evaluation", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: agent.url, token: "b".repeat(64) });
+    await deployTestAgent(user.id, { url: agent.url, token: "b".repeat(64), fake: identity });
     const refused = await read(jar);
     expect(refused.status).toBe(502);
     expect(refused.body.error).toBe("the agent answered 401: a valid gateway token is required");
@@ -134,10 +146,10 @@ describe("GET /api/runtime/character-qa", () => {
 describe("POST /api/runtime/character-qa", () => {
   it("proxies with probeSet and dimensions, defaulting to `default` and the four dimensions", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: agent.url, token: TOKEN });
+    await deployTestAgent(user.id, { url: agent.url, token: TOKEN, fake: identity });
     const defaults = await run(jar, undefined, "");
     expect(defaults.status).toBe(200);
-    expect(JSON.parse(agent.requests.at(-1)?.body.toString() ?? "")).toEqual({
+    expect(JSON.parse(sentToAgent().at(-1)?.body.toString() ?? "")).toEqual({
       probeSet: "default",
       dimensions: ["voice", "emotion", "knowledge", "refusal"],
     });
@@ -146,17 +158,17 @@ describe("POST /api/runtime/character-qa", () => {
 
     const asked = await run(jar, { probeSet: "quick", dimensions: ["refusal", "voice"] });
     expect(asked.status).toBe(200);
-    expect(JSON.parse(agent.requests.at(-1)?.body.toString() ?? "")).toEqual({
+    expect(JSON.parse(sentToAgent().at(-1)?.body.toString() ?? "")).toEqual({
       probeSet: "quick",
       dimensions: ["refusal", "voice"],
     });
     expect(asked.body.run.scores).toEqual({ refusal: 0.5, voice: 0.5 });
-    expect(agent.requests.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(sentToAgent().at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it("answers 400 for a body that is not JSON or names a bad dimension, without calling the agent", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: agent.url, token: TOKEN });
+    await deployTestAgent(user.id, { url: agent.url, token: TOKEN, fake: identity });
     const before = agentCalls();
     const bad = await run(jar, undefined, "{nope");
     expect(bad.status).toBe(400);
@@ -173,7 +185,7 @@ describe("POST /api/runtime/character-qa", () => {
 describe("an agent that does not answer", () => {
   it("is 502 after 10 s (read) and 15 s (run)", async () => {
     const { user, jar } = await signedInUser();
-    await deployTestAgent(user.id, { url: agent.url, token: TOKEN });
+    await deployTestAgent(user.id, { url: agent.url, token: TOKEN, fake: identity });
     hanging = true;
     try {
       const [reading, running] = await Promise.all([read(jar), run(jar, {})]);
@@ -198,6 +210,26 @@ describe("an agent that does not answer", () => {
   });
 });
 
+describe("an address the agent's wrapper no longer holds", () => {
+  it("another agent listening there gets no token: 502, the agent could not be proven", async () => {
+    const impostor = await startAgentImpostor();
+    try {
+      const { user, jar } = await signedInUser();
+      await deployTestAgent(user.id, { url: impostor.url, token: TOKEN });
+      const { status, body } = await read(jar);
+      expect(status).toBe(502);
+      expect(body.error).toBe(
+        `the agent at 127.0.0.1:${impostor.port} did not prove it is the agent meant (wrong proof); nothing was sent to it`,
+      );
+      expect((await run(jar, {})).status).toBe(502);
+      expect(impostor.credentials).toEqual([]);
+      expect(impostor.requests.map((r) => r.path.split("?")[0])).toEqual(["/api/identity", "/api/identity"]);
+    } finally {
+      await impostor.close();
+    }
+  });
+});
+
 describe("an agent whose wrapper has no platform backend", () => {
   it("reads its (empty) history, and its 503 for want of a judge becomes a 502 naming the cause", async () => {
     // The fake agent runtime answers the wrapper's persona routes with the wrapper's own shapes (its
@@ -205,7 +237,7 @@ describe("an agent whose wrapper has no platform backend", () => {
     const runtime = await startFakeAgentRuntime({ token: TOKEN, wrapper: true });
     try {
       const { user, jar } = await signedInUser();
-      await deployTestAgent(user.id, { url: runtime.url, token: TOKEN });
+      await deployTestAgent(user.id, { url: runtime.url, token: TOKEN, fake: runtime });
       expect(await read(jar)).toEqual({
         status: 200,
         body: {
@@ -220,7 +252,8 @@ describe("an agent whose wrapper has no platform backend", () => {
       expect(body.error).toBe(
         "the agent answered 503: no platform backend is configured for this agent (PLATFORM_BACKEND_URL is not set): nothing can judge the answers",
       );
-      expect(runtime.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect(runtime.requests.map((r) => `${r.method} ${r.path.split("?")[0]}`)).toEqual([
+        "GET /api/identity",
         "GET /api/eval/character",
         "POST /api/eval/character/run",
       ]);

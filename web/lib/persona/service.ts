@@ -7,7 +7,7 @@
 import { AgentCallError, requestAgent } from "@svc/common";
 import type { z } from "zod";
 import type { WebContext } from "../context";
-import { agentGatewayToken } from "../health/agent-gateway";
+import { agentCredentials } from "../health/agent-gateway";
 import { newestAgentOf } from "../runtime/operations";
 import { agentUnreachable, noAgentDeployed } from "./errors";
 import {
@@ -50,7 +50,13 @@ async function askAgent<S extends z.ZodType>(
   if (!agent?.url) throw noAgentDeployed();
   let answer: Awaited<ReturnType<typeof requestAgent>>;
   try {
-    answer = await requestAgent(agent.url, { ...request, token: agentGatewayToken(ctx, agent) });
+    // The token goes only to the agent's own wrapper, once it proved it (see agentCredentials).
+    const credentials = agentCredentials(ctx, agent);
+    answer = await requestAgent(agent.url, {
+      ...request,
+      token: credentials?.token ?? null,
+      identityKey: credentials?.identityKey,
+    });
   } catch (err) {
     if (err instanceof AgentCallError) throw agentUnreachable(err.message);
     throw err;

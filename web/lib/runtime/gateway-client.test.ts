@@ -1,9 +1,13 @@
 import { freePort } from "@svc/common";
-import { startFakeAgentRuntime } from "@svc/common/testing";
+import { startAgentImpostor, startFakeAgentRuntime } from "@svc/common/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createGatewayClient, GatewayError } from "./gateway-client";
 
-const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });
+const ADMIN_PASSWORD = "wrapper-admin-password-0123456789";
+const gateway = await startFakeAgentRuntime({
+  token: "gateway-token-0123456789abcdef",
+  adminPassword: ADMIN_PASSWORD,
+});
 afterAll(() => gateway.close());
 beforeEach(() => {
   gateway.healthStatus = 200;
@@ -13,7 +17,8 @@ beforeEach(() => {
   gateway.cron.clear();
 });
 
-const client = () => createGatewayClient({ baseUrl: `${gateway.url}/`, token: gateway.token });
+const client = () =>
+  createGatewayClient({ baseUrl: `${gateway.url}/`, token: gateway.token, identityKey: ADMIN_PASSWORD });
 
 describe("runtime gateway client", () => {
   it("reads /healthz without the token, 2xx or not", async () => {
@@ -76,7 +81,11 @@ describe("runtime gateway client", () => {
   });
 
   it("types every failure", async () => {
-    const wrongToken = createGatewayClient({ baseUrl: gateway.url, token: "wrong" });
+    const wrongToken = createGatewayClient({
+      baseUrl: gateway.url,
+      token: "wrong",
+      identityKey: ADMIN_PASSWORD,
+    });
     await expect(wrongToken.listSessions()).rejects.toMatchObject({
       kind: "unauthorized",
       status: 401,
@@ -103,14 +112,45 @@ describe("runtime gateway client", () => {
       label: "unexpected answer",
     });
 
-    const down = createGatewayClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: "t" });
+    const down = createGatewayClient({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      token: "t",
+      identityKey: "k",
+    });
     const refused = await down.health().catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(GatewayError);
     expect(refused).toMatchObject({ kind: "unreachable", status: null, label: "connection refused" });
 
     gateway.apiGarbage = null;
     gateway.delayMs = 300;
-    const slow = createGatewayClient({ baseUrl: gateway.url, token: gateway.token, timeoutMs: 100 });
+    const slow = createGatewayClient({
+      baseUrl: gateway.url,
+      token: gateway.token,
+      identityKey: ADMIN_PASSWORD,
+      timeoutMs: 100,
+    });
     await expect(slow.listCronJobs()).rejects.toMatchObject({ kind: "unreachable", label: "timeout (0.1s)" });
+  });
+
+  it("sends the token only to the agent's own wrapper, once it proved it", async () => {
+    const impostor = await startAgentImpostor();
+    try {
+      const stolen = createGatewayClient({
+        baseUrl: impostor.url,
+        token: gateway.token,
+        identityKey: ADMIN_PASSWORD,
+      });
+      await expect(stolen.listSessions()).rejects.toMatchObject({ kind: "unreachable" });
+      await expect(
+        stolen.putCronJob("x", { enabled: true, schedule: { kind: "every", everyMs: 1000 } }),
+      ).rejects.toMatchObject({ kind: "unreachable" });
+      expect(impostor.requests.map((r) => r.path.split("?")[0])).toEqual(["/api/identity", "/api/identity"]);
+      expect(impostor.credentials).toEqual([]);
+      // No key to prove: the token is not sent at all.
+      const unproven = createGatewayClient({ baseUrl: gateway.url, token: gateway.token, identityKey: null });
+      await expect(unproven.listSessions()).rejects.toMatchObject({ kind: "unauthorized" });
+    } finally {
+      await impostor.close();
+    }
   });
 });

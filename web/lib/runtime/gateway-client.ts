@@ -2,7 +2,8 @@
  * Client of an agent's runtime gateway, reached through the agent's wrapper URL (which proxies everything
  * it does not serve itself to the runtime) with the agent's gateway token as Bearer. Surface: `/healthz`,
  * `/api/sessions`, `/api/cron` (GET), `/api/cron/:name` (PUT, DELETE). The URL comes from the agent record
- * the platform wrote at provisioning, not from users. Every failure is a typed GatewayError.
+ * the platform wrote at provisioning, not from users; the token goes out only once the agent's wrapper
+ * proved it is that agent (`identityKey`). Every failure is a typed GatewayError.
  */
 import { type AgentAnswer, AgentCallError, requestAgent } from "@svc/common";
 import { z } from "zod";
@@ -110,6 +111,11 @@ export interface GatewayClientOptions {
   baseUrl: string;
   /** The agent's gateway token (sent as Bearer; never logged). Null: only `health()` can be called. */
   token: string | null;
+  /**
+   * The agent's wrapper admin password: the token is sent only on a connection on which the wrapper proved
+   * it holds it. Null: the token is never sent (calls that need it fail as unauthorized).
+   */
+  identityKey: string | null;
   timeoutMs?: number;
 }
 
@@ -127,6 +133,7 @@ export interface GatewayClient {
 export function createGatewayClient({
   baseUrl,
   token,
+  identityKey,
   timeoutMs = GATEWAY_TIMEOUT_MS,
 }: GatewayClientOptions): GatewayClient {
   const base = baseUrl.replace(/\/+$/, "");
@@ -136,13 +143,14 @@ export function createGatewayClient({
     path: string,
     { body, auth = true }: { body?: unknown; auth?: boolean } = {},
   ): Promise<AgentAnswer> => {
-    if (auth && !token) throw new GatewayError("unauthorized", "no gateway token");
+    if (auth && (!token || !identityKey)) throw new GatewayError("unauthorized", "no gateway token");
     try {
       // A redirect is an answer (its status), never followed: the token goes nowhere else.
       return await requestAgent(base, {
         method,
         path,
         token: auth ? token : null,
+        identityKey: auth ? (identityKey ?? undefined) : undefined,
         body,
         timeoutMs,
         maxResponseBytes: MAX_ANSWER_BYTES,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { sealGatewayToken, signUserContext, wrapperAdminPassword } from "@svc/common";
-import { sendJson, startFakeUpstream } from "@svc/common/testing";
+import { answerAgentIdentity, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
@@ -42,8 +42,11 @@ const GATEWAY_TOKEN = randomBytes(32).toString("hex");
 // (derived by the platform from its gateway token; the token itself is not one).
 let wrapperConfig: Record<string, unknown> = { plugins: ["memory"] };
 const adminPasswords = new Set<string>();
+/** The newest agent's: the fake wrapper proves it is that agent's (the platform asks before it sends one). */
+let provenPassword = "";
 const configAuthorizations: string[] = [];
 const wrapper = await startFakeUpstream((req, res, body) => {
+  if (answerAgentIdentity(req, res, provenPassword)) return;
   const path = (req.url ?? "/").split("?")[0];
   if (path === "/healthz") return sendJson(res, 200, { ok: true });
   if (path === "/readyz") return sendJson(res, 200, { ready: true });
@@ -120,7 +123,8 @@ async function addAgent(userId: string, name = "Runner") {
       status: "running",
     })
     .returning();
-  adminPasswords.add(wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, GATEWAY_TOKEN));
+  provenPassword = wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, GATEWAY_TOKEN);
+  adminPasswords.add(provenPassword);
   return agent;
 }
 

@@ -15,7 +15,7 @@ export const CLAIM_LOOKAHEAD_PER_USER = 4 * CLAIM_BATCH_MAX;
  * every user's oldest due task (turn 1) before anyone's second (turn 2), oldest first within a turn. One
  * user's thousand due tasks thus never keep another user's task out of the next claim. Each becomes
  * `running` with `claimed_at = now`. The same statement reads the agent's stored URL and sealed gateway
- * token (scoped to the task's user) for the dispatch. Returned in dispatch order: by turn, then oldest.
+ * token and status (scoped to the task's user) for the dispatch. Returned in dispatch order: by turn, then oldest.
  *
  * Its cost follows the number of users with due tasks, not the number of due tasks: `owners` walks the
  * per-user due index from one user to the next (a loose index scan), and each user's turns are read from
@@ -59,7 +59,8 @@ export async function claimDueTasks(db: Queryable, now: Date, limit: number): Pr
       where task.id = picked.id
       returning task.id, task.user_id, task.agent_id, task.cron_schedule, task.prompt, task.next_run,
         task.attempts, task.max_attempts, picked.turn,
-        (select json_build_object('url', agent.url, 'token', agent.gateway_token_encrypted) from agents agent
+        (select json_build_object('url', agent.url, 'token', agent.gateway_token_encrypted,
+            'status', agent.status) from agents agent
           where agent.id = task.agent_id and agent.user_id = task.user_id) as agent`,
     values: [now],
   });

@@ -21,8 +21,8 @@ export interface TaskClaim {
   claimedAt: Date;
   attempts: number;
   maxAttempts: number;
-  /** The agent's row as claimed (its stored URL and sealed gateway token); undefined when it is gone. */
-  agent: { url: string | null; token: string | null } | undefined;
+  /** The agent's row as claimed (stored URL, sealed gateway token, status); undefined when it is gone. */
+  agent: { url: string | null; token: string | null; status: string } | undefined;
 }
 
 /** The fence of a claim: the task is still running under this claim. */
