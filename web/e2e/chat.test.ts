@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import {
+  answerAgentIdentity,
   type FakeAgentRuntime,
   type FakeUpstream,
   sendJson,
@@ -36,7 +37,10 @@ const runtimes: FakeAgentRuntime[] = [];
 
 // An agent that holds every chat until the test lets it answer (its job stays running meanwhile).
 const held: ServerResponse[] = [];
+/** The wrapper slowAgent stands in for (its password set by the test that seeds the agent). */
+const slowWrapper = { adminPassword: "" };
 const slowAgent: FakeUpstream = await startFakeUpstream((req, res) => {
+  if (slowWrapper.adminPassword && answerAgentIdentity(req, res, slowWrapper.adminPassword)) return;
   if (req.url === "/v1/chat/completions") {
     held.push(res);
     return;
@@ -70,7 +74,7 @@ async function userWithAgentBehind(backendUrl: string, viewport?: { width: numbe
     provider: { baseUrl: `${backendUrl}/api/ai`, model: "openai/gpt-4o-mini" },
   });
   runtimes.push(runtime);
-  const agent = await seedAgent(signedIn.user.id, { url: runtime.url, token });
+  const agent = await seedAgent(signedIn.user.id, { url: runtime.url, token, fake: runtime });
   return { ...signedIn, agent };
 }
 
@@ -127,7 +131,7 @@ describe("Chat page", () => {
 
   it("shows a running job's status, and a 429 with its retry time while the workload is full", async () => {
     const { page, context, user } = await stack.signIn();
-    await seedAgent(user.id, { url: slowAgent.url });
+    await seedAgent(user.id, { url: slowAgent.url, fake: slowWrapper });
     await page.goto("/dashboard/chat");
     await expect.poll(() => page.getByText("No messages yet").isVisible(), { timeout: 15_000 }).toBe(true);
     await send(page, "take your time");

@@ -31,7 +31,7 @@ afterAll(async () => {
 describe("Persona page", () => {
   it("runs evaluations: scores as bars, the overall score over time, drift marked after a drop", async () => {
     const { page, context, user } = await stack.signIn();
-    await deployTestAgent(user.id, { url: runtimeUrl, token: TOKEN });
+    await deployTestAgent(user.id, { url: runtimeUrl, token: TOKEN, fake: runtime });
     try {
       await page.goto("/dashboard/persona");
       await expect

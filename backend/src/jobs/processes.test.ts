@@ -7,8 +7,8 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger, freePort, randomId, sealGatewayToken } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { createLogger, freePort, randomId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
+import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { startEmbeddedPostgres } from "@svc/db/embedded";
 import { migrateDatabase } from "@svc/db/migrate";
@@ -30,7 +30,9 @@ const calls = new Map<string, number>();
 let hold: ((message: string) => boolean) | undefined;
 
 beforeAll(async () => {
-  runtime = await startFakeUpstream((_req, res, body) => {
+  runtime = await startFakeUpstream((req, res, body) => {
+    // agt_p's wrapper proves it is agt_p before a worker sends it the token.
+    if (answerAgentIdentity(req, res, wrapperAdminPassword(DATA_KEY, "agt_p", "token-p"))) return;
     const message = JSON.parse(body.toString()).messages.at(-1).content as string;
     calls.set(message, (calls.get(message) ?? 0) + 1);
     if (hold?.(message)) return; // never answers: the worker is stuck on it
@@ -44,6 +46,7 @@ beforeAll(async () => {
     userId: "usr_p",
     name: "Agent",
     url: runtime.url,
+    status: "running",
     gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
   });
 });
@@ -64,6 +67,9 @@ function spawnWorker(env: Record<string, string> = {}): ChildProcess {
       LOG_LEVEL: "error",
       JOB_WORKER_CONCURRENCY: "4",
       JOB_POLL_INTERVAL_MS: "1000",
+      // The fake answers chat only, not a wrapper's status: a watchdog would find agt_p degraded, and chat
+      // jobs go only to running agents. The queue is what these tests are about.
+      WATCHDOG_ENABLED: "false",
       ...env,
     },
     stdio: ["ignore", "ignore", "inherit"],
@@ -181,6 +187,7 @@ describe("worker processes", () => {
       userId: "usr_p",
       name: "Agent",
       url: runtime.url,
+      status: "running",
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
     });
     const worker = createJobWorker({

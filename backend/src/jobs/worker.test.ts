@@ -1,5 +1,5 @@
-import { createLogger, ManualClock, newId, sealGatewayToken } from "@svc/common";
-import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
+import { createLogger, ManualClock, newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
+import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users } from "@svc/db/schema";
 import { sql } from "drizzle-orm";
@@ -322,6 +322,8 @@ describe("gateway_chat_completion", () => {
   const extraAgents: FakeUpstream[] = [];
   beforeAll(async () => {
     runtime = await startFakeUpstream((req, res, body) => {
+      // The agent's wrapper proves it is agt_chat before the platform sends it the token.
+      if (answerAgentIdentity(req, res, wrapperAdminPassword(DATA_KEY, "agt_chat", "gw-token-123"))) return;
       seen.push({ auth: req.headers.authorization, body: JSON.parse(body.toString()) });
       if (req.url !== "/v1/chat/completions") return sendJson(res, 404, { error: "no" });
       const payload = JSON.parse(body.toString());
@@ -344,6 +346,7 @@ describe("gateway_chat_completion", () => {
       userId: "usr_chat",
       name: "Agent",
       url: runtime.url,
+      status: "running",
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "gw-token-123"),
     });
   });
@@ -353,14 +356,18 @@ describe("gateway_chat_completion", () => {
 
   /** An agent of usr_chat whose stored URL is a fake answering with `handler`; returns its id. */
   async function agentAnswering(handler: Parameters<typeof startFakeUpstream>[0]): Promise<string> {
-    const upstream = await startFakeUpstream(handler);
-    extraAgents.push(upstream);
     const id = newId("agt");
+    const password = wrapperAdminPassword(DATA_KEY, id, "gw-token-123");
+    const upstream = await startFakeUpstream((req, res, body) => {
+      if (!answerAgentIdentity(req, res, password)) return handler(req, res, body);
+    });
+    extraAgents.push(upstream);
     await database.db.insert(agents).values({
       id,
       userId: "usr_chat",
       name: "Other",
       url: upstream.url,
+      status: "running",
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "gw-token-123"),
     });
     return id;

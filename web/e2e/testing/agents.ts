@@ -1,18 +1,24 @@
 /** Agents for dashboard e2e tests: a row of the user's, with a sealed gateway token and a runtime URL. */
 import { randomBytes } from "node:crypto";
-import { newId, sealGatewayToken } from "@svc/common";
+import { newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { agents } from "@svc/db/schema";
 import { expect } from "vitest";
 import { webContext } from "../../lib/testing";
 import { E2E_DATA_ENCRYPTION_KEY } from "./dashboard";
 
+/**
+ * A running agent of the user's at `url`. With `fake` (the fake answering at `url`), the fake is made this
+ * agent's: it proves the identity of this agent's wrapper (its admin password), as the platform requires
+ * before it sends the token (the same rule as lib/health/testing/agents.ts).
+ */
 export async function seedAgent(
   userId: string,
   {
     url,
     token = randomBytes(32).toString("hex"),
     name = "Scout",
-  }: { url: string | null; token?: string; name?: string },
+    fake,
+  }: { url: string | null; token?: string; name?: string; fake?: { adminPassword: string } },
 ) {
   const id = newId("agt");
   await webContext()
@@ -25,6 +31,7 @@ export async function seedAgent(
       gatewayTokenEncrypted: sealGatewayToken(E2E_DATA_ENCRYPTION_KEY, token),
       status: "running",
     });
+  if (fake) fake.adminPassword = wrapperAdminPassword(E2E_DATA_ENCRYPTION_KEY, id, token);
   return { id, token };
 }
 

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, sealGatewayToken } from "@svc/common";
+import { createLogger, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { startFakeAgentRuntime } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, platformJobs } from "@svc/db/schema";
@@ -77,12 +77,15 @@ afterAll(async () => {
 type Jar = Awaited<ReturnType<typeof signedInUser>>["jar"];
 let ipCounter = 0;
 
+/** A user whose agent is the fake runtime: from now on it proves to be that agent (one wrapper, one agent). */
 async function userWithAgent() {
   const signedIn = await signedInUser();
+  const id = `agt_${randomBytes(8).toString("hex")}`;
+  runtime.adminPassword = wrapperAdminPassword(DATA_ENCRYPTION_KEY, id, GATEWAY_TOKEN);
   const [agent] = await webContext()
     .db.insert(agents)
     .values({
-      id: `agt_${randomBytes(8).toString("hex")}`,
+      id,
       userId: signedIn.user.id,
       name: "Runner",
       url: runtime.url,
