@@ -38,8 +38,6 @@ const MPP = {
   MPP_RECIPIENT: "0x1111111111111111111111111111111111111111",
   MPP_CHAIN_ID: "84532",
   MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-  MPP_TOKEN_NAME: "USD Coin",
-  MPP_TOKEN_VERSION: "2",
   MPP_SECRET: "bench-mpp-secret-0123456789abcdef0123456789",
   MPP_FACILITATOR_URL: "http://127.0.0.1:9",
 };
@@ -276,8 +274,7 @@ async function mppVerification(): Promise<void> {
   >;
   const parsed = credentials.map((c) => Credential.deserialize<Payload>(c));
   const domain = {
-    name: MPP.MPP_TOKEN_NAME,
-    version: MPP.MPP_TOKEN_VERSION,
+    ...config.mppToken,
     chainId: Number(MPP.MPP_CHAIN_ID),
     verifyingContract: MPP.MPP_TOKEN_ADDRESS as `0x${string}`,
   };

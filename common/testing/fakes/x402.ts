@@ -7,7 +7,10 @@
  *   (recipient, exact amount) and that its `(from, nonce)` was never settled before (as the token contract
  *   does). `/verify` answers `{isValid, payer}` or `{isValid: false, invalidReason, payer?}`; `/settle`
  *   answers `{success, transaction, network, payer}` or `{success: false, errorReason, transaction: "",
- *   network, payer}`. It records every settle request with its outcome; `failWith(reason)` refuses
+ *   network, payer}`. A settlement is also checked against the EIP-712 domain the token contract itself has
+ *   (TOKEN_CONTRACT_DOMAINS), as the chain does when it runs `transferWithAuthorization`: an authorization
+ *   signed for another domain is refused even when the requirements' `extra` named that domain.
+ *   It records every settle request with its outcome; `failWith(reason)` refuses
  *   everything with that reason; `loseSettleAnswers(mode)` settles but then answers late (`{lateMs}`), drops
  *   the connection without answering (`"drop"`) or answers 500 (`"error"`): the transfer happened, the
  *   caller never learns it.
@@ -25,6 +28,17 @@ import { type FakeUpstream, sendJson, startFakeUpstream } from "../fake-upstream
 /** Base Sepolia USDC: the test sellers' default asset. */
 export const BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const SELLER_PAY_TO = "0x2222222222222222222222222222222222222222";
+/** USDC on Base (mainnet). */
+export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+
+/**
+ * The EIP-712 domain each token contract on chain has (`<chainId>:<address>`, lower case), written down from
+ * the chains, not from any client's table: Circle's USDC is "USD Coin" on Base but "USDC" on Base Sepolia.
+ */
+export const TOKEN_CONTRACT_DOMAINS: Record<string, { name: string; version: string }> = {
+  [`8453:${BASE_USDC.toLowerCase()}`]: { name: "USD Coin", version: "2" },
+  [`84532:${BASE_SEPOLIA_USDC.toLowerCase()}`]: { name: "USDC", version: "2" },
+};
 
 interface Authorization {
   from: Address;
@@ -89,14 +103,17 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
   let lost: LostAnswer | null = null;
   const keyOf = (auth: Authorization) => `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
 
-  /** The reason to refuse this authorization, or null when it pays the requirements. */
-  const refusal = async (auth: Authorization, signature: Hex, req: Requirements): Promise<string | null> => {
-    if (failure) return failure;
-    const valid = await verifyTypedData({
+  const signedFor = (
+    auth: Authorization,
+    signature: Hex,
+    req: Requirements,
+    domain: { name?: string; version?: string },
+  ) =>
+    verifyTypedData({
       address: getAddress(auth.from),
       domain: {
-        name: req.extra?.name,
-        version: req.extra?.version,
+        name: domain.name,
+        version: domain.version,
         chainId: chainIdOf(req.network),
         verifyingContract: getAddress(req.asset),
       },
@@ -112,7 +129,14 @@ export async function startFakeX402Facilitator(): Promise<FakeFacilitator> {
       },
       signature,
     }).catch(() => false);
-    if (!valid) return "invalid_exact_evm_signature";
+
+  /** The reason to refuse this authorization, or null when it pays the requirements. */
+  const refusal = async (auth: Authorization, signature: Hex, req: Requirements): Promise<string | null> => {
+    if (failure) return failure;
+    if (!(await signedFor(auth, signature, req, req.extra ?? {}))) return "invalid_exact_evm_signature";
+    // What the token contract checks when the transfer runs: its own domain, whatever `extra` said.
+    const contract = TOKEN_CONTRACT_DOMAINS[`${chainIdOf(req.network)}:${req.asset.toLowerCase()}`];
+    if (contract && !(await signedFor(auth, signature, req, contract))) return "invalid_exact_evm_signature";
     if (getAddress(auth.to) !== getAddress(req.payTo)) return "invalid_exact_evm_recipient_mismatch";
     const required = req.amount ?? req.maxAmountRequired;
     if (required !== undefined && BigInt(auth.value) !== BigInt(required))

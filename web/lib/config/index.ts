@@ -12,7 +12,7 @@ import {
 import { z } from "zod";
 import { chainEnv } from "../chain/config";
 import { type FilesPlanConfig, filesEnv, loadFilesPlanConfig } from "../files/config";
-import { gatewayEnv } from "../gateway/config";
+import { gatewayEnv, loadMppTokenConfig, type MppTokenConfig } from "../gateway/config";
 import { initDeepEnv } from "../initdeep/config";
 import { partnersEnv } from "../partners/config";
 import { radioEnv } from "../radio/config";
@@ -104,7 +104,8 @@ export type WebConfig = z.infer<typeof envSchema> & {
   rpId: string;
   origin: string;
 } & FilesPlanConfig &
-  TasksPlanConfig;
+  TasksPlanConfig &
+  MppTokenConfig;
 
 /** Parses the web's variables; a bad one fails with its name. */
 export function loadWebConfig(env: Record<string, string | undefined> = process.env): WebConfig {
@@ -115,6 +116,7 @@ export function loadWebConfig(env: Record<string, string | undefined> = process.
     ...parsed,
     ...loadFilesPlanConfig(env, parsed),
     ...loadTasksPlanConfig(env),
+    ...loadMppTokenConfig(parsed),
     ADMIN_EMAILS: parsed.ADMIN_EMAILS.map((e) => e.toLowerCase()),
     cookieSecure: publicUrl.protocol === "https:",
     rpId: parsed.WEBAUTHN_RP_ID ?? publicUrl.hostname,

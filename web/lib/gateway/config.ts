@@ -1,4 +1,5 @@
-import { csv, httpUrl, positiveInt } from "@svc/common";
+import { ConfigError, csv, httpUrl, positiveInt } from "@svc/common";
+import { assets } from "mppx/x402";
 import { z } from "zod";
 
 /** A USD amount as a decimal string (`0.05`, at most 6 decimals), kept a string so it never becomes a float. */
@@ -40,8 +41,9 @@ export const gatewayEnv = {
   MPP_RECIPIENT: address.optional(),
   MPP_CHAIN_ID: positiveInt(8453),
   MPP_TOKEN_ADDRESS: address.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
-  MPP_TOKEN_NAME: z.string().min(1).default("USD Coin"),
-  MPP_TOKEN_VERSION: z.string().min(1).default("2"),
+  /** The token's EIP-712 domain, only for a token outside mppx's asset table (see loadMppTokenConfig). */
+  MPP_TOKEN_NAME: z.string().min(1).optional(),
+  MPP_TOKEN_VERSION: z.string().min(1).optional(),
   MPP_TOKEN_DECIMALS: positiveInt(6),
   MPP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   MPP_FACILITATOR_URL: httpUrl().optional(),
@@ -52,3 +54,67 @@ export const gatewayEnv = {
   SESSION_MAX_DEPOSIT_USD: usd("100.00"),
   SESSION_TTL_HOURS: positiveInt(24),
 };
+
+/** The EIP-712 domain (name, version) the MPP token signs EIP-3009 authorizations with. */
+export interface MppTokenDomain {
+  name: string;
+  version: string;
+}
+
+export interface MppTokenConfig {
+  mppToken: MppTokenDomain;
+}
+
+/** The domain mppx's asset table (`mppx/x402` `assets`) has for an EIP-3009 token on a chain, if it knows it. */
+function knownMppTokenDomain(chainId: number, token: string): MppTokenDomain | undefined {
+  for (const network of Object.values(assets)) {
+    if (typeof network !== "object" || network === null) continue;
+    for (const asset of Object.values(network)) {
+      if (!assets.isAsset(asset) || asset.transfer.type !== "eip3009") continue;
+      if (assets.toChainId(asset.network) !== chainId) continue;
+      if (asset.address.toLowerCase() !== token.toLowerCase()) continue;
+      return { name: asset.transfer.name, version: asset.transfer.version };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The MPP token's EIP-712 domain. A token's domain is fixed by its contract and differs between chains (USDC
+ * is "USD Coin" on Base, "USDC" on Base Sepolia), and every authorization signed for another domain is
+ * refused: so a token mppx's table knows takes the table's domain, and MPP_TOKEN_NAME/MPP_TOKEN_VERSION
+ * that contradict it are a configuration error; any other token needs MPP_TOKEN_NAME (MPP_TOKEN_VERSION
+ * defaults to "2", Circle's FiatToken). Throws ConfigError naming the variables.
+ */
+export function loadMppTokenConfig(parsed: {
+  MPP_CHAIN_ID: number;
+  MPP_TOKEN_ADDRESS: string;
+  MPP_TOKEN_NAME?: string;
+  MPP_TOKEN_VERSION?: string;
+}): MppTokenConfig {
+  const token = `MPP_TOKEN_ADDRESS ${parsed.MPP_TOKEN_ADDRESS} on MPP_CHAIN_ID ${parsed.MPP_CHAIN_ID}`;
+  const known = knownMppTokenDomain(parsed.MPP_CHAIN_ID, parsed.MPP_TOKEN_ADDRESS);
+  if (!known) {
+    if (!parsed.MPP_TOKEN_NAME) {
+      throw new ConfigError([
+        `MPP_TOKEN_NAME: must be set: ${token} is not a token mppx's asset table knows, so its EIP-712 ` +
+          "domain name (and MPP_TOKEN_VERSION, default 2) must be given",
+      ]);
+    }
+    return { mppToken: { name: parsed.MPP_TOKEN_NAME, version: parsed.MPP_TOKEN_VERSION ?? "2" } };
+  }
+  const problems: string[] = [];
+  for (const [variable, given, own] of [
+    ["MPP_TOKEN_NAME", parsed.MPP_TOKEN_NAME, known.name],
+    ["MPP_TOKEN_VERSION", parsed.MPP_TOKEN_VERSION, known.version],
+  ] as const) {
+    if (given !== undefined && given !== own) {
+      problems.push(
+        `${variable}: ${token} signs with EIP-712 ${variable === "MPP_TOKEN_NAME" ? "name" : "version"} ` +
+          `"${own}", not "${given}" (mppx's asset table); leave ${variable} unset`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { mppToken: known };
+}

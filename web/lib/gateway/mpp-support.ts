@@ -1,29 +1,45 @@
 /**
- * Test support for MPP: an mppx client paying with a viem account (the real client, its fetch routed to a
- * route handler), and hand-signed EIP-3009 credentials whose fields can be broken one at a time.
+ * Test support for MPP: the real mppx client paying with a viem account, configured as a wallet would be
+ * (the tokens it pays from mppx's own asset table, or a custom token's EIP-712 domain), and hand-signed
+ * EIP-3009 credentials whose fields can be broken one at a time.
  */
+import { TOKEN_CONTRACT_DOMAINS } from "@svc/common/testing/fakes/x402";
 import { Challenge, Credential } from "mppx";
 import { evm as evmClient, Mppx as MppxClient } from "mppx/client";
-import { Types } from "mppx/evm";
+import { assets, Types } from "mppx/evm";
 import type { LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-
-export const TEST_TOKEN = { name: "USD Coin", version: "2" } as const;
 
 export function newAccount(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
 }
 
-/** The real mppx client paying with `account`; its fetch calls `handler` (a route handler) directly. */
-export function mppxClient(account: LocalAccount, handler: (request: Request) => Promise<Response>) {
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
-    handler(
-      new Request(input instanceof Request ? input : new URL(String(input)), init),
-    )) as typeof globalThis.fetch;
+export interface MppxClientOptions {
+  /** Where its requests go: a route handler called directly; unset, over HTTP with the global fetch. */
+  handler?: (request: Request) => Promise<Response>;
+  /** A custom token's EIP-712 domain; unset, it pays USDC on Base or Base Sepolia as mppx's table has them. */
+  authorization?: { name: string; version: string };
+}
+
+/** The real mppx client paying with `account`. */
+export function mppxClient(account: LocalAccount, options: MppxClientOptions = {}) {
+  const { handler, authorization } = options;
+  const fetch = handler
+    ? ((async (input: RequestInfo | URL, init?: RequestInit) =>
+        handler(
+          new Request(input instanceof Request ? input : new URL(String(input)), init),
+        )) as typeof globalThis.fetch)
+    : globalThis.fetch;
   return MppxClient.create({
     polyfill: false,
     fetch,
-    methods: [evmClient.charge({ account, authorization: TEST_TOKEN })],
+    methods: [
+      evmClient.charge(
+        authorization
+          ? { account, authorization }
+          : { account, currencies: [assets.base.USDC, assets.baseSepolia.USDC] },
+      ),
+    ],
   });
 }
 
@@ -39,6 +55,8 @@ export interface AuthorizationOverrides {
   token?: `0x${string}`;
   /** Replaces the challenge (e.g. an edited `request`). */
   challenge?: Challenge.Challenge;
+  /** The EIP-712 domain signed for; unset, the token contract's own (TOKEN_CONTRACT_DOMAINS). */
+  domain?: { name: string; version: string };
 }
 
 type ChargeRequest = {
@@ -65,9 +83,13 @@ export async function signCredential(
     validBefore: BigInt(overrides.validBefore ?? String(Math.floor(Date.now() / 1000) + 600)),
     nonce: overrides.nonce ?? (Types.challengeHash(issued) as `0x${string}`),
   };
+  const domain =
+    overrides.domain ??
+    TOKEN_CONTRACT_DOMAINS[`${request.methodDetails.chainId}:${request.currency.toLowerCase()}`];
+  if (!domain) throw new Error(`no EIP-712 domain known for ${request.currency}: pass overrides.domain`);
   const signature = await (overrides.signer ?? account).signTypedData({
     domain: {
-      ...TEST_TOKEN,
+      ...domain,
       chainId: overrides.chainId ?? request.methodDetails.chainId,
       verifyingContract: overrides.token ?? request.currency,
     },

@@ -5,8 +5,8 @@ import { eq, sql } from "drizzle-orm";
 import type { LocalAccount } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
-import { GET as READ } from "@/app/api/wallet/sessions/[id]/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
+import { useRunningServers } from "../../../common/testing/running-servers";
 import type { HttpError } from "../http/errors";
 import { call, makeRequest, useWebTestContext, webContext } from "../testing";
 import {
@@ -15,14 +15,15 @@ import {
   MAX_STORED_ANSWER_BYTES,
   sessionDebitBatch,
 } from "./billing/session";
-import { mppxClient, newAccount, signCredential, TEST_TOKEN } from "./mpp-support";
+import { mppxClient, newAccount, signCredential } from "./mpp-support";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { handleGatewayCall } from "./service";
 import { HI, startFakePlugin } from "./test-support";
 
 const facilitator = await startFakeX402Facilitator();
 const plugin = await startFakePlugin();
-const { clock, config } = useWebTestContext({
+/** USDC on Base Sepolia, its EIP-712 domain left to mppx's table (issue #25 item 2: it signs as "USDC"). */
+const ENV = {
   GATEWAY_PLUGIN_AGENT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_URL: plugin.url,
   GATEWAY_PLUGIN_STT_PRICE_USD: "0.10",
@@ -31,11 +32,10 @@ const { clock, config } = useWebTestContext({
   MPP_RECIPIENT: newAccount().address,
   MPP_CHAIN_ID: "84532",
   MPP_TOKEN_ADDRESS: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-  MPP_TOKEN_NAME: TEST_TOKEN.name,
-  MPP_TOKEN_VERSION: TEST_TOKEN.version,
   MPP_SECRET: "mpp-test-secret-0123456789abcdef0123456789",
   MPP_FACILITATOR_URL: facilitator.url,
-});
+};
+const { clock, config } = useWebTestContext(ENV);
 afterAll(async () => {
   await facilitator.close();
   await plugin.close();
@@ -48,29 +48,22 @@ interface Opened {
   expiresAt: string;
 }
 
+type SessionRef = { sessionId: string; walletAddress: string };
+
+/** Opens a session through the route handler (the injected clock's time), paid by the real mppx client. */
 async function openSession(deposit: string, account: LocalAccount = newAccount()) {
-  const client = mppxClient(account, OPEN);
+  const client = mppxClient(account, { handler: OPEN });
   const res = await client.fetch("http://localhost:3000/api/wallet/sessions", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ deposit }),
   });
-  expect(res.status).toBe(201);
+  expect(res.status, await res.clone().text()).toBe(201);
   return { session: (await res.json()) as Opened, account };
 }
 
-/** `POST /api/wallet/sessions` with `json`, paid by `authorization` when given (an MPP credential). */
-function postDeposit(json: Record<string, unknown>, authorization?: string) {
-  return call(OPEN, {
-    method: "POST",
-    path: "/api/wallet/sessions",
-    json,
-    ...(authorization ? { headers: { authorization } } : {}),
-  });
-}
-
 function sessionCall(
-  session: { sessionId: string; walletAddress: string },
+  session: SessionRef,
   json: Record<string, unknown> = HI,
   headers: Record<string, string> = {},
 ) {
@@ -78,7 +71,7 @@ function sessionCall(
 }
 
 function sessionCallRequest(
-  session: { sessionId: string; walletAddress: string },
+  session: SessionRef,
   json: Record<string, unknown> = HI,
   headers: Record<string, string> = {},
 ) {
@@ -86,12 +79,16 @@ function sessionCallRequest(
     method: "POST",
     path: "/api/v1/gateway",
     json,
-    headers: {
-      "x-payment-method": "session",
-      "x-session-id": session.sessionId,
-      "x-wallet-address": session.walletAddress,
-      ...headers,
-    },
+    headers: sessionHeaders(session, headers),
+  };
+}
+
+function sessionHeaders(session: SessionRef, headers: Record<string, string> = {}) {
+  return {
+    "x-payment-method": "session",
+    "x-session-id": session.sessionId,
+    "x-wallet-address": session.walletAddress,
+    ...headers,
   };
 }
 
@@ -109,149 +106,273 @@ async function balanceOf(id: string) {
   return result.rows[0]?.b;
 }
 
-function read(id: string, wallet?: string) {
-  return READ(
-    makeRequest({
-      path: `/api/wallet/sessions/${id}`,
-      headers: wallet ? { "x-wallet-address": wallet } : {},
-    }),
-    { params: Promise.resolve({ id }) },
-  );
+async function expectUnauthorized(res: Response) {
+  expect(res.status).toBe(401);
+  expect(await res.json()).toEqual({ error: "Unauthorized", message: expect.any(String) });
+  // The plugin's MPP challenge, so an MPP client can still pay it.
+  expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.03, currency=USD, /);
 }
 
-describe("POST /api/wallet/sessions", () => {
-  it("opens a session paid by an MPP credential: its signer is the wallet; 201 with the session", async () => {
-    const settled = facilitator.settlements.length;
-    const { session, account } = await openSession("1.00");
-    expect(session).toEqual({
-      sessionId: expect.stringMatching(/^ps_[0-9a-z]{26}$/),
-      walletAddress: account.address.toLowerCase(),
-      balance: "1.00",
-      expiresAt: new Date(clock.now().getTime() + 24 * 3_600_000).toISOString(),
+/** A credential for the challenge of a 401 (mppx reads challenges from 402s). */
+const credentialFor = (res: Response, account: LocalAccount) =>
+  signCredential(new Response(null, { status: 402, headers: res.headers }), account);
+
+describe("payment sessions through the running web server (USDC on Base Sepolia)", () => {
+  const servers = useRunningServers({ web: ENV });
+  const http = (path: string, init: { json?: unknown; headers?: Record<string, string> } = {}) =>
+    fetch(`${servers.web.url}${path}`, {
+      method: init.json === undefined ? "GET" : "POST",
+      headers: {
+        ...(init.json === undefined ? {} : { "content-type": "application/json" }),
+        ...init.headers,
+      },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
-    expect(facilitator.settlements.length).toBe(settled + 1);
-    expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "1000000" });
+  /** Opens a session over HTTP, its deposit paid by the real mppx client. */
+  async function openSession(deposit: string, account: LocalAccount = newAccount()) {
+    const res = await mppxClient(account).fetch(`${servers.web.url}/api/wallet/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ deposit }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return { session: (await res.json()) as Opened, account };
+  }
+  /** `POST /api/wallet/sessions` with `json`, paid by `authorization` when given (an MPP credential). */
+  const postDeposit = (json: Record<string, unknown>, authorization?: string) =>
+    http("/api/wallet/sessions", { json, headers: authorization ? { authorization } : {} });
+  const read = (id: string, wallet?: string) =>
+    http(`/api/wallet/sessions/${id}`, { headers: wallet ? { "x-wallet-address": wallet } : {} });
+  const sessionCall = (
+    session: SessionRef,
+    json: Record<string, unknown> = HI,
+    headers: Record<string, string> = {},
+  ) => http("/api/v1/gateway", { json, headers: sessionHeaders(session, headers) });
+  const tts = (headers: Record<string, string>) =>
+    http("/api/v1/gateway", { json: { plugin: "tts", text: "hi" }, headers });
+
+  describe("POST /api/wallet/sessions", () => {
+    it("opens a session paid by the real mppx client: its signer is the wallet; 201 with the session", async () => {
+      const settled = facilitator.settlements.length;
+      const { session, account } = await openSession("1.00");
+      expect(session).toEqual({
+        sessionId: expect.stringMatching(/^ps_[0-9a-z]{26}$/),
+        walletAddress: account.address.toLowerCase(),
+        balance: "1.00",
+        expiresAt: expect.any(String),
+      });
+      const [row] = await sessionsOf(account.address);
+      expect(row).toMatchObject({ id: session.sessionId, balanceUsd: "1.000000" });
+      expect(session.expiresAt).toBe(row.expiresAt?.toISOString());
+      expect(facilitator.settlements.length).toBe(settled + 1);
+      expect(facilitator.settlements.at(-1)).toMatchObject({
+        from: account.address,
+        value: "1000000",
+        network: "eip155:84532",
+      });
+    });
+
+    it("402 with an MPP offer for the deposit when no credential comes; 400 for a deposit out of range", async () => {
+      const res = await postDeposit({ deposit: "2.50" });
+      expect(res.status).toBe(402);
+      const body = await res.json();
+      expect(body).toMatchObject({ error: "payment_required", mpp: { amount: "2.50", currency: "USD" } });
+      expect(body.stripe).toBeUndefined();
+      expect(res.headers.get("www-authenticate")).toMatch(
+        /^Payment amount=2\.50, currency=USD, recipient=0x/,
+      );
+      for (const deposit of ["0.99", "100.01"]) {
+        const out = await postDeposit({ deposit });
+        expect(out.status).toBe(400);
+        expect((await out.json()).message).toBe("deposit: must be between 1.00 and 100.00 USD");
+      }
+      const missing = await postDeposit({});
+      expect(missing.status).toBe(400);
+      expect((await missing.json()).message).toMatch(/^deposit: /);
+    });
+
+    it("a deposit credential opens one session only", async () => {
+      const account = newAccount();
+      const offer = await postDeposit({ deposit: "1.00" });
+      const credential = await signCredential(offer, account);
+      const open = () => postDeposit({ deposit: "1.00" }, credential);
+      const answers = await Promise.all([open(), open(), open()]);
+      // A copy that arrives while the first is being settled is refused (402); one that arrives once it is
+      // settled answers the same session (the first answer may have been lost), opening no other.
+      const statuses = answers.map((r) => r.status);
+      expect(statuses).toContain(201);
+      expect(statuses.every((status) => status === 201 || status === 402)).toBe(true);
+      const opened = (await Promise.all(
+        answers.filter((r) => r.status === 201).map((r) => r.json()),
+      )) as Opened[];
+      expect(new Set(opened.map((o) => o.sessionId)).size).toBe(1);
+      const first = opened[0];
+      const again = await open();
+      expect(again.status).toBe(201);
+      expect(((await again.json()) as Opened).sessionId).toBe(first.sessionId);
+      expect(await sessionsOf(account.address)).toHaveLength(1);
+    });
+
+    it("a deposit settled whose session insert failed: the same credential opens its one session, once under concurrency", async () => {
+      const account = newAccount();
+      const wallet = account.address.toLowerCase();
+      const offer = await postDeposit({ deposit: "2.00" });
+      const credential = await signCredential(offer, account);
+      const open = () => postDeposit({ deposit: "2.00" }, credential);
+      const settledBefore = facilitator.settlements.length;
+      // The session insert of this wallet fails (as if the process stopped after settling the deposit).
+      const { db } = webContext();
+      const tag = wallet.slice(2, 14);
+      await db.execute(
+        sql.raw(`create function fail_session_${tag}() returns trigger language plpgsql as $$
+          begin raise exception 'session insert failed (test)'; end $$`),
+      );
+      await db.execute(
+        sql.raw(`create trigger fail_session_${tag} before insert on payment_sessions for each row
+          when (new.wallet_address = '${wallet}') execute function fail_session_${tag}()`),
+      );
+      let failed: Response;
+      try {
+        failed = await open();
+      } finally {
+        await db.execute(sql.raw(`drop trigger fail_session_${tag} on payment_sessions`));
+        await db.execute(sql.raw(`drop function fail_session_${tag}()`));
+      }
+      expect(failed.status).toBe(500);
+      expect(facilitator.settlements.length).toBe(settledBefore + 1);
+      const [claim] = await db.select().from(mppUsedNonces).where(eq(mppUsedNonces.payer, wallet));
+      expect(claim.txHash).toMatch(/^0x/);
+      expect(await sessionsOf(wallet)).toHaveLength(0);
+
+      // Paid on chain, no session: the same credential, twice at once, opens exactly one session for it.
+      const retries = await Promise.all([open(), open()]);
+      expect(retries.map((r) => r.status)).toEqual([201, 201]);
+      const [a, b] = (await Promise.all(retries.map((r) => r.json()))) as Opened[];
+      expect(a.sessionId).toBe(b.sessionId);
+      expect(a).toMatchObject({ walletAddress: wallet, balance: "2.00" });
+      const sessions = await sessionsOf(wallet);
+      expect(sessions).toHaveLength(1);
+      expect(sessions[0]).toMatchObject({ id: a.sessionId, fundingTxHash: claim.txHash });
+      // Not settled again.
+      expect(facilitator.settlements.length).toBe(settledBefore + 1);
+    });
+
+    it("GET reads it with its wallet; another wallet or an unknown id is 404; no wallet header is 400", async () => {
+      const { session } = await openSession("3.00");
+      const res = await read(session.sessionId, session.walletAddress.toUpperCase().replace("0X", "0x"));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(session);
+      expect((await read(session.sessionId, newAccount().address)).status).toBe(404);
+      expect((await read("ps_unknown", session.walletAddress)).status).toBe(404);
+      const bad = await read(session.sessionId);
+      expect(bad.status).toBe(400);
+      expect((await bad.json()).message).toMatch(/^X-Wallet-Address: /);
+    });
   });
 
-  it("402 with an MPP offer for the deposit when no credential comes; 400 for a deposit out of range", async () => {
-    const res = await postDeposit({ deposit: "2.50" });
-    expect(res.status).toBe(402);
-    const body = await res.json();
-    expect(body).toMatchObject({ error: "payment_required", mpp: { amount: "2.50", currency: "USD" } });
-    expect(body.stripe).toBeUndefined();
-    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=2\.50, currency=USD, recipient=0x/);
-    for (const deposit of ["0.99", "100.01"]) {
-      const out = await postDeposit({ deposit });
-      expect(out.status).toBe(400);
-      expect((await out.json()).message).toBe("deposit: must be between 1.00 and 100.00 USD");
-    }
-    const missing = await postDeposit({});
-    expect(missing.status).toBe(400);
-    expect((await missing.json()).message).toMatch(/^deposit: /);
+  describe("POST /api/v1/gateway billed to a session", () => {
+    it("debits the price, answers the voucher and the balance, numbering vouchers per session", async () => {
+      const { session } = await openSession("1.00");
+      const first = await sessionCall(session);
+      expect(first.status).toBe(200);
+      expect(first.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
+      expect(first.headers.get("x-session-remaining")).toBe("0.95");
+      expect(first.headers.get("x-plugin-id")).toBe("agent");
+      const second = await sessionCall(session);
+      expect(second.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+      expect(second.headers.get("x-session-remaining")).toBe("0.90");
+      expect(await balanceOf(session.sessionId)).toBe("0.900000");
+    });
+
+    it("402 session_required when a header is missing", async () => {
+      const cases: Record<string, string>[] = [{ "x-session-id": "" }, { "x-wallet-address": "" }];
+      for (const headers of cases) {
+        const res = await sessionCall(
+          { sessionId: "ps_x", walletAddress: newAccount().address },
+          HI,
+          headers,
+        );
+        expect(res.status).toBe(402);
+        expect((await res.json()).error).toBe("session_required");
+      }
+    });
+
+    it("an Idempotency-Key replay answers the first answer and voucher, debiting and calling once", async () => {
+      const { session } = await openSession("1.00");
+      const callsBefore = plugin.calls.length;
+      const first = await sessionCall(
+        session,
+        { messages: [{ role: "user", content: "once" }] },
+        { "idempotency-key": "k-1" },
+      );
+      const firstBody = await first.json();
+      const replay = await sessionCall(
+        session,
+        { messages: [{ role: "user", content: "once" }] },
+        { "idempotency-key": "k-1" },
+      );
+      expect(replay.status).toBe(200);
+      expect(await replay.json()).toEqual(firstBody);
+      expect(replay.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
+      expect(replay.headers.get("x-session-remaining")).toBe("0.95");
+      expect(plugin.calls.length).toBe(callsBefore + 1);
+      expect(await balanceOf(session.sessionId)).toBe("0.950000");
+      const otherKey = await sessionCall(session, HI, { "idempotency-key": "k-2" });
+      expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
+    });
   });
 
-  it("a deposit credential opens one session only", async () => {
-    const account = newAccount();
-    const offer = await postDeposit({ deposit: "1.00" });
-    const credential = await signCredential(offer, account);
-    const open = () => postDeposit({ deposit: "1.00" }, credential);
-    const answers = await Promise.all([open(), open(), open()]);
-    // A copy that arrives while the first is being settled is refused (402); one that arrives once it is
-    // settled answers the same session (the first answer may have been lost), opening no other.
-    const statuses = answers.map((r) => r.status);
-    expect(statuses).toContain(201);
-    expect(statuses.every((status) => status === 201 || status === 402)).toBe(true);
-    const opened = (await Promise.all(
-      answers.filter((r) => r.status === 201).map((r) => r.json()),
-    )) as Opened[];
-    expect(new Set(opened.map((o) => o.sessionId)).size).toBe(1);
-    const first = opened[0];
-    const again = await open();
-    expect(again.status).toBe(201);
-    expect(((await again.json()) as Opened).sessionId).toBe(first.sessionId);
-    expect(await sessionsOf(account.address)).toHaveLength(1);
-  });
+  describe("a plugin registered with auth (tts here) needs a verified caller", () => {
+    it("401 for an MPP credential that does not verify (another plugin's price, a wrong signer, garbage)", async () => {
+      const account = newAccount();
+      const callsBefore = plugin.calls.length;
+      const settled = facilitator.settlements.length;
+      const agentOffer = await http("/api/v1/gateway", {
+        json: { plugin: "agent", ...HI },
+        headers: { "x-payment-method": "mpp" },
+      });
+      expect(agentOffer.status).toBe(402);
+      const forAgent = await signCredential(agentOffer, account);
+      await expectUnauthorized(await tts({ authorization: forAgent }));
+      const ttsOffer = await tts({});
+      await expectUnauthorized(ttsOffer);
+      const wrongSigner = await signCredential(
+        new Response(null, { status: 402, headers: ttsOffer.headers }),
+        account,
+        {
+          signer: newAccount(),
+        },
+      );
+      await expectUnauthorized(await tts({ authorization: wrongSigner }));
+      await expectUnauthorized(await tts({ authorization: "Payment not-a-credential" }));
+      expect(plugin.calls.length).toBe(callsBefore);
+      expect(facilitator.settlements.length).toBe(settled);
+    });
 
-  it("a deposit settled whose session insert failed: the same credential opens its one session, once under concurrency", async () => {
-    const account = newAccount();
-    const wallet = account.address.toLowerCase();
-    const offer = await postDeposit({ deposit: "2.00" });
-    const credential = await signCredential(offer, account);
-    const open = () => postDeposit({ deposit: "2.00" }, credential);
-    const settledBefore = facilitator.settlements.length;
-    // The session insert of this wallet fails (as if the process stopped after settling the deposit).
-    const { db } = webContext();
-    const tag = wallet.slice(2, 14);
-    await db.execute(
-      sql.raw(`create function fail_session_${tag}() returns trigger language plpgsql as $$
-        begin raise exception 'session insert failed (test)'; end $$`),
-    );
-    await db.execute(
-      sql.raw(`create trigger fail_session_${tag} before insert on payment_sessions for each row
-        when (new.wallet_address = '${wallet}') execute function fail_session_${tag}()`),
-    );
-    let failed: Response;
-    try {
-      failed = await open();
-    } finally {
-      await db.execute(sql.raw(`drop trigger fail_session_${tag} on payment_sessions`));
-      await db.execute(sql.raw(`drop function fail_session_${tag}()`));
-    }
-    expect(failed.status).toBe(500);
-    expect(facilitator.settlements.length).toBe(settledBefore + 1);
-    const [claim] = await db.select().from(mppUsedNonces).where(eq(mppUsedNonces.payer, wallet));
-    expect(claim.txHash).toMatch(/^0x/);
-    expect(await sessionsOf(wallet)).toHaveLength(0);
+    it("a verified MPP credential or an active payment session is served and pays", async () => {
+      const account = newAccount();
+      const offer = await tts({});
+      await expectUnauthorized(offer);
+      const paid = await tts({ authorization: await credentialFor(offer, account) });
+      expect(paid.status).toBe(200);
+      expect(paid.headers.get("payment-receipt")).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "30000" });
 
-    // Paid on chain, no session: the same credential, twice at once, opens exactly one session for it.
-    const retries = await Promise.all([open(), open()]);
-    expect(retries.map((r) => r.status)).toEqual([201, 201]);
-    const [a, b] = (await Promise.all(retries.map((r) => r.json()))) as Opened[];
-    expect(a.sessionId).toBe(b.sessionId);
-    expect(a).toMatchObject({ walletAddress: wallet, balance: "2.00" });
-    const sessions = await sessionsOf(wallet);
-    expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ id: a.sessionId, fundingTxHash: claim.txHash });
-    // Not settled again.
-    expect(facilitator.settlements.length).toBe(settledBefore + 1);
-  });
-
-  it("GET reads it with its wallet; another wallet or an unknown id is 404; no wallet header is 400", async () => {
-    const { session } = await openSession("3.00");
-    const res = await read(session.sessionId, session.walletAddress.toUpperCase().replace("0X", "0x"));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(session);
-    expect((await read(session.sessionId, newAccount().address)).status).toBe(404);
-    expect((await read("ps_unknown", session.walletAddress)).status).toBe(404);
-    const bad = await read(session.sessionId);
-    expect(bad.status).toBe(400);
-    expect((await bad.json()).message).toMatch(/^X-Wallet-Address: /);
+      const { session } = await openSession("1.00");
+      const res = await tts({
+        "x-payment-method": "session",
+        "x-session-id": session.sessionId,
+        "x-wallet-address": session.walletAddress,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ plugin: "tts", echo: { text: "hi" } });
+      expect(res.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
+      expect(res.headers.get("x-session-remaining")).toBe("0.97");
+    });
   });
 });
 
 describe("POST /api/v1/gateway billed to a session", () => {
-  it("debits the price, answers the voucher and the balance, numbering vouchers per session", async () => {
-    const { session } = await openSession("1.00");
-    const first = await sessionCall(session);
-    expect(first.status).toBe(200);
-    expect(first.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
-    expect(first.headers.get("x-session-remaining")).toBe("0.95");
-    expect(first.headers.get("x-plugin-id")).toBe("agent");
-    const second = await sessionCall(session);
-    expect(second.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
-    expect(second.headers.get("x-session-remaining")).toBe("0.90");
-    expect(await balanceOf(session.sessionId)).toBe("0.900000");
-  });
-
-  it("402 session_required when a header is missing", async () => {
-    const cases: Record<string, string>[] = [{ "x-session-id": "" }, { "x-wallet-address": "" }];
-    for (const headers of cases) {
-      const res = await sessionCall({ sessionId: "ps_x", walletAddress: newAccount().address }, HI, headers);
-      expect(res.status).toBe(402);
-      expect((await res.json()).error).toBe("session_required");
-    }
-  });
-
   it("402 session_invalid for an unknown session, another wallet, or an expired one; nothing debited", async () => {
     const { session } = await openSession("1.00");
     const unknown = await sessionCall({ ...session, sessionId: "ps_nope" });
@@ -290,30 +411,6 @@ describe("POST /api/v1/gateway billed to a session", () => {
       answers.filter((r) => r.status === 200).map((r) => r.headers.get("payment-receipt")),
     );
     expect(receipts.size).toBe(19);
-  });
-
-  it("an Idempotency-Key replay answers the first answer and voucher, debiting and calling once", async () => {
-    const { session } = await openSession("1.00");
-    const callsBefore = plugin.calls.length;
-    const first = await sessionCall(
-      session,
-      { messages: [{ role: "user", content: "once" }] },
-      { "idempotency-key": "k-1" },
-    );
-    const firstBody = await first.json();
-    const replay = await sessionCall(
-      session,
-      { messages: [{ role: "user", content: "once" }] },
-      { "idempotency-key": "k-1" },
-    );
-    expect(replay.status).toBe(200);
-    expect(await replay.json()).toEqual(firstBody);
-    expect(replay.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
-    expect(replay.headers.get("x-session-remaining")).toBe("0.95");
-    expect(plugin.calls.length).toBe(callsBefore + 1);
-    expect(await balanceOf(session.sessionId)).toBe("0.950000");
-    const otherKey = await sessionCall(session, HI, { "idempotency-key": "k-2" });
-    expect(otherKey.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:2`);
   });
 
   /** A gateway call billed to `session` whose `agent` plugin is `upstreamUrl`. */
@@ -684,15 +781,6 @@ describe("debits of a busy session go together (one statement for the calls that
 describe("a plugin registered with auth (tts here) needs a verified caller", () => {
   const tts = (headers: Record<string, string>) =>
     call(POST, { method: "POST", path: "/api/v1/gateway", json: { plugin: "tts", text: "hi" }, headers });
-  async function expectUnauthorized(res: Response) {
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: "Unauthorized", message: expect.any(String) });
-    // The plugin's MPP challenge, so an MPP client can still pay it.
-    expect(res.headers.get("www-authenticate")).toMatch(/^Payment amount=0\.03, currency=USD, /);
-  }
-  /** A credential for the challenge of a 401 (mppx reads challenges from 402s). */
-  const credentialFor = (res: Response, account: LocalAccount) =>
-    signCredential(new Response(null, { status: 402, headers: res.headers }), account);
 
   it("401 for a payment session that is unknown, another wallet's, expired, or without its wallet header", async () => {
     const { session } = await openSession("1.00");
@@ -718,54 +806,5 @@ describe("a plugin registered with auth (tts here) needs a verified caller", () 
     await expectUnauthorized(await session401(session.sessionId, session.walletAddress));
     expect(await balanceOf(session.sessionId)).toBe("1.000000");
     expect(plugin.calls.length).toBe(callsBefore);
-  });
-
-  it("401 for an MPP credential that does not verify (another plugin's price, a wrong signer, garbage)", async () => {
-    const account = newAccount();
-    const callsBefore = plugin.calls.length;
-    const settled = facilitator.settlements.length;
-    const agentOffer = await call(POST, {
-      method: "POST",
-      path: "/api/v1/gateway",
-      json: { plugin: "agent", ...HI },
-      headers: { "x-payment-method": "mpp" },
-    });
-    expect(agentOffer.status).toBe(402);
-    const forAgent = await signCredential(agentOffer, account);
-    await expectUnauthorized(await tts({ authorization: forAgent }));
-    const ttsOffer = await tts({});
-    await expectUnauthorized(ttsOffer);
-    const wrongSigner = await signCredential(
-      new Response(null, { status: 402, headers: ttsOffer.headers }),
-      account,
-      {
-        signer: newAccount(),
-      },
-    );
-    await expectUnauthorized(await tts({ authorization: wrongSigner }));
-    await expectUnauthorized(await tts({ authorization: "Payment not-a-credential" }));
-    expect(plugin.calls.length).toBe(callsBefore);
-    expect(facilitator.settlements.length).toBe(settled);
-  });
-
-  it("a verified MPP credential or an active payment session is served and pays", async () => {
-    const account = newAccount();
-    const offer = await tts({});
-    await expectUnauthorized(offer);
-    const paid = await tts({ authorization: await credentialFor(offer, account) });
-    expect(paid.status).toBe(200);
-    expect(paid.headers.get("payment-receipt")).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(facilitator.settlements.at(-1)).toMatchObject({ from: account.address, value: "30000" });
-
-    const { session } = await openSession("1.00");
-    const res = await tts({
-      "x-payment-method": "session",
-      "x-session-id": session.sessionId,
-      "x-wallet-address": session.walletAddress,
-    });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ plugin: "tts", echo: { text: "hi" } });
-    expect(res.headers.get("payment-receipt")).toBe(`session:${session.sessionId}:1`);
-    expect(res.headers.get("x-session-remaining")).toBe("0.97");
   });
 });

@@ -2,9 +2,10 @@
  * MPP billing ("Payment" HTTP authentication scheme, mppx 0.11, EVM charge). A 402 carries an mppx challenge,
  * HMAC-bound with `MPP_SECRET`, in `WWW-Authenticate` (led by the spec's `amount`, `currency`, `recipient`).
  * A credential is checked offline by mppx (challenge issued here and unexpired, bound to this price and
- * scope, EIP-3009 `transferWithAuthorization` signature, amount, recipient, token, chain, validity window,
- * nonce = the challenge hash), then claimed in `mpp_used_nonces` by `(payer, nonce)` before it is settled
- * through the facilitator, so one credential settles once however often it is sent.
+ * scope, EIP-3009 `transferWithAuthorization` signature under the token's EIP-712 domain (`config.mppToken`),
+ * amount, recipient, token, chain, validity window, nonce = the challenge hash), then claimed in
+ * `mpp_used_nonces` by `(payer, nonce)` before it is settled through the facilitator, so one credential
+ * settles once however often it is sent.
  */
 import type { Logger } from "@svc/common";
 import type { Database } from "@svc/db";
@@ -24,8 +25,7 @@ type MppConfig = Pick<
   | "MPP_RECIPIENT"
   | "MPP_CHAIN_ID"
   | "MPP_TOKEN_ADDRESS"
-  | "MPP_TOKEN_NAME"
-  | "MPP_TOKEN_VERSION"
+  | "mppToken"
   | "MPP_TOKEN_DECIMALS"
   | "MPP_SECRET"
   | "MPP_FACILITATOR_URL"
@@ -63,7 +63,9 @@ function createServer(config: MppConfig, recipient: `0x${string}`, secretKey: st
         recipient,
         chainId: config.MPP_CHAIN_ID,
         decimals: config.MPP_TOKEN_DECIMALS,
-        authorization: { name: config.MPP_TOKEN_NAME, version: config.MPP_TOKEN_VERSION },
+        // The token's own EIP-712 domain (mppx's table, or MPP_TOKEN_NAME for another token): mppx reads its
+        // table only for an asset object, never for an address.
+        authorization: config.mppToken,
         // Only reached through mppx's own broadcast; the gateway settles through settleMppPayment.
         settle: async ({ payload }) => {
           const settled = await settleAuthorization(facilitator, payload, terms);
@@ -240,7 +242,7 @@ function settlementTerms(config: MppConfig) {
   return {
     chainId: config.MPP_CHAIN_ID,
     token: config.MPP_TOKEN_ADDRESS,
-    tokenName: config.MPP_TOKEN_NAME,
-    tokenVersion: config.MPP_TOKEN_VERSION,
+    tokenName: config.mppToken.name,
+    tokenVersion: config.mppToken.version,
   };
 }
