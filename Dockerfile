@@ -10,6 +10,7 @@ COPY backend/package.json backend/
 COPY wrapper/package.json wrapper/
 COPY summarizer/package.json summarizer/
 COPY web/package.json web/
+COPY tools/openapi-types/package.json tools/openapi-types/
 RUN npm ci
 
 FROM deps AS app

@@ -16,7 +16,7 @@ import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/schema";
 import { logsQuery, maintenanceBody } from "./agents/schema";
-import { chatCompletionBody, gatewayCompletionBody } from "./ai/schema";
+import { chatCompletionBody } from "./ai/schema";
 import { validateKeyBody } from "./apikeys/schema";
 import { chatJobSchema, jobListQuery, provisionJobSchema } from "./jobs/schema";
 import {
@@ -152,7 +152,7 @@ export const backendOperations: readonly ApiOperation[] = [
     summary: "Chat completion for the web's v1 gateway AI plugins (paid per call there; no per-user budget)",
     tags: ["ai"],
     auth: ["internalKey"],
-    body: gatewayCompletionBody,
+    body: chatCompletionBody,
     success: {
       status: 200,
       description: "the provider's completion (JSON), or server-sent events with `stream: true`",

@@ -51,7 +51,7 @@ interface ServiceSpec {
 
 const SERVICES: Record<ServiceName, ServiceSpec> = {
   web: { cwd: "web", args: ["server.ts"], portVariable: "WEB_PORT", health: "/api/health" },
-  backend: { cwd: ".", args: ["backend/src/server.ts"], portVariable: "BACKEND_PORT", health: "/api/health" },
+  backend: { cwd: ".", args: ["backend/src/server.ts"], portVariable: "BACKEND_PORT", health: "/health" },
   summarizer: {
     cwd: ".",
     args: ["summarizer/src/server.ts"],

@@ -365,7 +365,7 @@ describe("POST /api/ai/chat/completions refusals, in OpenAI's error shape", () =
     const url = await backend();
     const { token, userId } = await agentOwner();
     const cases: Array<[unknown, string, string]> = [
-      [{ messages: openClawRequest.messages }, "model: is required", "invalid_request"],
+      [{ ...openClawRequest, model: "" }, "model: must not be empty", "invalid_request"],
       [
         { model: MODEL, messages: [{ role: "robot", content: "x" }] },
         "messages.0.role: must be one of system, developer, user, assistant, tool",

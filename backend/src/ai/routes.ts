@@ -19,7 +19,7 @@ import {
 import { type AiProviderClient, createAiProviderClient } from "./client";
 import { aiProviderUnconfigured, unknownGatewayToken } from "./errors";
 import { gatewayTokenChatAuth } from "./gateway-auth";
-import { chatCompletionBody, gatewayCompletionBody } from "./schema";
+import { type ChatCompletionRequest, chatCompletionBody } from "./schema";
 import {
   type ChatAnswer,
   forwardChatCompletion,
@@ -84,8 +84,13 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     timeoutMs: config.AI_PROVIDER_TIMEOUT_MS,
   });
   const router = Router();
+  /** The request body, asking for AI_DEFAULT_MODEL (which every plan may use) when it names no model. */
+  const completionRequest = (body: unknown): ChatCompletionRequest => {
+    const request = parseBody(chatCompletionBody, body);
+    return { ...request, model: request.model ?? config.AI_DEFAULT_MODEL };
+  };
   const chat: RequestHandler = async (req, res) => {
-    const request = parseBody(chatCompletionBody, req.body);
+    const request = completionRequest(req.body);
     const budget = aiPlanBudget(config, verifiedPlanOf(res).plan);
     requireAllowedModel(budget, request.model);
     requireConfiguredProvider(client);
@@ -103,11 +108,10 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
       await pipeEventStream(res, metered, clientGone);
     }
   };
-  // The v1 gateway's AI plugins: the web took payment for the call, so no per-user budget; `model` defaults
-  // to AI_DEFAULT_MODEL and must be one AI_MODELS allows.
+  // The v1 gateway's AI plugins: the web took payment for the call, so no per-user budget; the model must
+  // be one AI_MODELS allows.
   const paidChat: RequestHandler = async (req, res) => {
-    const body = parseBody(gatewayCompletionBody, req.body);
-    const request = { ...body, model: body.model ?? config.AI_DEFAULT_MODEL };
+    const request = completionRequest(req.body);
     requireAllowedModel(aiPlanBudget(config, "gateway"), request.model);
     requireConfiguredProvider(client);
     const clientGone = abortWhenClientLeaves(res);

@@ -22,20 +22,21 @@ const chatMessage = z
   });
 
 /**
- * `POST /api/ai/chat` body: an OpenAI-compatible chat completion request. `model` and a non-empty
- * `messages` are required, `stream` is an optional boolean, every other field goes to the provider as sent.
+ * `POST /api/ai/chat` body: an OpenAI-compatible chat completion request. A non-empty `messages` is required,
+ * `model` may be left out (AI_DEFAULT_MODEL is asked for then), `stream` is an optional boolean, every other
+ * field goes to the provider as sent.
  */
 export const chatCompletionBody = z.looseObject({
-  model: z.string({ error: required("a string") }).min(1, "must not be empty"),
+  model: z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .optional()
+    .meta({ description: "default: the platform's AI_DEFAULT_MODEL" }),
   messages: z
     .array(chatMessage, { error: required("an array of messages") })
     .min(1, "must contain at least one message"),
   stream: z.boolean({ error: "must be a boolean" }).optional(),
 });
 
-export type ChatCompletionRequest = z.infer<typeof chatCompletionBody>;
-
-/** `POST /api/ai/gateway` body (the v1 gateway's AI plugins): a chat completion whose `model` may be left out. */
-export const gatewayCompletionBody = chatCompletionBody.extend({
-  model: z.string({ error: "must be a string" }).min(1, "must not be empty").optional(),
-});
+/** A chat completion as the provider is asked for it: its model named. */
+export type ChatCompletionRequest = z.infer<typeof chatCompletionBody> & { model: string };

@@ -138,6 +138,11 @@ export interface ApiOperation {
   /** Error statuses and when they happen; each has the service's error body unless it gives its own. */
   errors?: Record<number, string | ApiSuccess>;
   description?: string;
+  /**
+   * Default: the method and the path's words (`getApiKeysId`). Client generators name their methods by it,
+   * so two operations may not share one: give one of them its own when their paths make the same.
+   */
+  operationId?: string;
 }
 
 export interface OpenApiServiceDocument {
@@ -250,20 +255,45 @@ export function agentOperations(options: AgentOperationsOptions): ApiOperation[]
   ];
 }
 
+/**
+ * The server of every document: a relative URL, which OpenAPI resolves against the address the document was
+ * fetched from, so the document names the server that served it wherever that runs.
+ */
+export const documentServers: oas31.ServerObject[] = [
+  { url: "/", description: "the server this document was fetched from" },
+];
+
 /** Builds the service's OpenAPI 3.1 document from its route table. */
 export function buildOpenApiDocument(service: OpenApiServiceDocument): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
+  const operationIds = new Map<string, string>();
+  const usedSchemes = new Set<string>();
   for (const op of service.operations) {
+    const route = `${op.method.toUpperCase()} ${op.path}`;
     paths[op.path] ??= {};
     const item = paths[op.path];
-    if (item[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${op.path} listed twice`);
-    item[op.method] = operationObject(op, service.errorBody);
+    if (item[op.method]) throw new Error(`OpenAPI: ${route} listed twice`);
+    const operation = operationObject(op, service.errorBody);
+    const id = operation.operationId as string;
+    const taken = operationIds.get(id);
+    if (taken) throw new Error(`OpenAPI: ${taken} and ${route} have the same operationId "${id}"`);
+    operationIds.set(id, route);
+    for (const requirement of operation.security ?? []) {
+      for (const name of Object.keys(requirement)) usedSchemes.add(name);
+    }
+    item[op.method] = operation;
   }
   return createDocument({
     openapi: "3.1.0",
     info: { title: service.title, version: service.version, description: service.description },
+    servers: documentServers,
     paths,
-    components: { securitySchemes },
+    // Only the schemes this service's operations use (a scheme no operation names is noise to a client).
+    components: {
+      securitySchemes: Object.fromEntries(
+        Object.entries(securitySchemes).filter(([name]) => usedSchemes.has(name)),
+      ),
+    },
   });
 }
 
@@ -282,15 +312,18 @@ function operationObject(op: ApiOperation, errorBody: $ZodType): ZodOpenApiOpera
         : error,
     );
   }
-  const isPublic = op.auth.length === 0 || op.auth.includes("none");
+  const schemes = op.auth.filter((name): name is Exclude<AuthName, "none"> => name !== "none");
+  // `{}` is OpenAPI's "no credentials": a route that is public but also takes credentials lists it first.
+  const anonymous = op.auth.length === 0 || op.auth.includes("none");
   return {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.tags ? { tags: op.tags } : {}),
-    operationId: operationId(op),
-    security: isPublic
-      ? []
-      : op.auth.map((name) => requirements[name as Exclude<AuthName, "none">]).filter(Boolean),
+    operationId: op.operationId ?? operationId(op),
+    security: [
+      ...(anonymous && schemes.length > 0 ? [{}] : []),
+      ...schemes.map((name) => requirements[name]),
+    ],
     ...(op.query || params
       ? { requestParams: { ...(op.query ? { query: op.query } : {}), ...(params ? { path: params } : {}) } }
       : {}),

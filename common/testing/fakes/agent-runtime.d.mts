@@ -61,6 +61,9 @@ export type FakePersonaJudge = (probe: {
   answer: string;
 }) => number;
 
+/** A persona run's answer: the wrapper's (`run` beside the summary) or the spec's (the new run last of `history`). */
+export type FakePersonaRunAnswer = "wrapper" | "spec";
+
 export interface FakeAgentRuntimeOptions {
   /** The gateway token every Bearer route expects (default: `env.OPENCLAW_GATEWAY_TOKEN`). */
   token?: string;
@@ -106,6 +109,11 @@ export interface FakeAgentRuntimeOptions {
    * Without one a run is the wrapper's 503 for an agent without a platform backend.
    */
   judge?: FakePersonaJudge;
+  /**
+   * With `wrapper`: how a persona run is answered: `wrapper` (default) the summary plus the new run with its
+   * probes under `run`, as the wrapper does; `spec` the summary alone, the new run last of `history`.
+   */
+  personaRunAnswer?: FakePersonaRunAnswer;
   /** Running as the runtime child process: adds /whoami, /env, /print, /crash. */
   process?: boolean;
   /** Port to listen on (default: any free one). */
@@ -157,6 +165,8 @@ export interface FakeAgentRuntime {
   evaluations: FakePersonaRun[];
   /** With `wrapper`: the persona evaluation's judge; null = none (a run is a 503). */
   judge: FakePersonaJudge | null;
+  /** With `wrapper`: the shape of a persona run's answer (see the option). */
+  personaRunAnswer: FakePersonaRunAnswer;
   /** Lets a held `/held` answer finish (after `hold()`). */
   release: () => void;
   setReply(reply: NonNullable<FakeAgentRuntimeOptions["reply"]>): void;

@@ -19,7 +19,8 @@
  *   `state` is `gatewayState` when set), GET/PUT /api/config and POST /api/gateway/stop (Bearer
  *   `env.WRAPPER_ADMIN_PASSWORD`; stop sets `running` false and `gatewayState` "stopped"), the persona
  *   evaluation's GET /api/eval/character and POST /api/eval/character/run in the wrapper's shapes (see
- *   `judge`; wrapper/src/persona/routes.test.ts holds both to the same answers), /echo*, /held (see
+ *   `judge`; wrapper/src/persona/routes.test.ts holds both to the same answers; `personaRunAnswer: "spec"`
+ *   answers a run in the spec's shape instead), /echo*, /held (see
  *   `hold`), and a `hello <url>` greeting on each WebSocket;
  * - `down`: every connection is dropped without an answer (the wrapper itself is gone);
  * - GET /api/identity?challenge= (with an admin password: `adminPassword`, else `env.WRAPPER_ADMIN_PASSWORD`):
@@ -125,6 +126,7 @@ export async function startFakeAgentRuntime(options = {}) {
     config: null,
     evaluations: [],
     judge: options.judge ?? null,
+    personaRunAnswer: options.personaRunAnswer ?? "wrapper",
     release: () => undefined,
     setReply(next) {
       reply = next;
@@ -430,7 +432,10 @@ export async function startFakeAgentRuntime(options = {}) {
       baseline: baseline === null ? null : round(baseline),
     };
     runtime.evaluations.push(run);
-    sendJson(res, 200, { run: { ...run, probes }, ...personaSummary() });
+    // The spec's words ("the evaluation results including the new run"): the summary, the new run last of
+    // `history`; the wrapper adds the run with its probes under `run`.
+    if (runtime.personaRunAnswer === "spec") sendJson(res, 200, personaSummary());
+    else sendJson(res, 200, { run: { ...run, probes }, ...personaSummary() });
   }
 
   /** The wrapper's own routes (option `wrapper`); true when it answered. */

@@ -9,6 +9,8 @@ export interface FakeRadioDj {
   name: string;
   slug: string;
   avatar: string | null;
+  /** The key the profile names the avatar under (the service's shape is inferred); default `avatar`. */
+  avatarKey?: "avatar" | "avatarUrl" | "avatar_url";
   followers: number;
   genres: string[];
   stats: { totalShows: number; totalListeners: number; totalTipsEth: number };
@@ -39,8 +41,8 @@ export async function startFakeRadioApi(): Promise<FakeRadioApi> {
       const wallet = String(req.headers["x-wallet-address"] ?? "").toLowerCase();
       const dj = djs.get(wallet);
       if (!dj) return sendJson(res, 404, { error: "DJ not found" });
-      const { stats: _stats, ...profile } = dj;
-      return sendJson(res, 200, { dj: profile });
+      const { stats: _stats, avatar, avatarKey = "avatar", ...profile } = dj;
+      return sendJson(res, 200, { dj: { ...profile, [avatarKey]: avatar } });
     }
     const stats = /^\/api\/djs\/([^/]+)\/stats$/.exec(path);
     if (stats) {

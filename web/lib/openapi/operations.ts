@@ -502,11 +502,22 @@ const operations: readonly ApiOperation[] = [
     auth: ["session"],
     query: permissionSocketQuery,
     success: { status: 101, description: "switching protocols" },
+    errors: {
+      403: "an upgrade from another site (an `Origin` not PUBLIC_URL's) without a ticket",
+      502: "the backend cannot be reached",
+    },
   },
-  ...(["/api/runtime-version", "/api/runtime/version"] as const).map(
-    (path): ApiOperation => ({
+  ...(
+    [
+      ["/api/runtime-version", "getApiRuntimeVersion"],
+      // The same answer under the backend's path; its default operationId would be the one above.
+      ["/api/runtime/version", "getApiRuntimeSlashVersion"],
+    ] as const
+  ).map(
+    ([path, operationId]): ApiOperation => ({
       method: "get",
       path,
+      operationId,
       summary: "The runtime version the platform deploys (fallback: RUNTIME_IMAGE)",
       tags: ["runtime"],
       auth: ["none"],

@@ -57,8 +57,18 @@ export const personaProbe = z.object({
   score,
 });
 
+const runWithProbes = personaRun.extend({ probes: z.array(personaProbe).optional() });
+
 /** `POST /api/runtime/character-qa`: the new run (with its probes) and the summary after it. */
 export const personaRunResult = personaSummary
-  .extend({ run: personaRun.extend({ probes: z.array(personaProbe).optional() }) })
+  .extend({ run: runWithProbes })
   .meta({ id: "PersonaRunResult" });
 export type PersonaRunResult = z.infer<typeof personaRunResult>;
+
+/**
+ * The agent's answer to `POST /api/eval/character/run`: the summary after the run, the new run last of
+ * `history` (the spec: "the evaluation results including the new run"); our wrapper also names it, with its
+ * probes, under `run`.
+ */
+export const agentRunAnswer = personaSummary.extend({ run: runWithProbes.optional() });
+export type AgentRunAnswer = z.infer<typeof agentRunAnswer>;

@@ -11,10 +11,10 @@ import { agentCredentials } from "../health/agent-gateway";
 import { newestAgentOf } from "../runtime/operations";
 import { agentUnreachable, noAgentDeployed } from "./errors";
 import {
+  agentRunAnswer,
   type CharacterRunInput,
   type PersonaRunResult,
   type PersonaSummary,
-  personaRunResult,
   personaSummary,
 } from "./schema";
 
@@ -72,9 +72,11 @@ async function askAgent<S extends z.ZodType>(
     throw agentUnreachable("the agent's answer is not JSON");
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw agentUnreachable("the agent's answer is not a persona evaluation");
+  if (!parsed.success) throw notAnEvaluation();
   return parsed.data;
 }
+
+const notAnEvaluation = () => agentUnreachable("the agent's answer is not a persona evaluation");
 
 /** The agent's `GET /api/eval/character`: latest scores, drift, history. */
 export function readPersonaEvaluation(ctx: Ctx, userId: string): Promise<PersonaSummary> {
@@ -86,16 +88,22 @@ export function readPersonaEvaluation(ctx: Ctx, userId: string): Promise<Persona
   );
 }
 
-/** The agent's `POST /api/eval/character/run`: the new run and the summary after it. */
-export function runPersonaEvaluation(
+/**
+ * The agent's `POST /api/eval/character/run`: the new run and the summary after it. The new run is the
+ * answer's `run`, else the last of its `history`; an answer with neither is not an evaluation.
+ */
+export async function runPersonaEvaluation(
   ctx: Ctx,
   userId: string,
   input: CharacterRunInput,
 ): Promise<PersonaRunResult> {
-  return askAgent(
+  const answer = await askAgent(
     ctx,
     userId,
     { method: "POST", path: "/api/eval/character/run", body: input, timeoutMs: PERSONA_RUN_TIMEOUT_MS },
-    personaRunResult,
+    agentRunAnswer,
   );
+  const run = answer.run ?? answer.history.at(-1);
+  if (!run) throw notAnEvaluation();
+  return { ...answer, run };
 }

@@ -15,13 +15,21 @@ export class RadioApiError extends Error {
 
 const client = createOutboundClient({ name: "the radio service", headers: { accept: "application/json" } });
 
-const djSchema = z.object({
-  name: z.string(),
-  slug: z.string(),
-  avatar: z.string().nullish(),
-  followers: z.number().nullish(),
-  genres: z.array(z.string()).nullish(),
-});
+/**
+ * A DJ profile. The radio service's shape is inferred, not documented: its avatar has been seen as `avatar`
+ * and is read as `avatarUrl` or `avatar_url` too, the first that holds a string.
+ */
+const djSchema = z
+  .object({
+    name: z.string(),
+    slug: z.string(),
+    avatar: z.string().nullish(),
+    avatarUrl: z.string().nullish(),
+    avatar_url: z.string().nullish(),
+    followers: z.number().nullish(),
+    genres: z.array(z.string()).nullish(),
+  })
+  .transform(({ avatarUrl, avatar_url, ...dj }) => ({ ...dj, avatar: dj.avatar ?? avatarUrl ?? avatar_url }));
 export type RadioDj = z.infer<typeof djSchema>;
 const statsSchema = z.object({
   totalShows: z.number().nullish(),
