@@ -89,7 +89,12 @@ export async function startRunningServer(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  if (service === "web") await buildWebIfNeeded(root, () => undefined);
+  if (service === "web") {
+    const lines: string[] = [];
+    await buildWebIfNeeded(root, (line) => lines.push(line)).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${lines.join("\n")}`);
+    });
+  }
   for (let attempt = 1; ; attempt++) {
     const started = await spawnServer(service, env, options.host ?? "127.0.0.1");
     if (started !== "port taken") return started;
