@@ -11,7 +11,10 @@
  *     const res = await fetch(`${servers.web.url}/api/health`);
  *   });
  *
- * With both a backend and a web, the web's BACKEND_URL is that backend and both share the keys below.
+ * With both a backend and a web, the web's BACKEND_URL is that backend and both share the keys below. A
+ * web test makes its users and sessions on the same database with web/lib/testing's `useRunningWebContext`
+ * (the system clock, as the server's) and `signedInUser`. `startRunningServer` starts one server alone
+ * (web/e2e's `startWebServer` is it, at `http://localhost:<port>` for passkeys).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
