@@ -13,6 +13,8 @@ export const DECLARED_LENGTH_HEADER = "x-svc-content-length";
 export function declareContentLength(response: Response): Response {
   const length = response.headers.get("content-length");
   if (length === null || response.headers.has(DECLARED_LENGTH_HEADER)) return response;
+  // A forwarded upstream answer's length may be of its encoded bytes, which fetch has decoded.
+  if (response.headers.has("content-encoding")) return response;
   try {
     response.headers.set(DECLARED_LENGTH_HEADER, length);
   } catch {
