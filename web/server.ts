@@ -6,17 +6,19 @@
  * a fresh script nonce, frame-ancestors 'none', X-Frame-Options, Referrer-Policy). WebSocket upgrades of
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
  * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s). Unknown
- * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts).
+ * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts). A
+ * route's Content-Length, which Next drops, is sent (lib/http/content-length.ts).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { exitOnStartupError, listen } from "@svc/common";
+import { drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
 import next from "next";
 import { loadWebConfig } from "./lib/config";
 import { setStartedWebConfig } from "./lib/context";
 import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
+import { sendDeclaredContentLength } from "./lib/http/content-length";
 import { newNonce, securityHeaders } from "./lib/http/security-headers";
 import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
@@ -31,20 +33,26 @@ try {
     routeOf: apiRouteMatcher(builtApiRoutes(dir)),
     allowOf: allowOfRoute(() => loopbackUrl(server.address() as AddressInfo)),
   });
-  const server = createServer((req, res) => {
-    req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "";
-    // The answer's security headers; the request carries the same policy so Next reads its script nonce
-    // (a client's own Content-Security-Policy header is replaced, never used).
-    const headers = securityHeaders(newNonce(), env.PUBLIC_URL);
-    req.headers["content-security-policy"] = headers["content-security-policy"];
-    delete req.headers["content-security-policy-report-only"];
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    handle(req, res).catch((err: unknown) => {
-      process.stderr.write(`web: request failed: ${String(err)}\n`);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: "internal server error", code: "internal" }));
-    });
-  });
+  // A body the web will not read (over its limit) is read and thrown away, bounded, so the client reads the 413.
+  const server = createServer(
+    drainUnreadBodies((req, res) => {
+      req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "";
+      // The answer's security headers; the request carries the same policy so Next reads its script nonce
+      // (a client's own Content-Security-Policy header is replaced, never used).
+      const headers = securityHeaders(newNonce(), env.PUBLIC_URL);
+      req.headers["content-security-policy"] = headers["content-security-policy"];
+      delete req.headers["content-security-policy-report-only"];
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      sendDeclaredContentLength(res);
+      handle(req, res).catch((err: unknown) => {
+        process.stderr.write(`web: request failed: ${String(err)}\n`);
+        // A body already under way cannot turn into an error: the client sees it cut off, not complete.
+        if (res.headersSent) return void res.destroy();
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "internal server error", code: "internal" }));
+      });
+    }),
+  );
   // The permission WebSocket on the web's origin, relayed to the backend; no other upgrade is served.
   const relayPermissions = permissionSocketRelay(env.BACKEND_URL, env.PUBLIC_URL);
   server.on("upgrade", (req, socket, head) => {

@@ -3,7 +3,7 @@
  * a worker process only (no HTTP), for running workers apart from the API.
  */
 import { createServer } from "node:http";
-import { createLogger, exitOnStartupError, listen } from "@svc/common";
+import { createLogger, drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { createBackendListener } from "./app";
 import { loadBackendConfig } from "./config";
@@ -59,7 +59,10 @@ try {
   const server = workerOnly
     ? undefined
     : createServer(
-        createBackendListener({ config, database, logger, platform, onOperatorAction, permissionBus }),
+        // A body the backend will not read (over its limit) is thrown away, bounded: the client reads the 413.
+        drainUnreadBodies(
+          createBackendListener({ config, database, logger, platform, onOperatorAction, permissionBus }),
+        ),
       );
   const upgradePermissions = permissionBus
     ? permissionSocketUpgrade({ db: database.db, bus: permissionBus, config, logger })

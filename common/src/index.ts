@@ -15,4 +15,5 @@ export * from "./origin";
 export * from "./outbound/index";
 export * from "./permission-ticket";
 export * from "./server";
+export * from "./unread-body";
 export * from "./user-context";

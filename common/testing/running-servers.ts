@@ -11,7 +11,10 @@
  *     const res = await fetch(`${servers.web.url}/api/health`);
  *   });
  *
- * With both a backend and a web, the web's BACKEND_URL is that backend and both share the keys below.
+ * With both a backend and a web, the web's BACKEND_URL is that backend and both share the keys below. A
+ * web test makes its users and sessions on the same database with web/lib/testing's `useRunningWebContext`
+ * (the system clock, as the server's) and `signedInUser`. `startRunningServer` starts one server alone
+ * (web/e2e's `startWebServer` is it, at `http://localhost:<port>` for passkeys).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -51,6 +54,7 @@ interface ServiceSpec {
 
 const SERVICES: Record<ServiceName, ServiceSpec> = {
   web: { cwd: "web", args: ["server.ts"], portVariable: "WEB_PORT", health: "/api/health" },
+  // The backend's health check has no `/api` prefix (spec "GET /health (backend, no /api prefix)").
   backend: { cwd: ".", args: ["backend/src/server.ts"], portVariable: "BACKEND_PORT", health: "/health" },
   summarizer: {
     cwd: ".",
@@ -62,31 +66,59 @@ const SERVICES: Record<ServiceName, ServiceSpec> = {
 
 /** How long a server may take to answer its health check after it was spawned. */
 const START_TIMEOUT_MS = 120_000;
+/** How long a first build of the web app may take (2 shared cores); later starts reuse it. */
+const BUILD_TIMEOUT_MS = 10 * 60_000;
+/** How long a server has to exit after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+export interface StartOptions {
+  /**
+   * The host name of `url` (the server still listens on 127.0.0.1 only): `localhost` where a browser needs
+   * a domain (passkeys refuse IP addresses). Default `127.0.0.1`.
+   */
+  host?: "127.0.0.1" | "localhost";
+}
 
 /**
  * Starts one real server (building the web app first when its sources changed). The port is ours once the
  * child listens on it: a port found free can be taken before the child binds it, and the child then exits
- * saying so and another port is tried. Ready once it answers its health check with a 2xx.
+ * saying so and another port is tried. Ready once it answers its health check with a 2xx (the web also
+ * once it printed that it listens on its own port, so another process's answer on that port is not taken
+ * for its). The web's PUBLIC_URL is its `url` unless `env` names one; production mode wants an HMAC_SECRET
+ * of its own, RUNNING_HMAC_SECRET unless `env` names one.
  */
 export async function startRunningServer(
   service: ServiceName,
   env: Record<string, string> = {},
+  options: StartOptions = {},
 ): Promise<RunningServer> {
-  if (service === "web") await buildWebIfNeeded(root, () => undefined);
+  if (service === "web") {
+    const lines: string[] = [];
+    await buildWebIfNeeded(root, (line) => lines.push(line)).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${lines.join("\n")}`);
+    });
+  }
   for (let attempt = 1; ; attempt++) {
-    const started = await spawnServer(service, env);
+    const started = await spawnServer(service, env, options.host ?? "127.0.0.1");
     if (started !== "port taken") return started;
     if (attempt === 3) throw new Error(`${service}: three free ports were taken before it could bind them`);
   }
 }
 
+/** Children still running; killed if the test process exits without stopping them. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 async function spawnServer(
   service: ServiceName,
   env: Record<string, string>,
+  host: string,
 ): Promise<RunningServer | "port taken"> {
   const spec = SERVICES[service];
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...spec.args], {
     cwd: join(root, spec.cwd),
     env: {
@@ -95,10 +127,13 @@ async function spawnServer(
       HOST: "127.0.0.1",
       [spec.portVariable]: String(port),
       LOG_LEVEL: "warn",
+      HMAC_SECRET: RUNNING_HMAC_SECRET,
+      ...(service === "web" ? { PUBLIC_URL: url } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
   let out = "";
   const collect = (chunk: Buffer) => {
     out += chunk.toString();
@@ -106,23 +141,32 @@ async function spawnServer(
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  void exited.then(() => running.delete(child));
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  const listening = service === "web" ? `web listening on http://127.0.0.1:${port}` : undefined;
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
+    if (hasExited()) {
       if (out.includes(`port ${port} on 127.0.0.1 is already in use`)) return "port taken";
       throw new Error(`${service} server exited before it was ready:\n${out}`);
     }
-    const healthy = await fetch(`${url}${spec.health}`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (healthy) break;
+    const healthy =
+      (listening === undefined || out.includes(listening)) &&
+      (await fetch(`http://127.0.0.1:${port}${spec.health}`).then(
+        async (r) => {
+          await r.body?.cancel();
+          return r.ok;
+        },
+        () => false,
+      ));
+    if (healthy && !hasExited()) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
+      await exited;
       throw new Error(`${service} server did not answer ${spec.health} in time:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 100))]);
   }
   return {
     service,
@@ -130,10 +174,11 @@ async function spawnServer(
     pid: child.pid as number,
     output: () => out,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await exited;
-      }
+      if (hasExited()) return;
+      child.kill("SIGTERM");
+      const force = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(force);
     },
   };
 }
@@ -163,34 +208,40 @@ export function useRunningServers(options: RunningServersOptions): RunningServer
   const started: Partial<Record<ServiceName, RunningServer>> = {};
   let dataDir: string | undefined;
 
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "svc-running-"));
-    const database = { DATABASE_URL: process.env.DATABASE_URL as string };
-    const keys = {
-      INTERNAL_API_KEY: RUNNING_INTERNAL_API_KEY,
-      HMAC_SECRET: RUNNING_HMAC_SECRET,
-      DATA_ENCRYPTION_KEY: RUNNING_DATA_ENCRYPTION_KEY,
-    };
-    const [backend, summarizer] = await Promise.all([
-      options.backend
-        ? startRunningServer("backend", { ...database, ...keys, DATA_DIR: dataDir, ...options.backend })
-        : undefined,
-      options.summarizer ? startRunningServer("summarizer", options.summarizer) : undefined,
-    ]);
-    started.backend = backend;
-    started.summarizer = summarizer;
-    if (options.web) {
-      started.web = await startRunningServer("web", {
-        ...database,
-        ...keys,
-        SESSION_SECRET: RUNNING_SESSION_SECRET,
-        DATA_DIR: dataDir,
-        ...(backend ? { BACKEND_URL: backend.url } : {}),
-        ...(summarizer ? { SUMMARIZER_URL: summarizer.url } : {}),
-        ...options.web,
-      });
-    }
-  }, START_TIMEOUT_MS * 2);
+  beforeAll(
+    async () => {
+      dataDir = await mkdtemp(join(tmpdir(), "svc-running-"));
+      const database = { DATABASE_URL: process.env.DATABASE_URL as string };
+      const keys = {
+        INTERNAL_API_KEY: RUNNING_INTERNAL_API_KEY,
+        HMAC_SECRET: RUNNING_HMAC_SECRET,
+        DATA_ENCRYPTION_KEY: RUNNING_DATA_ENCRYPTION_KEY,
+      };
+      // Each server is kept as soon as it is up, so afterAll stops it even when another failed to start.
+      const keep = async (service: ServiceName, env: Record<string, string>) => {
+        started[service] = await startRunningServer(service, env);
+      };
+      const upstreams = await Promise.allSettled([
+        options.backend
+          ? keep("backend", { ...database, ...keys, DATA_DIR: dataDir, ...options.backend })
+          : undefined,
+        options.summarizer ? keep("summarizer", options.summarizer) : undefined,
+      ]);
+      for (const result of upstreams) if (result.status === "rejected") throw result.reason;
+      if (options.web) {
+        await keep("web", {
+          ...database,
+          ...keys,
+          SESSION_SECRET: RUNNING_SESSION_SECRET,
+          DATA_DIR: dataDir,
+          ...(started.backend ? { BACKEND_URL: started.backend.url } : {}),
+          ...(started.summarizer ? { SUMMARIZER_URL: started.summarizer.url } : {}),
+          ...options.web,
+        });
+      }
+    },
+    BUILD_TIMEOUT_MS + START_TIMEOUT_MS * 2,
+  );
 
   afterAll(async () => {
     await Promise.all(Object.values(started).map((server) => server?.stop()));

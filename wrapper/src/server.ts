@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { createLogger, exitOnStartupError, listen } from "@svc/common";
+import { createLogger, drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
 import { createWrapperHandler } from "./app";
 import { loadWrapperConfig } from "./config";
 import { createOpenClaw, type OpenClaw } from "./openclaw";
@@ -41,33 +41,36 @@ try {
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
+  // A body over a route's limit is thrown away, bounded, so the client reads the 413 (as the platform's servers).
   const server = createServer(
-    createWrapperHandler({
-      config,
-      supervisor,
-      proxy,
-      ffmpeg,
-      logger,
-      openclaw,
-      agentRouters: (requireAgent) =>
-        openclaw
-          ? [
-              personaRoutes({
-                requireAgent,
-                evaluator: createPersonaEvaluator({
-                  runtimeUrl: `http://127.0.0.1:${config.RUNTIME_PORT}`,
-                  gatewayToken: config.OPENCLAW_GATEWAY_TOKEN,
-                  backendUrl: config.PLATFORM_BACKEND_URL,
-                  model: config.AGENT_MODEL,
-                  persona: config.AGENT_PERSONA,
-                  storePath: join(config.stateDir, "platform", "persona.json"),
-                  deleteSessions: (keys) => deleteSessions(openclaw.rpc, keys),
-                  logger,
+    drainUnreadBodies(
+      createWrapperHandler({
+        config,
+        supervisor,
+        proxy,
+        ffmpeg,
+        logger,
+        openclaw,
+        agentRouters: (requireAgent) =>
+          openclaw
+            ? [
+                personaRoutes({
+                  requireAgent,
+                  evaluator: createPersonaEvaluator({
+                    runtimeUrl: `http://127.0.0.1:${config.RUNTIME_PORT}`,
+                    gatewayToken: config.OPENCLAW_GATEWAY_TOKEN,
+                    backendUrl: config.PLATFORM_BACKEND_URL,
+                    model: config.AGENT_MODEL,
+                    persona: config.AGENT_PERSONA,
+                    storePath: join(config.stateDir, "platform", "persona.json"),
+                    deleteSessions: (keys) => deleteSessions(openclaw.rpc, keys),
+                    logger,
+                  }),
                 }),
-              }),
-            ]
-          : [],
-    }),
+              ]
+            : [],
+      }),
+    ),
   );
   server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
   await listen(server, config.WRAPPER_PORT, config.HOST);

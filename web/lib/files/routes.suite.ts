@@ -512,38 +512,14 @@ export function describeFileRoutes(
     });
 
     describe("GET /api/files?download=<id>", () => {
-      it("streams the bytes with Content-Type, Content-Disposition: attachment; filename=<encoded>, Content-Length", async () => {
+      // The answer's headers and error bodies as the server sends them: download.running.test.ts.
+      it("streams the stored bytes", async () => {
         const { jar, agent } = await userWithAgent();
         const data = bytes(200 * KIB);
         const file = await uploaded(jar, agent.id, data, "photo 1.png", "image/png");
         const res = await download(jar, file.id);
         expect(res.status).toBe(200);
-        expect(res.headers.get("content-type")).toBe("image/png");
-        expect(res.headers.get("content-disposition")).toBe("attachment; filename=photo_1.png");
-        expect(res.headers.get("content-length")).toBe(String(data.length));
-        expect(res.headers.get("x-content-type-options")).toBe("nosniff");
         expect(Buffer.from(await res.arrayBuffer()).equals(data)).toBe(true);
-      });
-
-      it("falls back to application/octet-stream", async () => {
-        const { jar, agent } = await userWithAgent();
-        const file = await uploaded(jar, agent.id, Buffer.from("plain"), "x", "???");
-        const res = await download(jar, file.id);
-        expect(res.headers.get("content-type")).toBe("application/octet-stream");
-        expect(await res.text()).toBe("plain");
-      });
-
-      it("404 for another user's file or an unknown id; 401 without a session", async () => {
-        const owner = await userWithAgent();
-        const file = await uploaded(owner.jar, owner.agent.id, bytes(10));
-        const stranger = await userWithAgent();
-        for (const id of [file.id, "file_unknown"]) {
-          const res = await download(stranger.jar, id);
-          expect(res.status).toBe(404);
-          expect(await res.json()).toEqual({ error: "file not found", code: "not_found" });
-        }
-        expect((await call(GET, { path: `/api/files?download=${file.id}` })).status).toBe(401);
-        expect((await download(owner.jar, file.id)).status).toBe(200);
       });
 
       it("403 when the stored path resolves outside the storage root (download and delete)", async () => {

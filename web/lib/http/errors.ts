@@ -1,6 +1,7 @@
 import { HttpError, isHttpError, randomId } from "@svc/common";
 import { webContext } from "../context";
 import { withRequestMetrics } from "../metrics";
+import { declareContentLength } from "./content-length";
 import { assertSameOrigin } from "./origin";
 
 /**
@@ -61,7 +62,8 @@ export interface RouteOptions {
 /**
  * Wraps a route handler: a state-changing request from another site is refused first (403, see
  * ./origin.ts) unless the route opts out, and every failure becomes a spec-shaped JSON error. Every
- * answer is counted in the request metrics under the route's template (../metrics).
+ * answer is counted in the request metrics under the route's template (../metrics), and a Content-Length
+ * it sets reaches the client (./content-length.ts).
  */
 export function route<R extends unknown[]>(
   handler: (request: Request, ...rest: R) => Promise<Response> | Response,
@@ -70,7 +72,7 @@ export function route<R extends unknown[]>(
   return withRequestMetrics(async (request: Request, ...rest: R) => {
     try {
       if (!options.allowCrossSite) assertSameOrigin(request, webContext().config.PUBLIC_URL);
-      return await handler(request, ...rest);
+      return declareContentLength(await handler(request, ...rest));
     } catch (err) {
       return toErrorResponse(err, options.fallbackMessage, options.errorShape);
     }

@@ -2,7 +2,7 @@
  * Helpers for tests of web route handlers: a test configuration on the file's own database, a manual
  * clock, requests built like a browser's, and a cookie jar that follows Set-Cookie.
  */
-import { ManualClock } from "@svc/common";
+import { ManualClock, systemClock } from "@svc/common";
 import { afterAll } from "vitest";
 import { loadWebConfig, type WebConfig } from "../config";
 import { closeWebContext, overrideWebContext, webContext } from "../context";
@@ -18,7 +18,26 @@ export function useWebTestContext(env: Record<string, string> = {}): {
   config: WebConfig;
 } {
   const clock = new ManualClock("2026-11-21T10:00:00.000Z");
-  const config = loadWebConfig({
+  const config = testConfig(env);
+  overrideWebContext({ clock, config });
+  afterAll(() => closeWebContext());
+  return { clock, config };
+}
+
+/**
+ * For tests of the running web (`useRunningServers`): the web context on this file's database — the
+ * server's — with the system clock, the server's too, so the users and sessions `signedInUser` makes are
+ * current there. Closed after the file.
+ */
+export function useRunningWebContext(env: Record<string, string> = {}): { config: WebConfig } {
+  const config = testConfig(env);
+  overrideWebContext({ clock: systemClock, config });
+  afterAll(() => closeWebContext());
+  return { config };
+}
+
+function testConfig(env: Record<string, string>): WebConfig {
+  return loadWebConfig({
     DATABASE_URL: process.env.DATABASE_URL,
     SESSION_SECRET: TEST_SESSION_SECRET,
     PUBLIC_URL: "http://localhost:3000",
@@ -26,9 +45,6 @@ export function useWebTestContext(env: Record<string, string> = {}): {
     DATA_DIR: process.env.SVC_TEST_DATA_DIR ?? "/tmp/svc-web-test",
     ...env,
   });
-  overrideWebContext({ clock, config });
-  afterAll(() => closeWebContext());
-  return { clock, config };
 }
 
 export { webContext };
