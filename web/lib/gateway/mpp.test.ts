@@ -89,7 +89,7 @@ describe.each(CHAINS)("MPP through the running web server: USDC on $table ($chai
     expect(parsed).toMatchObject({
       method: "evm",
       intent: "charge",
-      realm: "localhost:3000",
+      realm: new URL(servers.web.url).host,
       description: "gateway plugin agent",
       request: {
         amount: "50000",
@@ -229,7 +229,7 @@ describe.each(CHAINS)("MPP through the running web server: USDC on $table ($chai
         async () => {
           const server = Mppx.create({
             secretKey: MPP_SECRET,
-            realm: "localhost:3000",
+            realm: new URL(servers.web.url).host,
             methods: [
               evm.charge({
                 currency: chain.token as `0x${string}`,
