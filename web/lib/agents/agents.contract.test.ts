@@ -1,15 +1,17 @@
 /**
  * The agent's name through the running web server and backend (a real client, `fetch`), issue 26 items 4
  * and 6: `GET /api/agents` lists the user's agents by name, `PATCH /api/agents/{agentId}` renames one (its
- * owner only; a bad name is a 400 that changes nothing), a new agent is named after its account, and the
- * runtime health answer carries the name and reads `stopped` for an agent whose service the platform
- * stopped (nothing answers at its URL), not `unreachable`.
+ * owner only; a bad name is a 400 that changes nothing), a new agent is named after its account, claims
+ * carry the claiming agent's name (and `GET /api/jobs/claims` lists the caller's), and the runtime health
+ * answer carries the name and reads `stopped` for an agent whose service the platform stopped (nothing
+ * answers at its URL), not `unreachable`.
  */
 import { freePort, newId } from "@svc/common";
 import { RUNNING_SESSION_SECRET, useRunningServers } from "@svc/common/testing/running-servers";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { publishedListing } from "../board/testing";
 import { type CookieJar, signedInUser, useWebTestContext, webContext } from "../testing";
 
 const { clock } = useWebTestContext({ SESSION_SECRET: RUNNING_SESSION_SECRET });
@@ -138,6 +140,33 @@ describe("the agent's name elsewhere", () => {
       id: agentId,
       name: "ada-lovelace's agent",
     });
+  });
+
+  it("a claim and GET /api/jobs/claims name the claiming agent; a claimed job is listed for that agent", async () => {
+    const owner = await signedInUser();
+    const listing = await publishedListing(owner.jar);
+    const { user, jar } = await signedInUser();
+    const agentId = await seed(user.id, { name: "Claimer" });
+    const claimed = await call(jar, `/api/jobs/${listing.id}/claim`, {
+      method: "POST",
+      json: { claimerAgentId: agentId },
+    });
+    expect(claimed.status).toBe(201);
+    expect((await claimed.json()).claim).toMatchObject({
+      claimerAgentId: agentId,
+      claimerAgentName: "Claimer",
+    });
+    const mine = await call(jar, "/api/jobs/claims");
+    expect(mine.status).toBe(200);
+    expect((await mine.json()).claims).toEqual([
+      expect.objectContaining({ jobId: listing.id, claimerAgentId: agentId, claimerAgentName: "Claimer" }),
+    ]);
+    // The listing's owner reads the claim by the agent's name, renamed since.
+    await call(jar, `/api/agents/${agentId}`, { method: "PATCH", json: { name: "Renamed" } });
+    const theirs = await call(owner.jar, `/api/jobs/${listing.id}/claims`);
+    expect((await theirs.json()).claims).toEqual([
+      expect.objectContaining({ claimerAgentId: agentId, claimerAgentName: "Renamed" }),
+    ]);
   });
 
   it("GET /api/runtime/health names the agent, and a stopped one reads stopped, not unreachable", async () => {

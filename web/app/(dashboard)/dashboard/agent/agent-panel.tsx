@@ -123,20 +123,6 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
       title="Deployment"
       testId="agent-panel"
       description="Your agent's name, live status and version; deploy it, or start, stop, restart or repair it."
-      actions={
-        deployed ? (
-          <ConfirmButton
-            variant="secondary"
-            question="Redeploy the agent? It is deployed again from scratch and unavailable meanwhile."
-            confirmLabel="Redeploy now"
-            onConfirm={() => deploy()}
-            disabled={busy !== null || deploying}
-            busy={busy === "deploy"}
-          >
-            Redeploy agent
-          </ConfirmButton>
-        ) : null
-      }
     >
       {health === null && !healthError ? (
         <p className="muted" aria-live="polite">
@@ -201,10 +187,9 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
               </div>
             ) : null}
           </dl>
-          {controlsEnabled ? (
-            <>
-              <div className="actions">
-                {ACTIONS.map(({ op, label }) => (
+          <div className="actions">
+            {controlsEnabled
+              ? ACTIONS.map(({ op, label }) => (
                   <Button
                     key={op}
                     variant="secondary"
@@ -215,14 +200,23 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
                   >
                     {label}
                   </Button>
-                ))}
-              </div>
-              {WHY_OFF[health.status] ? (
-                <p className="hint" data-testid="agent-controls-hint">
-                  {WHY_OFF[health.status]}
-                </p>
-              ) : null}
-            </>
+                ))
+              : null}
+            <ConfirmButton
+              variant="secondary"
+              question="Redeploy the agent? It is deployed again from scratch and unavailable meanwhile."
+              confirmLabel="Redeploy now"
+              onConfirm={() => deploy()}
+              disabled={busy !== null || deploying}
+              busy={busy === "deploy"}
+            >
+              Redeploy agent
+            </ConfirmButton>
+          </div>
+          {controlsEnabled && WHY_OFF[health.status] ? (
+            <p className="hint" data-testid="agent-controls-hint">
+              {WHY_OFF[health.status]}
+            </p>
           ) : null}
           {controlsEnabled === false ? (
             <p className="hint">Runtime controls are turned off on this platform.</p>
