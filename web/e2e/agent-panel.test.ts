@@ -83,7 +83,7 @@ describe("Agent panel", () => {
     await panel.getByRole("button", { name: "Deploy agent" }).click();
     await expect
       .poll(() => panel.getByTestId("deploy-job").textContent())
-      .toMatch(/job_\d+_[0-9a-z]+: queued/);
+      .toMatch(/job_\d+_[0-9a-z]+: Queued, waiting for a worker/);
     // The link opens the job's dashboard page, not the API's JSON.
     const href = await panel.getByTestId("deploy-job").getByRole("link").getAttribute("href");
     expect(href).toMatch(/^\/dashboard\/jobs\/job_\d+_[0-9a-z]+$/);

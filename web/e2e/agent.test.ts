@@ -39,8 +39,8 @@ describe("Agent page", () => {
 
     // Deploy: the job is followed until the worker has provisioned the agent; the page then shows it running.
     await deploy.click();
-    await expect.poll(() => text(page, "deploy-job")).toMatch(/job_\d+_[0-9a-z]+: (queued|running)/);
-    await expect.poll(() => text(page, "deploy-job"), { timeout: 60_000 }).toMatch(/: completed$/);
+    await expect.poll(() => text(page, "deploy-job")).toMatch(/job_\d+_[0-9a-z]+: (Queued|Running)/);
+    await expect.poll(() => text(page, "deploy-job"), { timeout: 60_000 }).toMatch(/: Completed at /);
     await expect.poll(() => text(page, "agent-status"), { timeout: 15_000 }).toBe("Running");
     expect(await text(page, "agent-version")).toBe("2026.4.11");
 
@@ -73,7 +73,7 @@ describe("Agent page", () => {
       .click();
     await expect.poll(() => text(page, "heartbeat-state")).toMatch(/^on\s*every 1h/);
     await page.getByRole("button", { name: "Refresh gateway status" }).click();
-    await expect.poll(() => text(page, "gateway-cron")).toContain("every 1 h");
+    await expect.poll(() => text(page, "gateway-cron")).toContain("every hour");
     await page.getByTestId("agent-heartbeat").getByRole("button", { name: "Turn off" }).click();
     await expect.poll(() => text(page, "heartbeat-state")).toMatch(/^off/);
     await page.getByTestId("agent-heartbeat").getByRole("button", { name: "Turn on" }).click();
@@ -84,22 +84,41 @@ describe("Agent page", () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     await expectAccessible(page);
 
-    // Lifecycle: stop, then start again; restart.
+    // Lifecycle: only what makes sense for the state is enabled (issue 26 item 4). Running: stop or restart.
     const panel = page.getByTestId("agent-panel");
-    await panel.getByRole("button", { name: "Stop", exact: true }).click();
+    const control = (name: string) => panel.getByRole("button", { name, exact: true });
+    const enabledControls = async () => {
+      const names: string[] = [];
+      for (const name of ["Start", "Stop", "Restart", "Repair"])
+        if (await control(name).isEnabled()) names.push(name);
+      return names;
+    };
+    expect(await enabledControls()).toEqual(["Stop", "Restart"]);
+    await control("Stop").click();
     await expect
       .poll(() => page.getByRole("status").filter({ hasText: "Stop: done." }).count(), {
         timeout: 30_000,
       })
       .toBe(1);
-    await expect.poll(() => text(page, "agent-status"), { timeout: 15_000 }).not.toBe("Running");
-    await panel.getByRole("button", { name: "Start", exact: true }).click();
+    // Stopped, as the probe says, not a red "Unreachable"; no CPU or memory figures; only Start.
+    await expect.poll(() => text(page, "agent-status"), { timeout: 15_000 }).toBe("Stopped");
+    expect(await panel.getByTestId("agent-status").locator(".badge-bad").count()).toBe(0);
+    await expect.poll(() => page.getByTestId("agent-stats-stopped").isVisible()).toBe(true);
+    expect(await page.getByTestId("agent-memory").count()).toBe(0);
+    expect(await page.getByTestId("agent-cpu").count()).toBe(0);
+    expect(await enabledControls()).toEqual(["Start"]);
+    expect(await text(page, "agent-controls-hint")).toBe("The agent is stopped: start it to run it again.");
+    await expectAccessible(page);
+    await control("Start").click();
     await expect
       .poll(() => page.getByRole("status").filter({ hasText: "Start: done." }).count(), {
         timeout: 60_000,
       })
       .toBe(1);
     await expect.poll(() => text(page, "agent-status"), { timeout: 30_000 }).toBe("Running");
+    // Running again: its figures are read again.
+    await expect.poll(() => text(page, "agent-memory"), { timeout: 15_000 }).toMatch(/MiB|GiB/);
+    expect(await page.getByTestId("agent-stats-stopped").count()).toBe(0);
 
     // Maintenance: a restart asks first; Cancel does nothing, Confirm restarts.
     const maintenance = page.getByTestId("agent-maintenance");

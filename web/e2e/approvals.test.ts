@@ -53,7 +53,9 @@ describe("Approvals page", () => {
     await expect.poll(() => card.getByTestId("permission-input").textContent()).toBe("npm install left-pad");
     const text = await card.textContent();
     expect(text).toContain("dangerous");
-    expect(text).toContain(agent.id);
+    // The agent by its name, not its id (issue 26 item 6).
+    await expect.poll(() => card.getByTestId("permission-agent").textContent()).toBe("Scout");
+    expect(text).not.toContain(agent.id);
     expect(text).toMatch(/package|install/i);
     await expect.poll(() => card.getByRole("heading").textContent()).toBe("bash call");
     await expectAccessible(page);

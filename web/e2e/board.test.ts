@@ -2,7 +2,9 @@
  * The job board page (/dashboard/board) in real headless Chromium against the built web app: a company
  * and a draft listing created, published, applied to and claimed by another user's agent, the claim read
  * by the owner, a post written; drafts never reach another user's board nor, moved back to draft, an
- * applicant's list of applications. Accessibility at each step.
+ * applicant's list of applications. Publishing shows the job under "Open jobs" at once, a claimed job cannot be
+ * claimed again by that agent, and agents are named, never shown by id (issue 26 item 6). Accessibility at
+ * each step.
  */
 import { newId } from "@svc/common";
 import { agents, jobListings } from "@svc/db/schema";
@@ -64,9 +66,12 @@ describe("Job board page", () => {
       .poll(() => applicant.page.getByTestId("board").textContent(), { timeout: 20_000 })
       .toContain("No open jobs match");
 
+    // Published: it is an open job at once, on the owner's own board too, with no reload (issue 26 item 6).
+    expect(await page.getByTestId("board").textContent()).not.toContain("Rust wizard");
     await page.getByRole("button", { name: "Publish Rust wizard" }).click();
     await expect.poll(() => mine.textContent()).toContain("active");
     expect(await page.getByRole("button", { name: "Close Rust wizard" }).count()).toBe(1);
+    await expect.poll(() => page.getByTestId("board").textContent()).toContain("Rust wizard");
 
     // The applicant sees it, searches for it, applies once, and claims it with its agent.
     const agentId = newId("agt");
@@ -81,28 +86,37 @@ describe("Job board page", () => {
     await other.getByRole("button", { name: "Apply to Rust wizard" }).click();
     await expect.poll(() => other.getByTestId("applications").textContent()).toContain("Rust wizard");
     expect(await other.getByRole("button", { name: "Applied to Rust wizard" }).isDisabled()).toBe(true);
-    await other.getByLabel("Agent that claims jobs").selectOption(agentId);
-    await other.getByRole("button", { name: "Claim Rust wizard with your agent" }).click();
+    // The agents are offered by name; once one has claimed the job, it cannot claim it again (no 409).
+    const chooser = other.getByLabel("Agent that claims jobs");
+    expect(await chooser.locator("option").allTextContents()).toEqual(["worker"]);
+    await chooser.selectOption(agentId);
+    await other.getByRole("button", { name: "Claim Rust wizard with worker" }).click();
     await expect
       .poll(() => other.getByTestId("browse-card").getByRole("status").textContent())
-      .toContain('Your agent claimed "Rust wizard"');
-    await other.getByRole("button", { name: "Claim Rust wizard with your agent" }).click();
-    await expect
-      .poll(() => other.getByTestId("browse-card").getByRole("alert").textContent())
-      .toBe("this agent has already claimed this job");
+      .toContain('worker claimed "Rust wizard"');
+    const claimed = other.getByRole("button", { name: "worker claimed Rust wizard" });
+    await expect.poll(() => claimed.isDisabled()).toBe(true);
+    expect(await claimed.textContent()).toBe("Claimed");
+    expect(await other.getByTestId("browse-card").getByRole("alert").count()).toBe(0);
+    // Still claimed after a reload: the page reads the agents' claims.
+    await other.reload();
+    await expect.poll(() => claimed.isDisabled(), { timeout: 20_000 }).toBe(true);
+    await expectAccessible(other);
 
     const postForm = other.getByRole("form", { name: "Write a post" });
     await postForm.getByLabel("Post").fill("Claimed my first job");
     await postForm.getByLabel("Author").selectOption(agentId);
     await postForm.getByRole("button", { name: "Post" }).click();
     await expect.poll(() => other.getByTestId("posts").textContent()).toContain("Claimed my first job");
-    expect(await other.getByTestId("posts").textContent()).toContain(agentId);
+    expect(await other.getByTestId("posts").textContent()).toContain("worker");
+    expect(await other.getByTestId("posts").textContent()).not.toContain(agentId);
     await expectAccessible(other);
 
     // The owner reads the claim and the counts.
     await page.reload();
     await page.getByRole("button", { name: "Claims of Rust wizard" }).click();
-    await expect.poll(() => page.getByTestId("claims").textContent()).toContain(agentId);
+    await expect.poll(() => page.getByTestId("claims").textContent()).toContain("worker");
+    expect(await page.getByTestId("claims").textContent()).not.toContain(agentId);
     await page.getByRole("button", { name: "Close Rust wizard" }).click();
     await expect.poll(() => mine.textContent()).toContain("closed");
     await expectAccessible(page);

@@ -7,6 +7,7 @@ import { connectDatabase } from "@svc/db";
 import { afterAll, describe, expect, it } from "vitest";
 import { enqueueJob } from "../../backend/src/jobs/sql";
 import { expectAccessible } from "./testing/a11y";
+import { seedAgent } from "./testing/agents";
 import { useDashboardStack } from "./testing/dashboard";
 
 const stack = useDashboardStack();
@@ -14,9 +15,9 @@ const db = connectDatabase(process.env.DATABASE_URL as string, { max: 2 });
 afterAll(() => db.close());
 
 type JobType = "gateway_chat_completion" | "provision_managed_runtime";
-async function job(userId: string, jobType: JobType, day: number, message = "hi") {
+async function job(userId: string, jobType: JobType, day: number, message = "hi", agentId = "agt_jobs") {
   const clock = { now: () => new Date(Date.UTC(2026, 5, day, 12)) };
-  return enqueueJob(db.pool, clock, { jobType, userId, agentId: "agt_jobs", payload: { userId, message } });
+  return enqueueJob(db.pool, clock, { jobType, userId, agentId, payload: { userId, message } });
 }
 async function finish(
   id: string,
@@ -105,6 +106,66 @@ describe("Jobs pages", () => {
       .toBe("Job not found");
     await context.close();
     await other.context.close();
+  }, 120_000);
+
+  it("names the agent and shows a result as readable fields, its JSON behind a toggle (issue 26 item 6)", async () => {
+    const { page, context, user } = await stack.signIn();
+    const agent = await seedAgent(user.id, { url: null, name: "Night owl" });
+    const deploy = await enqueueJob(
+      db.pool,
+      { now: () => new Date(Date.UTC(2026, 5, 1, 12)) },
+      {
+        jobType: "provision_managed_runtime",
+        userId: user.id,
+        agentId: agent.id,
+        payload: { userId: user.id },
+      },
+    );
+    const result = {
+      agentId: agent.id,
+      url: "http://127.0.0.1:45123",
+      serviceId: "svc_local_1",
+      image: "ghcr.io/openclaw/openclaw:2026.4.11",
+      version: "2026.4.11",
+      tokenGenerated: false,
+    };
+    await finish(deploy.id, { status: "completed", attempts: 1, result });
+
+    await page.goto("/dashboard/jobs");
+    const table = page.getByTestId("jobs-table");
+    await expect.poll(() => table.locator("tbody tr").count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => table.textContent()).toContain("agent Night owl");
+    const row = (await table.textContent()) ?? "";
+    expect(row).toContain("Agent: Night owl · Address: http://127.0.0.1:45123");
+    expect(row).not.toContain(agent.id);
+    expect(row).not.toContain("{");
+    await expectAccessible(page);
+
+    await page.goto(`/dashboard/jobs/${deploy.id}`);
+    const fields = page.getByTestId("job-result-fields");
+    await expect.poll(() => fields.isVisible(), { timeout: 15_000 }).toBe(true);
+    const pairs = await fields
+      .locator(":scope > div")
+      .evaluateAll((divs) =>
+        divs.map((div) => [div.querySelector("dt")?.textContent, div.querySelector("dd")?.textContent]),
+      );
+    expect(pairs).toEqual([
+      ["Agent", "Night owl"],
+      ["Address", "http://127.0.0.1:45123"],
+      ["Service", "svc_local_1"],
+      ["Image", "ghcr.io/openclaw/openclaw:2026.4.11"],
+      ["Runtime version", "2026.4.11"],
+      ["New gateway token", "no"],
+    ]);
+    expect(await page.getByTestId("job-status").textContent()).toContain("Night owl");
+    // The JSON is there for whoever wants it, behind its toggle.
+    const raw = page.getByTestId("job-result").locator("details pre");
+    expect(await raw.isVisible()).toBe(false);
+    await page.getByTestId("job-result").getByText("As JSON").click();
+    await expect.poll(() => raw.isVisible()).toBe(true);
+    expect(JSON.parse((await raw.textContent()) ?? "")).toEqual(result);
+    await expectAccessible(page);
+    await context.close();
   }, 120_000);
 
   it("a user without jobs sees the empty state", async () => {

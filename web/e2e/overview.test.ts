@@ -65,6 +65,9 @@ describe("Overview", () => {
     await expect
       .poll(() => page.getByTestId("overview-agent-status").textContent(), { timeout: 20_000 })
       .toMatch(/running/i);
+    // The agent by the name its user gave it, not its id (issue 26 item 6).
+    expect(await page.getByTestId("overview-agent-name").textContent()).toBe("Scout");
+    expect(await page.getByTestId("overview-agent").textContent()).not.toContain(agent.id);
     const jobs = page.getByTestId("overview-jobs");
     await expect.poll(() => jobs.locator("tbody tr").count(), { timeout: 15_000 }).toBe(1);
     expect(await jobs.locator("tbody tr").first().getByRole("link").getAttribute("href")).toBe(

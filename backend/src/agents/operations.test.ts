@@ -396,6 +396,7 @@ describe("observations", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       agentId: agent.id,
+      agentName: "Runner",
       url: agent.url,
       status: "running",
       statusReason: "/api/status: running true",
@@ -405,6 +406,11 @@ describe("observations", () => {
     const down = await call(app, owner, "get", `/api/agents/${agent.id}/health`);
     expect(down.body.status).toBe("unreachable");
     expect(down.body.checks.healthz.error).toBe("connection refused");
+
+    // Stopped by the platform (POST stop): nothing answers, and that is the agent's state, not a fault.
+    await database.db.update(agents).set({ status: "stopped" }).where(eq(agents.id, agent.id));
+    const stopped = await call(app, owner, "get", `/api/agents/${agent.id}/health`);
+    expect(stopped.body).toMatchObject({ status: "stopped", statusReason: "the agent's service is stopped" });
 
     const undeployed = await seedAgent(database.db, fake, owner, { service: false, url: null });
     const none = await call(app, owner, "get", `/api/agents/${undeployed.agent.id}/health`);

@@ -70,7 +70,9 @@ export interface RuntimeStats {
   telemetry: { restartCounts: false; lastExit: false; perMessage: false };
 }
 
-export type AgentHealth = { status: "no_agent" } | (ProbeResult & { agentId: string; url: string });
+export type AgentHealth =
+  | { status: "no_agent" }
+  | (ProbeResult & { agentId: string; agentName: string; url: string });
 
 export interface RuntimeOperations {
   instanceState(agent: Agent): Promise<{ agent: AgentJson; probe: ProbeResult | null }>;
@@ -168,6 +170,15 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     return { service, url, token, tokenGenerated: generated };
   }
 
+  /** The shared probe of the agent's URL, where a service the platform stopped reads `stopped`. */
+  async function probeOf(agent: Agent, url: string): Promise<ProbeResult> {
+    const probe = await probeRuntime(url);
+    // A service the platform stopped answers nothing: that is its state, not a fault.
+    if (probe.status === "unreachable" && agent.status === "stopped")
+      return { ...probe, status: "stopped", statusReason: "the agent's service is stopped" };
+    return probe;
+  }
+
   async function waitHealthy(url: string) {
     return waitForHealthy(url, {
       pollMs: config.PROVISION_HEALTH_POLL_MS,
@@ -178,14 +189,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
 
   return {
     async instanceState(agent) {
-      const probe = agent.url ? await probeRuntime(agent.url) : null;
-      // A service the platform stopped answers nothing: that is its state, not a fault.
-      if (probe?.status === "unreachable" && agent.status === "stopped")
-        return {
-          agent: agentJson(agent),
-          probe: { ...probe, status: "stopped", statusReason: "the agent's service is stopped" },
-        };
-      return { agent: agentJson(agent), probe };
+      return { agent: agentJson(agent), probe: agent.url ? await probeOf(agent, agent.url) : null };
     },
 
     instanceStats: (agent) =>
@@ -280,7 +284,12 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
 
     async agentHealth(agent) {
       if (!agent.url) return { status: "no_agent" };
-      return { agentId: agent.id, url: agent.url, ...(await probeRuntime(agent.url)) };
+      return {
+        agentId: agent.id,
+        agentName: agent.name,
+        url: agent.url,
+        ...(await probeOf(agent, agent.url)),
+      };
     },
 
     compatibilityCheck: (agent) =>

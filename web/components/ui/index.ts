@@ -5,5 +5,6 @@ export { ConfirmButton } from "./confirm-button";
 export { type Column, DataTable } from "./data-table";
 export { EmptyState } from "./empty-state";
 export { Field, SelectField } from "./field";
+export { JsonFields, labelOf, orderedEntries } from "./json-fields";
 export { PageHeader } from "./page-header";
 export { StatusBadge, type Tone, toneOf } from "./status-badge";

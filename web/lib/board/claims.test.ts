@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { POST as CLAIM } from "@/app/api/jobs/[jobId]/claim/route";
 import { GET as CLAIMS } from "@/app/api/jobs/[jobId]/claims/route";
 import { GET as PLATFORM_JOB } from "@/app/api/jobs/[jobId]/route";
+import { GET as OWN_CLAIMS } from "@/app/api/jobs/claims/route";
 import { createApiKey, revokeApiKey } from "../apikeys/service";
 import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
 import type { ClaimView } from "./schema";
@@ -57,6 +58,7 @@ describe("POST /api/jobs/{jobId}/claim", () => {
         id: expect.stringMatching(/^clm_[0-9a-z]{20}$/),
         jobId: listing.id,
         claimerAgentId: agentId,
+        claimerAgentName: "worker",
         userId: user.id,
         createdAt: clock.now().toISOString(),
       },
@@ -181,6 +183,36 @@ describe("GET /api/jobs/{jobId}/claims", () => {
     expect((await claimsOf(listing.id, { jar: a.jar })).status).toBe(404);
     expect((await claimsOf("lst_unknown", { jar: owner.jar })).status).toBe(404);
     expect((await claimsOf(listing.id)).status).toBe(401);
+  });
+});
+
+describe("GET /api/jobs/claims", () => {
+  it("the claims the caller's agents made, newest first, named; nobody else's; by session or by key", async () => {
+    const owner = await signedInUser();
+    const first = await publishedListing(owner.jar, { title: "First" });
+    const second = await publishedListing(owner.jar, { title: "Second" });
+    const { user, jar } = await signedInUser();
+    const scout = await agentOf(user.id, "Scout");
+    const other = await signedInUser();
+    await claim(first.id, { claimerAgentId: await agentOf(other.user.id) }, { jar: other.jar });
+    await claim(first.id, { claimerAgentId: scout }, { jar });
+    clock.advance(1000);
+    await claim(second.id, { claimerAgentId: scout }, { jar });
+    const own = async (auth: Auth) => {
+      const res = await OWN_CLAIMS(
+        makeRequest({ path: "/api/jobs/claims", jar: auth.jar, headers: authHeaders(auth) }),
+      );
+      return { status: res.status, body: await res.json() };
+    };
+    const mine = await own({ jar });
+    expect(mine.status).toBe(200);
+    expect(mine.body.claims.map((c: ClaimView) => [c.jobId, c.claimerAgentId, c.claimerAgentName])).toEqual([
+      [second.id, scout, "Scout"],
+      [first.id, scout, "Scout"],
+    ]);
+    const key = await createApiKey(webContext(), user.id, { name: "reader" });
+    expect(await own({ key: key.key })).toEqual(mine);
+    expect((await own({})).status).toBe(401);
   });
 });
 

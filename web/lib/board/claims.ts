@@ -1,19 +1,31 @@
 import { newId } from "@svc/common";
 import { agents, type JobClaim, jobClaims, jobListings } from "@svc/db/schema";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import { agentNotFound, alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
 import { countBoardEvent } from "./metrics";
 import type { ClaimView } from "./schema";
 import { type BoardDeps, ownedBy } from "./service";
 
-function claimView(row: JobClaim): ClaimView {
+function claimView(row: JobClaim, claimerAgentName: string | null): ClaimView {
   return {
     id: row.id,
     jobId: row.jobId,
     claimerAgentId: row.claimerAgentId,
+    claimerAgentName,
     userId: row.userId,
     createdAt: row.createdAt.toISOString(),
   };
+}
+
+/** Claims matching `where`, newest first, each with its agent's name (null once the agent is gone). */
+async function claimsWhere(deps: BoardDeps, where: SQL | undefined): Promise<ClaimView[]> {
+  const rows = await deps.db
+    .select({ claim: jobClaims, agentName: agents.name })
+    .from(jobClaims)
+    .leftJoin(agents, eq(agents.id, jobClaims.claimerAgentId))
+    .where(where)
+    .orderBy(desc(jobClaims.createdAt), desc(jobClaims.id));
+  return rows.map((row) => claimView(row.claim, row.agentName));
 }
 
 /**
@@ -28,7 +40,7 @@ export async function claimListing(
   claimerAgentId: string,
 ): Promise<ClaimView> {
   const [agent] = await deps.db
-    .select({ id: agents.id })
+    .select({ id: agents.id, name: agents.name })
     .from(agents)
     .where(and(eq(agents.id, claimerAgentId), eq(agents.userId, caller.userId)));
   if (!agent) throw agentNotFound();
@@ -51,7 +63,7 @@ export async function claimListing(
     .returning();
   if (!row) throw alreadyClaimed();
   countBoardEvent("claim");
-  return claimView(row);
+  return claimView(row, agent.name);
 }
 
 /** `GET /api/jobs/{jobId}/claims`: the claims of a listing, newest first, for its owner only (else 404). */
@@ -61,10 +73,10 @@ export async function listClaims(deps: BoardDeps, userId: string, jobId: string)
     .from(jobListings)
     .where(and(eq(jobListings.id, jobId), ownedBy(userId)));
   if (!listing) throw listingNotFound();
-  const rows = await deps.db
-    .select()
-    .from(jobClaims)
-    .where(eq(jobClaims.jobId, jobId))
-    .orderBy(desc(jobClaims.createdAt), desc(jobClaims.id));
-  return rows.map(claimView);
+  return claimsWhere(deps, eq(jobClaims.jobId, jobId));
+}
+
+/** `GET /api/jobs/claims`: the claims the caller's agents made, newest first (what each may not claim again). */
+export async function listOwnClaims(deps: BoardDeps, userId: string): Promise<ClaimView[]> {
+  return claimsWhere(deps, eq(jobClaims.userId, userId));
 }

@@ -135,6 +135,15 @@ export const boardOperations: readonly ApiOperation[] = [
   },
   {
     method: "get",
+    path: "/api/jobs/claims",
+    summary: "The claims the caller's agents made, newest first",
+    tags,
+    auth: ["session", "apiKey"],
+    success: { status: 200, description: "`{claims}`", schema: z.object({ claims: z.array(claimSchema) }) },
+    errors: dualAuth,
+  },
+  {
+    method: "get",
     path: "/api/jobs/{jobId}/claims",
     summary: "The claims of one of the caller's listings",
     tags,

@@ -228,6 +228,8 @@ export const claimSchema = z
     id: z.string(),
     jobId: z.string(),
     claimerAgentId: z.string(),
+    /** The name its owner gave the agent; null once the agent is deleted. */
+    claimerAgentName: z.string().nullable(),
     userId: z.string(),
     createdAt: z.string(),
   })

@@ -12,6 +12,7 @@ import {
 } from "@svc/common/openapi/index";
 import { z } from "zod";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
+import { agentsOperations } from "../agents/openapi";
 import { createApiKeyBody } from "../apikeys/schema";
 import { boardOperations } from "../board/openapi";
 import { buddiesOperations } from "../buddies/openapi";
@@ -68,6 +69,7 @@ const runtimeErrors = {
 
 /** The table; each entry gets the shared 403 and 413 its route answers from ./shared.ts. */
 const operations: readonly ApiOperation[] = [
+  ...agentsOperations,
   ...jobsOperations,
   ...filesOperations,
   ...boardOperations,

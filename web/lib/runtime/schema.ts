@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { agentName } from "../agents/schema";
 import { readJson } from "../http/body";
 
-/** Longest agent name (`POST /api/provision`). */
-export const MAX_AGENT_NAME_LENGTH = 60;
+export { MAX_AGENT_NAME_LENGTH } from "../agents/schema";
 
 const unknownKeys = {
   error: (issue: { code: string; keys?: string[] }) =>
@@ -26,12 +26,7 @@ const identifier = (name: string) =>
 export const provisionBody = z
   .strictObject(
     {
-      name: z
-        .string("name must be a string")
-        .trim()
-        .min(1, "name must not be empty")
-        .max(MAX_AGENT_NAME_LENGTH, `name must be at most ${MAX_AGENT_NAME_LENGTH} characters`)
-        .optional(),
+      name: agentName.optional(),
       aiProvider: identifier("aiProvider").optional(),
       agentType: identifier("agentType").optional(),
       email: z.unknown().optional(),
@@ -73,6 +68,8 @@ export const agentHealthAnswer = z.object({
   status: z.string(),
   statusReason: z.string().optional(),
   agentId: z.string().optional(),
+  /** The name its user gave it (`PATCH /api/agents/{agentId}`). */
+  agentName: z.string().optional(),
   checkedAt: z.string().optional(),
 });
 export type AgentHealthAnswer = z.infer<typeof agentHealthAnswer>;

@@ -10,6 +10,19 @@ const STEP = /^\*\/(\d+)$/;
 
 const pad = (value: string) => value.padStart(2, "0");
 
+/** "every minute", "every 5 minutes": a count of one is said without the number. */
+function every(count: number, unit: "second" | "minute" | "hour"): string {
+  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+}
+
+/** An interval in milliseconds in the same words ("every hour", "every 90 minutes"); whole seconds up. */
+export function describeInterval(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  if (seconds % 3600 === 0) return every(seconds / 3600, "hour");
+  if (seconds % 60 === 0) return every(seconds / 60, "minute");
+  return every(seconds, "second");
+}
+
 function weekdays(field: string): string | null {
   if (field === "1-5") return "weekday (Monday to Friday)";
   const days = field.split(",");
@@ -25,7 +38,7 @@ export function describeCron(schedule: string): string | null {
     const step = STEP.exec(second);
     if (rest.every((f) => f === "*")) {
       if (second === "*") return "every second";
-      if (step) return `every ${step[1]} seconds`;
+      if (step) return every(Number(step[1]), "second");
     }
     if (second !== "0") return null;
     return describeCron(rest.join(" "));
@@ -36,10 +49,11 @@ export function describeCron(schedule: string): string | null {
   if (day === "*" && weekday === "*") {
     if (minute === "*" && hour === "*") return "every minute";
     const step = STEP.exec(minute);
-    if (step && hour === "*") return `every ${step[1]} minutes`;
+    if (step && hour === "*") return every(Number(step[1]), "minute");
     if (NUMBER.test(minute) && hour === "*") return `every hour at minute ${Number(minute)}`;
     const hourStep = STEP.exec(hour);
-    if (NUMBER.test(minute) && hourStep) return `every ${hourStep[1]} hours at minute ${Number(minute)}`;
+    if (NUMBER.test(minute) && hourStep)
+      return `${every(Number(hourStep[1]), "hour")} at minute ${Number(minute)}`;
   }
   if (!NUMBER.test(minute) || !NUMBER.test(hour)) return null;
   const at = `at ${pad(hour)}:${pad(minute)} UTC`;

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { messageOf, type Resource, usePolling, useResource } from "@/components/data";
+import { messageOf, type Resource, useAgentNames, usePolling, useResource } from "@/components/data";
 import {
   Alert,
   Card,
@@ -18,14 +18,14 @@ import { useSessionUser } from "../session-user";
 import type { AgentHealth } from "./agent/use-agent-runtime";
 import { LiveConnection } from "./approvals/live-status";
 import { usePendingPermissions } from "./approvals/use-pending-permissions";
-import { JOB_TYPE_LABELS, outcomeOf, progressOf, statusWord } from "./jobs/job-format";
+import { type AgentNameOf, JOB_TYPE_LABELS, outcomeOf, progressOf, statusWord } from "./jobs/job-format";
 import styles from "./overview.module.css";
 
 /** How often the overview re-reads the agent's health and the recent jobs while visible. */
 const OVERVIEW_POLL_MS = 10_000;
 const RECENT_JOBS = 5;
 
-const recentColumns: Column<PlatformJob>[] = [
+const recentColumns = (agentName: AgentNameOf): Column<PlatformJob>[] => [
   {
     header: "Job",
     cell: (job) => (
@@ -36,7 +36,7 @@ const recentColumns: Column<PlatformJob>[] = [
   { header: "Progress", cell: (job) => progressOf(job), hideOnNarrow: true },
   {
     header: "Result or error",
-    cell: (job) => <span className={styles.clamp}>{outcomeOf(job)}</span>,
+    cell: (job) => <span className={styles.clamp}>{outcomeOf(job, agentName)}</span>,
     hideOnNarrow: true,
   },
 ];
@@ -77,9 +77,7 @@ function AgentCard({ health }: { health: Resource<AgentHealth> }) {
           <dl className="facts">
             <div>
               <dt>Agent</dt>
-              <dd>
-                <code>{health.data?.agentId}</code>
-              </dd>
+              <dd data-testid="overview-agent-name">{health.data?.agentName ?? health.data?.agentId}</dd>
             </div>
             {health.data?.checkedAt ? (
               <div>
@@ -117,6 +115,7 @@ function ApprovalsCard() {
 }
 
 function RecentJobs() {
+  const { nameOf } = useAgentNames();
   const jobs = useResource<JobPage>(`/api/jobs?limit=${RECENT_JOBS}`);
   usePolling(jobs.reload, OVERVIEW_POLL_MS);
   return (
@@ -126,7 +125,7 @@ function RecentJobs() {
         <DataTable
           caption="Your most recent jobs"
           captionHidden
-          columns={recentColumns}
+          columns={recentColumns(nameOf)}
           rows={jobs.data.jobs}
           rowKey={(job) => job.id}
           empty={<EmptyState title="No jobs yet">Deploys and chat messages show up here.</EmptyState>}

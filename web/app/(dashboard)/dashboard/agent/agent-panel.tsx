@@ -1,10 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
-import { type AgentRuntime, type DeployJob, useDeployJob } from "./use-agent-runtime";
+import { Alert, Button, Card, ConfirmButton, Field, Notice, StatusBadge } from "@/components/ui";
+import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/schema";
+import type { PlatformJob } from "@/lib/jobs/schema";
+import { isRetrying, progressOf, timeOf } from "../jobs/job-format";
+import { AgentName } from "./agent-name";
+import { type AgentRuntime, useDeployJob } from "./use-agent-runtime";
 
 const ACTIONS = [
   { op: "start", label: "Start" },
@@ -24,41 +28,75 @@ const STATUS_TEXT: Record<string, string> = {
   unreachable: "Unreachable",
 };
 
-/** Live statuses: their reason ("/api/status: running true") tells the user nothing more. */
-const UP = new Set(["running", "healthy"]);
+/** Statuses whose reason ("/api/status: running true") tells the user nothing the word does not. */
+const SELF_EXPLAINING = new Set(["running", "healthy", "stopped"]);
 
-function jobText(job: DeployJob): string {
-  if (job.status === "completed") return "completed";
+/**
+ * The controls that make sense in each state: a live agent is stopped or restarted, not started again; a
+ * stopped one is started (nothing runs to stop, restart or repair); repair is for an agent not working as
+ * it should. A state the probe does not name keeps every control.
+ */
+const ALLOWED: Record<string, readonly Action[]> = {
+  running: ["stop", "restart"],
+  healthy: ["stop", "restart"],
+  setup: ["stop", "restart", "repair"],
+  starting: ["stop", "restart"],
+  stopped: ["start"],
+  unhealthy: ["stop", "restart", "repair"],
+  unreachable: ["start", "stop", "restart", "repair"],
+};
+
+const WHY_OFF: Record<string, string> = {
+  running: "The agent is running: Start and Repair are for an agent that is stopped or not working.",
+  healthy: "The agent is running: Start and Repair are for an agent that is stopped or not working.",
+  starting: "The agent is starting: wait for it, or stop or restart it.",
+  stopped: "The agent is stopped: start it to run it again.",
+  unhealthy: "The agent runs but does not answer as it should: restart or repair it.",
+  setup: "The agent runs but its setup is not finished: repair it if it stays so.",
+};
+
+/** Where the deploy job is, in words: an attempt is "failed" only once it has failed. */
+function deployText(job: PlatformJob): string {
   if (job.status === "failed")
-    return `failed after ${job.attempts} attempts${job.error ? `: ${job.error}` : ""}`;
-  const attempt =
-    job.attempts > 0
-      ? ` (attempt ${job.attempts} of ${job.maxAttempts} failed${job.error ? `: ${job.error}` : ""})`
-      : "";
-  const step = job.status === "running" && job.progress ? `: ${job.progress}` : "";
-  return `${job.status}${attempt}${step}`;
+    return `Failed after ${job.attempts} ${job.attempts === 1 ? "attempt" : "attempts"}${job.error ? `: ${job.error}` : ""}`;
+  if (isRetrying(job))
+    return `Attempt ${job.attempts} of ${job.maxAttempts} failed${job.error ? ` (${job.error})` : ""}; retry at ${timeOf(job.runAt)}`;
+  // A running attempt after a failed one keeps the failure's error until it ends.
+  if (job.status === "running" && job.error && job.attempts > 1)
+    return `${progressOf(job)}. Attempt ${job.attempts - 1} failed: ${job.error}`;
+  return progressOf(job);
 }
 
-/** The user's agent: deploy it, see its live status and version, and start, stop, restart or repair it. */
-export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
+/**
+ * The user's agent: deploy it (named as they choose), see its name, live status and version, redeploy it
+ * after a confirmation, and start, stop, restart or repair it where its state calls for it.
+ */
+export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; accountName: string }) {
   const { health, healthError, refreshHealth, version, controlsEnabled } = runtime;
   const { job, setJob, error: jobError } = useDeployJob(() => void refreshHealth());
   const [busy, setBusy] = useState<Action | "deploy" | null>(null);
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
 
-  async function deploy() {
+  async function deploy(name?: string) {
     setBusy("deploy");
     setError("");
     setNotice("");
     try {
-      const result = await api<{ job: DeployJob; agentId: string }>("/api/provision", { json: {} });
+      const result = await api<{ job: PlatformJob; agentId: string }>("/api/provision", {
+        json: name ? { name } : {},
+      });
       setJob(result.job);
     } catch (err) {
       setError(messageOf(err));
     } finally {
       setBusy(null);
     }
+  }
+
+  function deployNamed(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void deploy(String(new FormData(event.currentTarget).get("agentName") ?? "").trim());
   }
 
   async function act(op: Action, label: string) {
@@ -78,42 +116,58 @@ export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
 
   const deployed = health !== null && health.status !== "no_agent";
   const deploying = job !== null && (job.status === "queued" || job.status === "running");
+  const allowed = deployed ? (ALLOWED[health.status] ?? ACTIONS.map((a) => a.op)) : [];
 
   return (
     <Card
       title="Deployment"
       testId="agent-panel"
-      description="Your agent's live status and version; deploy it, or start, stop, restart or repair it."
-      actions={
-        health !== null ? (
-          <Button
-            variant={deployed ? "secondary" : "primary"}
-            onClick={deploy}
-            disabled={busy !== null || deploying}
-            busy={busy === "deploy"}
-            busyLabel="Deploying…"
-          >
-            {deployed ? "Redeploy agent" : "Deploy agent"}
-          </Button>
-        ) : null
-      }
+      description="Your agent's name, live status and version; deploy it, or start, stop, restart or repair it."
     >
       {health === null && !healthError ? (
         <p className="muted" aria-live="polite">
           Checking your agent…
         </p>
       ) : null}
-      {health?.status === "no_agent" ? <p data-testid="agent-none">You have no running agent yet.</p> : null}
+      {health?.status === "no_agent" ? (
+        <>
+          <p data-testid="agent-none">You have no running agent yet.</p>
+          <form method="post" onSubmit={deployNamed} aria-label="Deploy your agent">
+            <Field
+              label="Agent name"
+              name="agentName"
+              required
+              maxLength={MAX_AGENT_NAME_LENGTH}
+              defaultValue={(accountName ? `${accountName}'s agent` : "My agent").slice(
+                0,
+                MAX_AGENT_NAME_LENGTH,
+              )}
+              hint="How the dashboard names it; you can change it later."
+            />
+            <Button
+              type="submit"
+              disabled={busy !== null || deploying}
+              busy={busy === "deploy"}
+              busyLabel="Deploying…"
+            >
+              Deploy agent
+            </Button>
+          </form>
+        </>
+      ) : null}
       {deployed ? (
         <>
           <dl className="facts">
+            {health.agentId ? (
+              <AgentName agentId={health.agentId} name={health.agentName} onRenamed={refreshHealth} />
+            ) : null}
             <div>
               <dt>Status</dt>
               <dd data-testid="agent-status" aria-live="polite">
                 <StatusBadge status={health.status}>
                   {STATUS_TEXT[health.status] ?? health.status}
                 </StatusBadge>
-                {health.statusReason && !UP.has(health.status) ? (
+                {health.statusReason && !SELF_EXPLAINING.has(health.status) ? (
                   <span className="muted"> {health.statusReason}</span>
                 ) : null}
               </dd>
@@ -133,21 +187,36 @@ export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
               </div>
             ) : null}
           </dl>
-          {controlsEnabled ? (
-            <div className="actions">
-              {ACTIONS.map(({ op, label }) => (
-                <Button
-                  key={op}
-                  variant="secondary"
-                  disabled={busy !== null}
-                  busy={busy === op}
-                  busyLabel={`${label}…`}
-                  onClick={() => act(op, label)}
-                >
-                  {label}
-                </Button>
-              ))}
-            </div>
+          <div className="actions">
+            {controlsEnabled
+              ? ACTIONS.map(({ op, label }) => (
+                  <Button
+                    key={op}
+                    variant="secondary"
+                    disabled={busy !== null || deploying || !allowed.includes(op)}
+                    busy={busy === op}
+                    busyLabel={`${label}…`}
+                    onClick={() => act(op, label)}
+                  >
+                    {label}
+                  </Button>
+                ))
+              : null}
+            <ConfirmButton
+              variant="secondary"
+              question="Redeploy the agent? It is deployed again from scratch and unavailable meanwhile."
+              confirmLabel="Redeploy now"
+              onConfirm={() => deploy()}
+              disabled={busy !== null || deploying}
+              busy={busy === "deploy"}
+            >
+              Redeploy agent
+            </ConfirmButton>
+          </div>
+          {controlsEnabled && WHY_OFF[health.status] ? (
+            <p className="hint" data-testid="agent-controls-hint">
+              {WHY_OFF[health.status]}
+            </p>
           ) : null}
           {controlsEnabled === false ? (
             <p className="hint">Runtime controls are turned off on this platform.</p>
@@ -160,7 +229,7 @@ export function AgentPanel({ runtime }: { runtime: AgentRuntime }) {
           <Link href={`/dashboard/jobs/${encodeURIComponent(job.id)}`}>
             <code>{job.id}</code>
           </Link>
-          : {jobText(job)}
+          : {deployText(job)}
         </p>
       ) : null}
       <Notice>{notice}</Notice>

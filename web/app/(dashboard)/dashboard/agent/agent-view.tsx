@@ -13,22 +13,23 @@ import { useAgentRuntime } from "./use-agent-runtime";
  * The Agent page: deployment and lifecycle first; once the agent exists, its resources, logs, maintenance,
  * heartbeat and gateway view; the platform's services at the side.
  */
-export function AgentView() {
+export function AgentView({ accountName }: { accountName: string }) {
   const runtime = useAgentRuntime();
   const { health } = runtime;
   const agentId = health && health.status !== "no_agent" ? health.agentId : undefined;
+  const status = health?.status ?? "";
   return (
     <div className="agent-layout">
       <div className="agent-main">
-        <AgentPanel runtime={runtime} />
+        <AgentPanel runtime={runtime} accountName={accountName} />
         {agentId ? (
           <>
             <div className="grid">
-              <StatsCard />
+              <StatsCard status={status} />
               <HeartbeatCard agentId={agentId} />
             </div>
             <LogsCard />
-            <GatewayCard />
+            <GatewayCard status={status} />
             <MaintenanceCard controlsEnabled={runtime.controlsEnabled} onDone={runtime.refreshHealth} />
           </>
         ) : null}

@@ -3,37 +3,43 @@
 import { type Json, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
 import type { GatewayStatus } from "@/lib/health/gateway-status";
+import { describeInterval } from "@/lib/tasks/cron-hint";
 
 function when(at: string | null): string {
   return at ? new Date(at).toLocaleString() : "—";
 }
 
 function every(ms: number | null, kind: string): string {
-  if (ms === null) return kind;
-  const minutes = ms / 60_000;
-  return minutes % 60 === 0 ? `every ${minutes / 60} h` : `every ${minutes} min`;
+  return ms === null ? kind : describeInterval(ms);
 }
 
-/** The agent's gateway as it reports itself (`GET /api/gateway/status`): health, sessions, cron jobs. */
-export function GatewayCard() {
-  const status = useResource<Json<GatewayStatus>>("/api/gateway/status");
-  const s = status.data;
+/**
+ * The agent's gateway as it reports itself (`GET /api/gateway/status`): health, sessions, cron jobs. A
+ * stopped agent's gateway does not run: nothing is asked, and the card says so.
+ */
+export function GatewayCard({ status: agentStatus }: { status: string }) {
+  const stopped = agentStatus === "stopped";
+  const status = useResource<Json<GatewayStatus>>(stopped ? null : "/api/gateway/status");
+  const s = stopped ? undefined : status.data;
   return (
     <Card
       title="Gateway"
       testId="agent-gateway"
       description="The agent's own view: its conversations (sessions) and scheduled jobs."
       actions={
-        <Button
-          variant="secondary"
-          size="sm"
-          onClick={() => status.reload()}
-          aria-label="Refresh gateway status"
-        >
-          Refresh
-        </Button>
+        stopped ? null : (
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => status.reload()}
+            aria-label="Refresh gateway status"
+          >
+            Refresh
+          </Button>
+        )
       }
     >
+      {stopped ? <p className="muted">The agent is stopped: its gateway is not running.</p> : null}
       {status.loading ? <p className="muted">Loading…</p> : null}
       {s ? (
         <>
@@ -88,7 +94,7 @@ export function GatewayCard() {
           />
         </>
       ) : null}
-      <Alert message={status.error ? messageOf(status.error) : null} />
+      <Alert message={status.error && !stopped ? messageOf(status.error) : null} />
     </Card>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, messageOf, usePolling } from "@/components/data";
+import type { PlatformJob } from "@/lib/jobs/schema";
 import type { RuntimeVersionInfo } from "@/lib/runtime/runtime-version";
 import type { AgentHealthAnswer } from "@/lib/runtime/schema";
 
@@ -13,15 +14,8 @@ export const JOB_POLL_MS = 2_000;
 export type AgentHealth = AgentHealthAnswer;
 export type RuntimeVersion = RuntimeVersionInfo;
 
-export interface DeployJob {
-  id: string;
-  status: "queued" | "running" | "completed" | "failed";
-  attempts: number;
-  maxAttempts: number;
-  error: string | null;
-  /** The step the running deploy is at ("installing the agent runtime 2026.4.11…"). */
-  progress: string | null;
-}
+/** A deploy (`provision_managed_runtime`) job as `/api/provision` and `/api/jobs/{id}` answer it. */
+export type DeployJob = PlatformJob;
 
 /** The agent's live health (polled every 10 s while visible), the runtime version and the controls switch. */
 export function useAgentRuntime() {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { messageOf } from "@/components/data";
+import { messageOf, useAgentNames } from "@/components/data";
 import { Alert, Button, Card, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import type { PermissionDecision } from "@/lib/permissions/schema";
 import styles from "./approvals.module.css";
@@ -27,9 +27,11 @@ function inputOf(row: PendingRow): string {
 
 function RequestCard({
   row,
+  agentName,
   onDecide,
 }: {
   row: PendingRow;
+  agentName: (agentId: string) => string;
   onDecide: (decision: PermissionDecision) => Promise<void>;
 }) {
   const [busy, setBusy] = useState<PermissionDecision | null>(null);
@@ -59,9 +61,7 @@ function RequestCard({
         <dl className="facts">
           <div>
             <dt>Agent</dt>
-            <dd>
-              <code>{row.agentId}</code>
-            </dd>
+            <dd data-testid="permission-agent">{agentName(row.agentId)}</dd>
           </div>
           <div>
             <dt>Asked</dt>
@@ -100,6 +100,7 @@ function RequestCard({
 /** Pending permission requests of the user's agents, live, with Approve / Approve always / Reject. */
 export function ApprovalsView() {
   const { rows, more, error, notice, status, decide } = usePendingPermissions();
+  const { nameOf } = useAgentNames();
   const count = rows?.length ?? 0;
   return (
     <>
@@ -122,7 +123,12 @@ export function ApprovalsView() {
       ) : (
         <ul className={styles.list} aria-label="Pending requests">
           {rows.map((row) => (
-            <RequestCard key={row.id} row={row} onDecide={(decision) => decide(row.id, decision)} />
+            <RequestCard
+              key={row.id}
+              row={row}
+              agentName={nameOf}
+              onDecide={(decision) => decide(row.id, decision)}
+            />
           ))}
         </ul>
       )}

@@ -1,27 +1,40 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
+import { api, messageOf, type Resource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { ListingView } from "@/lib/board/schema";
+import type { ClaimView, ListingView } from "@/lib/board/schema";
 
-/** The public board (active listings, filters and search): apply, or let one of your agents claim a job. */
+/**
+ * The public board (active listings, filters and search): apply, or let one of your agents claim a job. A
+ * job the chosen agent has claimed reads "Claimed" and cannot be claimed by it again.
+ */
 export function BrowsePanel({
+  board,
+  onSearch,
+  claims,
   agents,
   appliedTo,
   onApplied,
 }: {
+  board: Resource<{ jobs: ListingView[] }>;
+  /** A new query string (`?search=…`, or empty for every open job). */
+  onSearch: (query: string) => void;
+  claims: Resource<{ claims: ClaimView[] }>;
   agents: AgentChoice[];
   appliedTo: Set<string>;
   onApplied: () => Promise<void>;
 }) {
-  const [query, setQuery] = useState("");
-  const board = useResource<{ jobs: ListingView[] }>(`/api/jobs/board${query}`);
   // The newest of the caller's agents claims unless another is chosen.
   const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
+  const [claiming, setClaiming] = useState<string | null>(null);
+  const agentName = agents.find((a) => a.id === agentId)?.name ?? "Your agent";
+  const claimed = new Set(
+    claims.data?.claims.filter((c) => c.claimerAgentId === agentId).map((c) => c.jobId) ?? [],
+  );
 
   function search(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -32,7 +45,7 @@ export function BrowsePanel({
       if (value) params.set(name, value);
     }
     const text = params.toString();
-    setQuery(text ? `?${text}` : "");
+    onSearch(text ? `?${text}` : "");
   }
 
   async function apply(listing: ListingView) {
@@ -54,13 +67,17 @@ export function BrowsePanel({
       setError("Deploy an agent first (Agent page): an agent claims a job.");
       return;
     }
+    setClaiming(listing.id);
     try {
       await api(`/api/jobs/${encodeURIComponent(listing.id)}/claim`, {
         json: { claimerAgentId: agentId },
       });
-      setStatus(`Your agent claimed "${listing.title}".`);
+      setStatus(`${agentName} claimed "${listing.title}".`);
     } catch (err) {
       setError(messageOf(err));
+    } finally {
+      await claims.reload();
+      setClaiming(null);
     }
   }
 
@@ -91,7 +108,7 @@ export function BrowsePanel({
         >
           {agents.map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name} ({a.id})
+              {a.name}
             </option>
           ))}
         </SelectField>
@@ -142,10 +159,17 @@ export function BrowsePanel({
                   <Button
                     size="sm"
                     variant="secondary"
-                    aria-label={`Claim ${j.title} with your agent`}
+                    aria-label={
+                      claimed.has(j.id)
+                        ? `${agentName} claimed ${j.title}`
+                        : `Claim ${j.title} with ${agentName}`
+                    }
+                    disabled={claimed.has(j.id) || claiming !== null}
+                    busy={claiming === j.id}
+                    busyLabel="Claiming…"
                     onClick={() => claim(j)}
                   >
-                    Claim
+                    {claimed.has(j.id) ? "Claimed" : "Claim"}
                   </Button>
                 </span>
               ),
@@ -154,7 +178,11 @@ export function BrowsePanel({
         />
       ) : null}
       <Notice tone="success">{status}</Notice>
-      <Alert message={error || (board.error ? messageOf(board.error) : "")} />
+      <Alert
+        message={
+          error || (board.error ? messageOf(board.error) : claims.error ? messageOf(claims.error) : "")
+        }
+      />
     </Card>
   );
 }

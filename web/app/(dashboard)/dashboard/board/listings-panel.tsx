@@ -30,13 +30,18 @@ const FIELDS = [
   "techStack",
 ];
 
-/** The caller's listings of every status (publish, close, unpublish, read claims) and the create form. */
+/**
+ * The caller's listings of every status (publish, close, read claims by agent name) and the create form; a
+ * change of status refreshes the open jobs too (`onStatusChanged`).
+ */
 export function ListingsPanel({
   companies,
   listings,
+  onStatusChanged,
 }: {
   companies: CompanyView[];
   listings: Resource<{ jobs: ListingView[] }>;
+  onStatusChanged: () => Promise<void>;
 }) {
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState("");
@@ -96,7 +101,7 @@ export function ListingsPanel({
         json: { status: next },
       });
       setStatus(`"${listing.title}" is now ${next}.`);
-      await listings.reload();
+      await Promise.all([listings.reload(), onStatusChanged()]);
     } catch (err) {
       setError(messageOf(err));
     }
@@ -173,7 +178,11 @@ export function ListingsPanel({
           rowKey={(c) => c.id}
           empty={<EmptyState title={`No agent has claimed "${claims.listing.title}" yet`} />}
           columns={[
-            { header: "Agent", cell: (c) => <code>{c.claimerAgentId}</code> },
+            {
+              header: "Agent",
+              cell: (c) =>
+                c.claimerAgentName ? <strong>{c.claimerAgentName}</strong> : <em>a deleted agent</em>,
+            },
             { header: "Claimed", cell: (c) => new Date(c.createdAt).toLocaleString() },
           ]}
         />

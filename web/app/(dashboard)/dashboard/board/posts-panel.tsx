@@ -55,7 +55,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
             <option value="">You</option>
             {agents.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.name} ({a.id})
+                {a.name}
               </option>
             ))}
           </SelectField>
@@ -78,7 +78,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
             {
               header: "Agent",
               hideOnNarrow: true,
-              cell: (p) => (p.agentId ? <code>{p.agentId}</code> : "you"),
+              cell: (p) => (p.agentId ? (agents.find((a) => a.id === p.agentId)?.name ?? p.agentId) : "you"),
             },
             { header: "Posted", hideOnNarrow: true, cell: (p) => new Date(p.createdAt).toLocaleString() },
           ]}

@@ -1,3 +1,4 @@
+import { labelOf, orderedEntries } from "@/components/ui/json-fields";
 import type { PlatformJob } from "@/lib/jobs/schema";
 
 /** The job type a person reads. */
@@ -28,11 +29,16 @@ export function dateTimeOf(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
 }
 
-/** What the job was about, in a few words: a chat job's message, else its agent. */
-export function subjectOf(job: PlatformJob): string {
+/** The name of one of the user's agents by id (`useAgentNames`); the id itself without one. */
+export type AgentNameOf = (agentId: string) => string;
+
+const idItself: AgentNameOf = (agentId) => agentId;
+
+/** What the job was about, in a few words: a chat job's message, else its agent by name. */
+export function subjectOf(job: PlatformJob, agentName: AgentNameOf = idItself): string {
   const message = job.payload.message;
   if (typeof message === "string") return message.length > 80 ? `${message.slice(0, 79)}…` : message;
-  return job.agentId ? `agent ${job.agentId}` : "";
+  return job.agentId ? `agent ${agentName(job.agentId)}` : "";
 }
 
 /** One line saying where the job is: queued, running (attempt n of m), retry at …, completed, failed. */
@@ -51,13 +57,29 @@ export function progressOf(job: PlatformJob): string {
   }
 }
 
-/** A short line about the result or the error, for tables. */
-export function outcomeOf(job: PlatformJob): string {
+/**
+ * A short line about the result or the error, for tables: a chat's reply, else the result's plain fields
+ * in words ("Agent: Scout · Runtime version: 2026.4.11"), never its JSON.
+ */
+export function outcomeOf(job: PlatformJob, agentName: AgentNameOf = idItself): string {
   if (job.error && job.status !== "completed") return job.error;
   if (job.result) {
     const reply = job.result.reply;
     if (typeof reply === "string") return reply;
-    return JSON.stringify(job.result);
+    return orderedEntries(job.result)
+      .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
+      .map(([key, value]) => {
+        const shown =
+          key === "agentId"
+            ? agentName(String(value))
+            : typeof value === "boolean"
+              ? value
+                ? "yes"
+                : "no"
+              : String(value);
+        return `${labelOf(key)}: ${shown}`;
+      })
+      .join(" · ");
   }
   return "";
 }

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, messageOf, usePolling } from "@/components/data";
+import { api, messageOf, useAgentNames, usePolling } from "@/components/data";
 import {
   Alert,
   Button,
@@ -15,6 +15,7 @@ import {
 } from "@/components/ui";
 import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
 import {
+  type AgentNameOf,
   dateTimeOf,
   JOB_STATUSES,
   JOB_TYPE_LABELS,
@@ -31,7 +32,8 @@ const PAGE_SIZE = 20;
 
 const isFailure = (job: PlatformJob) => job.error !== null && job.status !== "completed";
 
-export const jobColumns: Column<PlatformJob>[] = [
+/** The jobs table's columns; agents are named by `agentName`. */
+export const jobColumns = (agentName: AgentNameOf): Column<PlatformJob>[] => [
   {
     header: "Job",
     cell: (job) => (
@@ -39,7 +41,7 @@ export const jobColumns: Column<PlatformJob>[] = [
         <Link href={`/dashboard/jobs/${encodeURIComponent(job.id)}`} className={styles.jobLink}>
           {JOB_TYPE_LABELS[job.jobType]}
         </Link>
-        <span className={styles.subject}>{subjectOf(job)}</span>
+        <span className={styles.subject}>{subjectOf(job, agentName)}</span>
       </span>
     ),
   },
@@ -49,9 +51,9 @@ export const jobColumns: Column<PlatformJob>[] = [
       <span className={styles.status}>
         <StatusBadge status={statusWord(job)} />
         <span className={styles.progress}>{progressOf(job)}</span>
-        {outcomeOf(job) ? (
+        {outcomeOf(job, agentName) ? (
           <span className={`${styles.narrowOnly} ${isFailure(job) ? styles.error : styles.outcome}`}>
-            {outcomeOf(job)}
+            {outcomeOf(job, agentName)}
           </span>
         ) : null}
       </span>
@@ -67,7 +69,9 @@ export const jobColumns: Column<PlatformJob>[] = [
   { header: "Created", cell: (job) => dateTimeOf(job.createdAt), hideOnNarrow: true },
   {
     header: "Result or error",
-    cell: (job) => <span className={isFailure(job) ? styles.error : styles.outcome}>{outcomeOf(job)}</span>,
+    cell: (job) => (
+      <span className={isFailure(job) ? styles.error : styles.outcome}>{outcomeOf(job, agentName)}</span>
+    ),
     hideOnNarrow: true,
   },
 ];
@@ -82,6 +86,7 @@ function queryOf(type: string, status: string, cursor?: string): string {
 
 /** The user's platform jobs, newest first, filtered by type and status, a page at a time. */
 export function JobsView() {
+  const { nameOf } = useAgentNames();
   const [type, setType] = useState("");
   const [status, setStatus] = useState("");
   const [jobs, setJobs] = useState<PlatformJob[] | undefined>(undefined);
@@ -181,7 +186,7 @@ export function JobsView() {
         <DataTable
           caption="Your jobs, newest first"
           captionHidden
-          columns={jobColumns}
+          columns={jobColumns(nameOf)}
           rows={jobs}
           rowKey={(job) => job.id}
           testId="jobs-table"

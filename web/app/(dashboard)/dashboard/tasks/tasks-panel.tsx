@@ -2,29 +2,21 @@
 
 import { useEffect, useState } from "react";
 import { api, messageOf, usePolling, useResource } from "@/components/data";
-import {
-  Alert,
-  Button,
-  Card,
-  ConfirmButton,
-  DataTable,
-  EmptyState,
-  Notice,
-  SelectField,
-  StatusBadge,
-} from "@/components/ui";
+import { Alert, Card, EmptyState, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import { describeCron, formatUtc } from "@/lib/tasks/cron-hint";
+import { formatUtc } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView, TaskList } from "@/lib/tasks/schema";
 import { TaskForm } from "./task-form";
+import { TaskItem } from "./task-item";
+import styles from "./tasks.module.css";
 
 /** The list refreshes this often while the page is visible (the scheduler changes states meanwhile). */
 const REFRESH_MS = 15_000;
 
 /**
  * The user's scheduled tasks: filtered by agent, created and edited in one form (the schedule's next runs
- * shown as it is typed), enabled or disabled, deleted after a confirmation; state, last and next run,
- * attempts and the last error in the table.
+ * shown as it is typed), enabled or disabled, deleted after a confirmation; each with one state badge, its
+ * next run, how its last run went and, when it failed, the error in words (the raw answer behind a toggle).
  */
 export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
   const [agentId, setAgentId] = useState("");
@@ -108,96 +100,24 @@ export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
       >
         {tasks.loading ? <p className="muted">Loading…</p> : null}
         {tasks.data ? (
-          <DataTable
-            caption="Your scheduled tasks"
-            captionHidden
-            testId="tasks"
-            rows={tasks.data.tasks}
-            rowKey={(t) => t.id}
-            empty={<EmptyState title="No scheduled tasks">Create one below.</EmptyState>}
-            columns={[
-              {
-                header: "Task",
-                cell: (t) => (
-                  <>
-                    <strong>{t.name}</strong>
-                    {t.description ? <div className="muted">{t.description}</div> : null}
-                  </>
-                ),
-              },
-              { header: "Agent", hideOnNarrow: true, cell: (t) => agentName(t.agentId) },
-              {
-                header: "Schedule",
-                cell: (t) => (
-                  <>
-                    <code>{t.cronSchedule}</code>
-                    {describeCron(t.cronSchedule) ? (
-                      <div className="muted">{describeCron(t.cronSchedule)}</div>
-                    ) : null}
-                  </>
-                ),
-              },
-              {
-                header: "State",
-                cell: (t) => (
-                  <span data-testid="task-state">
-                    <StatusBadge status={t.status} />{" "}
-                    {t.enabled ? null : <StatusBadge status="disabled">disabled</StatusBadge>}
-                  </span>
-                ),
-              },
-              { header: "Last run", hideOnNarrow: true, cell: (t) => formatUtc(t.lastRun) },
-              {
-                header: "Next run",
-                cell: (t) => (
-                  <span data-testid="task-next-run">{t.enabled ? formatUtc(t.nextRun) : "—"}</span>
-                ),
-              },
-              {
-                header: "Attempts",
-                hideOnNarrow: true,
-                align: "end",
-                cell: (t) => `${t.attempts} / ${t.maxAttempts}`,
-              },
-              { header: "Last error", hideOnNarrow: true, cell: (t) => t.lastError ?? "—" },
-              {
-                header: "Actions",
-                align: "end",
-                cell: (t) => (
-                  <div
-                    className="actions"
-                    style={{ margin: 0, flexWrap: "nowrap", justifyContent: "flex-end" }}
-                  >
-                    <Button
-                      size="sm"
-                      variant="secondary"
-                      aria-label={`Edit task ${t.name}`}
-                      onClick={() => setEditing(t)}
-                    >
-                      Edit
-                    </Button>
-                    <Button
-                      size="sm"
-                      variant="secondary"
-                      aria-label={`${t.enabled ? "Disable" : "Enable"} task ${t.name}`}
-                      onClick={() => toggle(t)}
-                    >
-                      {t.enabled ? "Disable" : "Enable"}
-                    </Button>
-                    <ConfirmButton
-                      size="sm"
-                      aria-label={`Delete task ${t.name}`}
-                      question={`Delete "${t.name}"? It will not run again.`}
-                      confirmLabel="Delete task"
-                      onConfirm={() => remove(t)}
-                    >
-                      Delete
-                    </ConfirmButton>
-                  </div>
-                ),
-              },
-            ]}
-          />
+          tasks.data.tasks.length === 0 ? (
+            <div data-testid="tasks">
+              <EmptyState title="No scheduled tasks">Create one below.</EmptyState>
+            </div>
+          ) : (
+            <ul className={styles.list} data-testid="tasks" aria-label="Your scheduled tasks">
+              {tasks.data.tasks.map((t) => (
+                <TaskItem
+                  key={t.id}
+                  task={t}
+                  agentName={agentName(t.agentId)}
+                  onEdit={() => setEditing(t)}
+                  onToggle={() => toggle(t)}
+                  onDelete={() => remove(t)}
+                />
+              ))}
+            </ul>
+          )
         ) : null}
         <Notice>{status}</Notice>
         <Alert message={error || (tasks.error ? messageOf(tasks.error) : "")} />

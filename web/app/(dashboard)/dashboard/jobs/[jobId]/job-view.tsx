@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
-import { ApiError, api, messageOf, usePolling } from "@/components/data";
-import { Alert, Card, EmptyState, PageHeader, StatusBadge } from "@/components/ui";
+import { ApiError, api, messageOf, useAgentNames, usePolling } from "@/components/data";
+import { Alert, Card, EmptyState, JsonFields, PageHeader, StatusBadge } from "@/components/ui";
 import type { PlatformJob } from "@/lib/jobs/schema";
 import { dateTimeOf, JOB_TYPE_LABELS, progressOf, statusWord } from "../job-format";
 import styles from "../jobs.module.css";
@@ -15,6 +15,7 @@ const JOB_POLL_MS = 2_000;
 export function JobView({ jobId }: { jobId: string }) {
   const [job, setJob] = useState<PlatformJob | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
+  const { nameOf } = useAgentNames();
 
   const load = useCallback(async () => {
     try {
@@ -84,7 +85,7 @@ export function JobView({ jobId }: { jobId: string }) {
               ) : null}
               <div>
                 <dt>Agent</dt>
-                <dd>{job.agentId ? <code>{job.agentId}</code> : "—"}</dd>
+                <dd>{job.agentId ? nameOf(job.agentId) : "—"}</dd>
               </div>
               <div>
                 <dt>Created</dt>
@@ -107,11 +108,19 @@ export function JobView({ jobId }: { jobId: string }) {
           ) : null}
           {job.result ? (
             <Card title="Result" testId="job-result">
-              <pre className={styles.json}>{JSON.stringify(job.result, null, 2)}</pre>
+              <JsonFields value={job.result} agentName={nameOf} testId="job-result-fields" />
+              <details>
+                <summary>As JSON</summary>
+                <pre className={styles.json}>{JSON.stringify(job.result, null, 2)}</pre>
+              </details>
             </Card>
           ) : null}
-          <Card title="Input" description="What the job was asked to do (sanitized)">
-            <pre className={styles.json}>{JSON.stringify(job.payload, null, 2)}</pre>
+          <Card title="Input" description="What the job was asked to do (sanitized)" testId="job-input">
+            <JsonFields value={job.payload} agentName={nameOf} />
+            <details>
+              <summary>As JSON</summary>
+              <pre className={styles.json}>{JSON.stringify(job.payload, null, 2)}</pre>
+            </details>
           </Card>
         </div>
       ) : error ? null : (

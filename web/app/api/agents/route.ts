@@ -1,0 +1,16 @@
+import { listAgents } from "@/lib/agents/service";
+import { webContext } from "@/lib/context";
+import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/agents (session): `{agents}` with their names, newest first. */
+export const GET = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  return Response.json(
+    { agents: await listAgents(ctx, user.id) },
+    { headers: { "cache-control": "no-store" } },
+  );
+});

@@ -1,0 +1,51 @@
+/**
+ * The user's agents by name (`GET /api/agents`) and their renaming (`PATCH /api/agents/{agentId}`). A name is
+ * the platform's label for people (pages show it wherever an agent is meant); the runtime never sees it.
+ */
+import type { Clock } from "@svc/common";
+import type { Database } from "@svc/db";
+import { type Agent, agents } from "@svc/db/schema";
+import { and, desc, eq } from "drizzle-orm";
+import { agentNotFound } from "./errors";
+import type { AgentSummary, RenameAgentInput } from "./schema";
+
+interface Deps {
+  db: Database;
+  clock: Clock;
+}
+
+function summaryOf(row: Agent): AgentSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The user's agents, newest first. */
+export async function listAgents(deps: Deps, userId: string): Promise<AgentSummary[]> {
+  const rows = await deps.db
+    .select()
+    .from(agents)
+    .where(eq(agents.userId, userId))
+    .orderBy(desc(agents.createdAt), desc(agents.id));
+  return rows.map(summaryOf);
+}
+
+/** Gives one of the user's agents a new name; 404 for an agent of somebody else's or none. */
+export async function renameAgent(
+  deps: Deps,
+  userId: string,
+  agentId: string,
+  input: RenameAgentInput,
+): Promise<AgentSummary> {
+  const [row] = await deps.db
+    .update(agents)
+    .set({ name: input.name, updatedAt: deps.clock.now() })
+    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
+    .returning();
+  if (!row) throw agentNotFound();
+  return summaryOf(row);
+}
