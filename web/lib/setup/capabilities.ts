@@ -91,8 +91,7 @@ export function aiProviderCapability(config: Config, facts: BackendFacts): Capab
   return {
     detail: capability("ai_provider", name, {
       state: "off",
-      summary:
-        "Not configured: chat, scheduled tasks, persona evaluation and the gateway's AI plugins fail until it is.",
+      summary: "Chat, scheduled tasks, persona evaluation and the gateway's AI plugins fail until it is set.",
       action: `Set AI_PROVIDER_KEY for the backend (an API key of ${ai.url}, or set AI_PROVIDER_URL to another OpenAI-compatible provider).`,
       variables,
     }),
@@ -150,7 +149,9 @@ export function hostingCapability(config: Config, facts: BackendFacts): Capabili
           ? `Set ${hosting.missing.join(", ")} for the backend.`
           : hosting.driver === "docker"
             ? "Make the Docker Engine reachable at DOCKER_HOST (or set HOSTING_PROVIDER=local)."
-            : "Fix what the reason says.",
+            : hosting.driver === "railway"
+              ? "Check HOSTING_API_KEY (a project token also needs HOSTING_TOKEN_TYPE=project)."
+              : "Fix the cause named above (the backend's log has the details); the driver is asked again every 30 s.",
       variables,
       restartNeeded: hosting.missing.length > 0,
     }),
@@ -256,8 +257,7 @@ export function cardPaymentsCapability(config: Config): Capability {
     return {
       detail: capability("card_payments", name, {
         state: "off",
-        summary:
-          "Not configured: nobody can buy card credit; gateway calls can be paid only with MPP or a payment session.",
+        summary: "Nobody can buy card credit; gateway calls can be paid only with MPP or a payment session.",
         action: "Set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET for the web.",
         variables,
       }),
@@ -318,7 +318,7 @@ export function mppCapability(config: Config): Capability {
   return {
     detail: capability("mpp", name, {
       state: "off",
-      summary: "Not configured: gateway calls paid with MPP, and payment sessions, answer 503.",
+      summary: "Gateway calls paid with MPP, and payment sessions, answer 503.",
       action: `Set ${missing.join(", ")} for the web.`,
       variables,
     }),
@@ -358,7 +358,7 @@ export function identityProviderCapability(config: Config): Capability {
   return {
     detail: capability("identity_provider", name, {
       state: "off",
-      summary: 'Not configured: the sign-in page shows no "Continue with identity provider" button.',
+      summary: 'The sign-in page shows no "Continue with identity provider" button.',
       action: `Register ${callback} as a redirect URL at your provider, then set IDP_ISSUER, IDP_CLIENT_ID and IDP_CLIENT_SECRET for the web.`,
       variables,
     }),

@@ -100,7 +100,7 @@ describe("nothing configured (npm start's defaults, the runtime not installed ye
     });
 
     const ai = capability(body, "ai_provider");
-    expect(ai.summary).toContain("chat, scheduled tasks, persona evaluation");
+    expect(ai.summary).toContain("Chat, scheduled tasks, persona evaluation");
     expect(ai.restartNeeded).toBe(true);
     expect(variable(ai, "AI_PROVIDER_KEY")).toMatchObject({
       service: "backend",
