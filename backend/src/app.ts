@@ -23,6 +23,7 @@ import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
 import { runtimeProxyRoutes } from "./runtime/proxy";
 import { runtimeVersionRoutes } from "./runtime/routes";
+import { setupRoutes } from "./setup/routes";
 
 export interface BackendDeps {
   config: BackendConfig;
@@ -99,6 +100,7 @@ export function createApp({
   app.use(adminRoutes(database.db, config));
   app.use(aiRoutes(database.db, config, clock));
   app.use(runtimeVersionRoutes(config));
+  app.use(setupRoutes(config, platform));
   app.use(agentOperationRoutes({ db: database.db, config, platform, onOperatorAction }));
   app.use(runtimeInstanceRoutes(platform, { internalApiKey: config.INTERNAL_API_KEY }));
   app.use(notFound);

@@ -12,6 +12,7 @@ import {
   type OpenApiDocument,
   openApiDocumentOperation,
 } from "@svc/common/openapi/index";
+import { backendSetupSchema } from "@svc/common/setup";
 import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/schema";
@@ -229,6 +230,18 @@ export const backendOperations: readonly ApiOperation[] = [
       description: "`{version, image, defaultImage}`",
       schema: z.object({ version: z.string(), image: z.string(), defaultImage: z.string() }),
     },
+    errors: internalErrors,
+  },
+  {
+    method: "get",
+    path: "/api/setup",
+    summary: "The backend's part of the setup checklist: AI provider, hosting driver, agent runtime",
+    description:
+      "Whether each capability the backend owns is configured, and which of its variables are unset; never a " +
+      "secret's value. The web's `GET /api/setup` puts it into words.",
+    tags: ["setup"],
+    auth: ["internalKey"],
+    success: { status: 200, description: "`{aiProvider, hosting, runtime}`", schema: backendSetupSchema },
     errors: internalErrors,
   },
   ...agentOperations({

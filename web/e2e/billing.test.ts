@@ -1,7 +1,7 @@
 /**
  * The dashboard's Billing page in real headless Chromium against the built web app: card credit with its
  * "Buy credit" button (through the checkout route to a loopback fake of the card provider), the plugin price
- * list, how to call the gateway; and, on a server without STRIPE_SECRET_KEY, the notice naming it.
+ * list, how to call the gateway; and, on a server without STRIPE_SECRET_KEY, the notice saying so.
  */
 import { startFakeStripe } from "@svc/common/testing";
 import { cardCredits } from "@svc/db/schema";
@@ -116,7 +116,7 @@ describe("/dashboard/billing", () => {
     }
   }, 120_000);
 
-  it("says card payments are not configured, naming STRIPE_SECRET_KEY, on a server without it", async () => {
+  it("says up front that card credit cannot be bought, on a server without STRIPE_SECRET_KEY", async () => {
     const web = await startWebServer({
       DATABASE_URL: process.env.DATABASE_URL as string,
       SESSION_SECRET: E2E_SESSION_SECRET,
@@ -132,8 +132,10 @@ describe("/dashboard/billing", () => {
       await context.addCookies([{ name: "svc-session", value: token, url: web.url }]);
       const page = await context.newPage();
       await page.goto("/dashboard/billing");
-      const notice = page.getByTestId("card-not-configured");
-      await expect.poll(() => notice.textContent()).toContain("STRIPE_SECRET_KEY");
+      const notice = page.getByTestId("unavailable-card_payments");
+      await expect
+        .poll(() => notice.textContent())
+        .toBe("Buying card credit is not available on this server: card payments are not set up.");
       expect(await page.getByTestId("buy-credit").count()).toBe(0);
       expect(await page.getByTestId("credit-balance").textContent()).toBe("0.00 USD");
       await expectAccessible(page);

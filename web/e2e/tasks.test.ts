@@ -14,7 +14,10 @@ import { webContext } from "../lib/testing";
 import { DESKTOP_WIDTH, expectAccessible, NARROW_WIDTH } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 
-const stack = useDashboardStack();
+// Tasks can be created only where an AI provider is set (the page says so otherwise); none is called here.
+const stack = useDashboardStack({
+  backendEnv: { AI_PROVIDER_KEY: "e2e-provider-key", AI_PROVIDER_URL: "http://127.0.0.1:9/v1" },
+});
 
 async function rowsOf(userId: string) {
   return webContext().db.select().from(scheduledTasks).where(eq(scheduledTasks.userId, userId));

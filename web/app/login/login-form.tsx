@@ -2,10 +2,15 @@
 
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
-import { api, fieldOf, messageOf } from "@/components/data";
+import { ApiError, api, fieldOf, messageOf } from "@/components/data";
 import { ErrorAlert, Field } from "@/components/ui";
+import { passkeyErrorHere } from "@/lib/passkeys/browser-errors";
 
-export function LoginForm() {
+/**
+ * Password and passkey sign-in; the identity provider's button only when one is configured. `publicUrl`
+ * (PUBLIC_URL) lets a passkey failure name the address passkeys work at.
+ */
+export function LoginForm({ publicUrl, idpConfigured }: { publicUrl: string; idpConfigured: boolean }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -52,7 +57,7 @@ export function LoginForm() {
       await api("/api/passkey/auth/verify", { json: { response, challenge } });
       window.location.assign("/dashboard");
     } catch (err) {
-      setFormError(messageOf(err));
+      setFormError(err instanceof ApiError ? messageOf(err) : passkeyErrorHere(err, "sign-in", publicUrl));
       setBusy(false);
     }
   }
@@ -90,9 +95,11 @@ export function LoginForm() {
         <button type="button" className="secondary" onClick={signInWithPasskey} disabled={busy}>
           Sign in with passkey
         </button>
-        <a className="button secondary" href="/api/auth/idp">
-          Continue with identity provider
-        </a>
+        {idpConfigured ? (
+          <a className="button secondary" href="/api/auth/idp">
+            Continue with identity provider
+          </a>
+        ) : null}
       </div>
     </>
   );

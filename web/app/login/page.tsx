@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { ErrorAlert } from "@/components/ui";
+import { webContext } from "@/lib/context";
+import { idpSettings } from "@/lib/idp/service";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in · Agent Platform" };
@@ -20,13 +22,14 @@ export default async function LoginPage({
   searchParams: Promise<Record<string, string | string[]>>;
 }) {
   const params = await searchParams;
+  const { config } = webContext();
   const code = typeof params.error === "string" ? params.error : undefined;
   const notice = code ? (MESSAGES[code] ?? "Sign-in failed.") : undefined;
   return (
     <main className="narrow">
       <h1>Sign in</h1>
       <ErrorAlert message={notice} />
-      <LoginForm />
+      <LoginForm publicUrl={config.PUBLIC_URL} idpConfigured={idpSettings(config) !== null} />
       <p>
         New here? <a href="/signup">Create an account</a>
       </p>

@@ -26,6 +26,8 @@ export interface Plugin {
   priceMicros: bigint;
   /** null: no upstream configured (the call answers 502 `no_plugin`). */
   upstream: PluginUpstream | null;
+  /** Its upstream is the platform's AI provider (through the backend), so it works only when that is set. */
+  platformAi: boolean;
 }
 
 /** The backend route the AI plugins default to. */
@@ -68,6 +70,7 @@ export function pluginRegistry(config: PluginConfig): ReadonlyMap<string, Plugin
       streaming: true,
       priceMicros: usdToMicros(config.GATEWAY_PLUGIN_AGENT_PRICE_USD),
       upstream: configured(config.GATEWAY_PLUGIN_AGENT_URL) ?? backendAi(),
+      platformAi: !config.GATEWAY_PLUGIN_AGENT_URL,
     },
     {
       id: "generate-text",
@@ -76,6 +79,7 @@ export function pluginRegistry(config: PluginConfig): ReadonlyMap<string, Plugin
       streaming: true,
       priceMicros: usdToMicros(config.GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD),
       upstream: configured(config.GATEWAY_PLUGIN_GENERATE_TEXT_URL) ?? backendAi(),
+      platformAi: !config.GATEWAY_PLUGIN_GENERATE_TEXT_URL,
     },
     {
       id: "tts",
@@ -84,6 +88,7 @@ export function pluginRegistry(config: PluginConfig): ReadonlyMap<string, Plugin
       streaming: false,
       priceMicros: usdToMicros(config.GATEWAY_PLUGIN_TTS_PRICE_USD),
       upstream: configured(config.GATEWAY_PLUGIN_TTS_URL),
+      platformAi: false,
     },
     {
       id: "stt",
@@ -92,6 +97,7 @@ export function pluginRegistry(config: PluginConfig): ReadonlyMap<string, Plugin
       streaming: false,
       priceMicros: usdToMicros(config.GATEWAY_PLUGIN_STT_PRICE_USD),
       upstream: configured(config.GATEWAY_PLUGIN_STT_URL),
+      platformAi: false,
     },
   ];
   const withAuth = new Set(config.GATEWAY_AUTH_PLUGINS);

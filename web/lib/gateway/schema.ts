@@ -62,6 +62,8 @@ export const pluginPrice = z.object({
   auth: z.boolean(),
   price: z.string(),
   available: z.boolean(),
+  /** Why it is not available: `no_upstream` (none configured) or `no_ai_provider` (the platform has none). */
+  unavailableReason: z.enum(["no_upstream", "no_ai_provider"]).nullable(),
 });
 export const billingOverview = z
   .object({

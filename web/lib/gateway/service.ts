@@ -16,6 +16,7 @@ import type { WebContext } from "../context";
 import { readJson } from "../http/body";
 import { toErrorResponse } from "../http/errors";
 import { sessionUserOf } from "../sessions/service";
+import { backendFactsOf } from "../setup/backend-facts";
 import { cardCreditOf } from "./billing/card";
 import {
   MppRefusal,
@@ -175,19 +176,26 @@ export async function handleOpenSession(ctx: WebContext, request: Request): Prom
 
 /** `GET /api/gateway/billing`: the user's card credit, which payments are configured, and the price list. */
 export async function billingOverviewOf(ctx: WebContext, userId: string): Promise<BillingOverview> {
-  const credit = await cardCreditOf(ctx.db, userId);
+  const [credit, backend] = await Promise.all([cardCreditOf(ctx.db, userId), backendFactsOf(ctx)]);
+  // Known off only when the backend said so: an unanswered backend leaves the plugins as configured.
+  const noAiProvider = backend.reachable && !backend.setup.aiProvider.configured;
   return {
     credit: microsToUsd(credit),
     cardConfigured: Boolean(ctx.config.STRIPE_SECRET_KEY),
     creditPack: microsToUsd(usdToMicros(ctx.config.CARD_CREDIT_PACK_USD)),
     mppConfigured: mppConfigured(ctx.config),
-    plugins: [...pluginRegistry(ctx.config).values()].map((p) => ({
-      id: p.id,
-      name: p.name,
-      streaming: p.streaming,
-      auth: p.auth,
-      price: microsToUsd(p.priceMicros),
-      available: p.upstream !== null,
-    })),
+    plugins: [...pluginRegistry(ctx.config).values()].map((p) => {
+      const unavailableReason =
+        p.upstream === null ? "no_upstream" : p.platformAi && noAiProvider ? "no_ai_provider" : null;
+      return {
+        id: p.id,
+        name: p.name,
+        streaming: p.streaming,
+        auth: p.auth,
+        price: microsToUsd(p.priceMicros),
+        available: unavailableReason === null,
+        unavailableReason,
+      };
+    }),
   };
 }

@@ -30,6 +30,7 @@ import { decisionBody, pendingPageQuery, permissionSocketQuery } from "../permis
 import { personaOperations } from "../persona/openapi";
 import { radioOperations } from "../radio/openapi";
 import { logsQuery, maintenanceBody, provisionBody } from "../runtime/schema";
+import { setupOperations } from "../setup/openapi";
 import { skillsOperations } from "../skills/openapi";
 import { socialOperations } from "../social/openapi";
 import { tasksOperations } from "../tasks/openapi";
@@ -592,6 +593,7 @@ const operations: readonly ApiOperation[] = [
   ...skillsOperations,
   ...initDeepOperations,
   ...personaOperations,
+  ...setupOperations,
 ];
 
 export const webOperations: readonly ApiOperation[] = operations.map(withSharedResponses);

@@ -14,12 +14,14 @@ import {
 } from "@/components/ui";
 import type { AccountSummary, TrialStatus } from "@/lib/accounts/service";
 import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
+import type { SetupStatus } from "@/lib/setup/schema";
 import { useSessionUser } from "../session-user";
 import type { AgentHealth } from "./agent/use-agent-runtime";
 import { LiveConnection } from "./approvals/live-status";
 import { usePendingPermissions } from "./approvals/use-pending-permissions";
 import { type AgentNameOf, JOB_TYPE_LABELS, outcomeOf, progressOf, statusWord } from "./jobs/job-format";
 import styles from "./overview.module.css";
+import { SetupChecklist } from "./setup-checklist";
 
 /** How often the overview re-reads the agent's health and the recent jobs while visible. */
 const OVERVIEW_POLL_MS = 10_000;
@@ -161,15 +163,19 @@ function TrialCard() {
 }
 
 /**
- * The overview: the agent and its health (or the deploy, when there is none yet), the trial, the pending
- * approvals (live), and the user's most recent jobs.
+ * The overview: what this server cannot do yet (an admin's setup checklist), the agent and its health (or
+ * the deploy, when there is none yet), the trial, the pending approvals (live), and the most recent jobs.
  */
-export function Overview({ justVerified }: { justVerified: boolean }) {
+export function Overview({ justVerified, setup }: { justVerified: boolean; setup: SetupStatus }) {
   const user = useSessionUser();
   const account = useResource<AccountSummary>("/api/account");
   const health = useResource<AgentHealth>("/api/runtime/health");
   usePolling(health.reload, OVERVIEW_POLL_MS);
   const noAgent = health.data?.status === "no_agent";
+  // Something to set up leads the page; a server where all is ready keeps the checklist at its foot.
+  const setupFirst = setup.capabilities
+    ? setup.capabilities.some((c) => c.state !== "ready")
+    : setup.unavailable.length > 0;
 
   return (
     <>
@@ -179,6 +185,7 @@ export function Overview({ justVerified }: { justVerified: boolean }) {
         <Notice tone="warning">Confirm your email address with the link we sent you.</Notice>
       ) : null}
       <Alert message={account.error ? messageOf(account.error) : null} />
+      {setupFirst ? <SetupChecklist setup={setup} /> : null}
       {/* Without an agent, its deploy step leads the page; the cards below share the rows. */}
       {noAgent ? <AgentCard health={health} /> : null}
       <div className={`grid ${styles.cards}`}>
@@ -187,6 +194,7 @@ export function Overview({ justVerified }: { justVerified: boolean }) {
         <ApprovalsCard />
       </div>
       <RecentJobs />
+      {setupFirst ? null : <SetupChecklist setup={setup} />}
     </>
   );
 }

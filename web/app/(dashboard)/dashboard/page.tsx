@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { pageSetupStatus } from "../setup-status";
 import { Overview } from "./overview";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -9,5 +10,5 @@ export default async function DashboardPage({
   searchParams: Promise<Record<string, string | string[]>>;
 }) {
   const params = await searchParams;
-  return <Overview justVerified={params.verified === "1"} />;
+  return <Overview justVerified={params.verified === "1"} setup={await pageSetupStatus()} />;
 }

@@ -1,14 +1,21 @@
 "use client";
 
+import type { ReactNode } from "react";
 import { messageOf, useResource } from "@/components/data";
-import { Alert, Card, DataTable, EmptyState, Notice, StatusBadge } from "@/components/ui";
+import { Alert, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
 import type { BillingOverview } from "@/lib/gateway/schema";
 
 /** The buy-credit route: a card checkout for one credit pack (the 402 answers link to it too). */
 const CHECKOUT_URL = "/api/v1/payments/card/create?plugin=agent";
 
-/** The user's card credit with its "Buy credit" button, and the plugins' prices per call. */
-export function BillingPanels() {
+/** Why a plugin cannot be called, in the price list's words. */
+const UNAVAILABLE_WORDS = { no_upstream: "no upstream", no_ai_provider: "no AI provider" } as const;
+
+/**
+ * The user's card credit with its "Buy credit" button (or, card payments off, `cardUnavailable` in its
+ * place), and the plugins' prices per call.
+ */
+export function BillingPanels({ cardUnavailable }: { cardUnavailable: ReactNode }) {
   const billing = useResource<BillingOverview>("/api/gateway/billing");
   const b = billing.data;
   return (
@@ -27,18 +34,17 @@ export function BillingPanels() {
               </div>
             </dl>
             {b.cardConfigured ? (
-              <p>
-                <a className="button" href={CHECKOUT_URL} data-testid="buy-credit">
-                  Buy credit ({b.creditPack} USD)
-                </a>
-              </p>
+              <>
+                <p>
+                  <a className="button" href={CHECKOUT_URL} data-testid="buy-credit">
+                    Buy credit ({b.creditPack} USD)
+                  </a>
+                </p>
+                <p className="hint">Credit appears once the card provider confirms the payment.</p>
+              </>
             ) : (
-              <Notice tone="warning" testId="card-not-configured">
-                Card payments are not configured on this server: set <code>STRIPE_SECRET_KEY</code> (and{" "}
-                <code>STRIPE_WEBHOOK_SECRET</code> for the provider's webhook) to sell credit.
-              </Notice>
+              cardUnavailable
             )}
-            <p className="hint">Credit appears once the card provider confirms the payment.</p>
           </>
         ) : billing.loading ? (
           <p className="muted">Loading…</p>
@@ -67,7 +73,7 @@ export function BillingPanels() {
                     </StatusBadge>
                   ) : (
                     <StatusBadge status="unconfigured" tone="neutral">
-                      no upstream
+                      {p.unavailableReason ? UNAVAILABLE_WORDS[p.unavailableReason] : "unavailable"}
                     </StatusBadge>
                   ),
               },

@@ -2,13 +2,15 @@ import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui";
 import { webContext } from "@/lib/context";
 import { mppConfigured } from "@/lib/gateway/billing/mpp";
+import { FeatureUnavailable, pageSetupStatus } from "../../setup-status";
 import { BillingPanels } from "./billing-panels";
 import { GatewayUsage } from "./gateway-usage";
 
 export const metadata: Metadata = { title: "Billing" };
 
-export default function BillingPage() {
+export default async function BillingPage() {
   const { config } = webContext();
+  const setup = await pageSetupStatus();
   const origin = config.PUBLIC_URL.replace(/\/+$/, "");
   return (
     <>
@@ -16,7 +18,13 @@ export default function BillingPage() {
         title="Billing"
         description="Card credit for the v1 gateway, its plugin prices, and how programs pay per call."
       />
-      <BillingPanels />
+      <BillingPanels
+        cardUnavailable={
+          <FeatureUnavailable status={setup} capability="card_payments">
+            Buying card credit is not available on this server: card payments are not set up.
+          </FeatureUnavailable>
+        }
+      />
       <GatewayUsage origin={origin} mpp={mppConfigured(config)} />
     </>
   );

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { useResource } from "@/components/data";
 import { Alert, Button, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import { MAX_CHAT_MESSAGE_LENGTH } from "@/lib/chat/schema";
@@ -76,8 +76,12 @@ function AgentAnswer({ turn }: { turn: ChatTurn }) {
   );
 }
 
-/** A conversation with the user's agent: each message is a queued chat job, followed until it ends. */
-export function ChatView() {
+/**
+ * A conversation with the user's agent: each message is a queued chat job, followed until it ends. With
+ * `unavailable` (chat is off on this server) that notice leads the page and nothing can be sent.
+ */
+export function ChatView({ unavailable = null }: { unavailable?: ReactNode }) {
+  const off = unavailable !== null;
   const chat = useChat();
   const health = useResource<{ status: string }>("/api/runtime/health");
   const [draft, setDraft] = useState("");
@@ -93,7 +97,7 @@ export function ChatView() {
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
     const message = draft.trim();
-    if (!message || chat.sending) return;
+    if (!message || chat.sending || off) return;
     setDraft("");
     // Nothing was queued: the text comes back to the box, to send again.
     if (!(await chat.send(message))) setDraft((current) => current || message);
@@ -111,6 +115,7 @@ export function ChatView() {
         title="Chat"
         description="Talk to your agent. Each message runs as a job; replies appear here."
       />
+      {unavailable}
       {health.data?.status === "no_agent" ? (
         <Notice tone="warning" testId="chat-no-agent">
           You have no agent yet. <Link href="/dashboard/agent">Deploy one</Link> to start a conversation.
@@ -158,9 +163,10 @@ export function ChatView() {
           id="chat-message"
           name="message"
           rows={2}
-          placeholder="Message your agent…"
+          placeholder={off ? "Chat is not available on this server" : "Message your agent…"}
           aria-describedby="chat-message-hint"
           value={draft}
+          disabled={off}
           maxLength={MAX_CHAT_MESSAGE_LENGTH}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
@@ -168,7 +174,7 @@ export function ChatView() {
         <p id="chat-message-hint" className="sr-only">
           Enter sends; Shift+Enter starts a new line.
         </p>
-        <Button type="submit" busy={chat.sending} busyLabel="Sending…" disabled={!draft.trim()}>
+        <Button type="submit" busy={chat.sending} busyLabel="Sending…" disabled={off || !draft.trim()}>
           Send
         </Button>
       </form>

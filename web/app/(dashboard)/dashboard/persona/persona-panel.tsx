@@ -60,7 +60,7 @@ function ScoreBars({ scores }: { scores: PersonaSummary["scores"] }) {
 }
 
 /** The agent's persona evaluation: scores, the overall score over time with drift marked, a run form. */
-export function PersonaPanel() {
+export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean }) {
   const summary = useResource<PersonaSummary>("/api/runtime/character-qa");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
@@ -175,7 +175,7 @@ export function PersonaPanel() {
               </label>
             ))}
           </fieldset>
-          <Button type="submit" busy={busy} busyLabel="Evaluating…">
+          <Button type="submit" busy={busy} busyLabel="Evaluating…" disabled={runDisabled}>
             Run evaluation
           </Button>
         </form>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui";
+import { webContext } from "@/lib/context";
 import { AccountPanels } from "./account-panel";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { PasskeysPanel } from "./passkeys-panel";
@@ -13,7 +14,7 @@ export default function SettingsPage() {
       <div className="grid">
         <AccountPanels />
       </div>
-      <PasskeysPanel />
+      <PasskeysPanel publicUrl={webContext().config.PUBLIC_URL} />
       <ApiKeysPanel />
     </>
   );

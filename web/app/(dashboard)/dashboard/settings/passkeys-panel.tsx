@@ -2,14 +2,18 @@
 
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
-import { api, type Json, messageOf, useResource } from "@/components/data";
+import { ApiError, api, type Json, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, ConfirmButton, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import { passkeyErrorHere } from "@/lib/passkeys/browser-errors";
 import type { PasskeySummary } from "@/lib/passkeys/service";
 
 type PasskeyRow = Json<PasskeySummary>;
 
-/** The user's passkeys: added through the browser's WebAuthn ceremony, removed after a confirmation. */
-export function PasskeysPanel() {
+/**
+ * The user's passkeys: added through the browser's WebAuthn ceremony, removed after a confirmation.
+ * `publicUrl` (PUBLIC_URL) lets a failure name the address passkeys work at.
+ */
+export function PasskeysPanel({ publicUrl }: { publicUrl: string }) {
   const passkeys = useResource<{ passkeys: PasskeyRow[] }>("/api/passkeys");
   const [status, setStatus] = useState("");
   const [error, setError] = useState("");
@@ -33,7 +37,7 @@ export function PasskeysPanel() {
       setStatus(`Passkey "${label}" added.`);
       await passkeys.reload();
     } catch (err) {
-      setError(messageOf(err));
+      setError(err instanceof ApiError ? messageOf(err) : passkeyErrorHere(err, "add", publicUrl));
     } finally {
       setBusy(false);
     }

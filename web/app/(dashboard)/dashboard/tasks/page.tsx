@@ -4,6 +4,7 @@ import { PageHeader } from "@/components/ui";
 import { agentChoicesOf } from "@/lib/agents/choices";
 import { webContext } from "@/lib/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
+import { FeatureUnavailable, pageSetupStatus } from "../../setup-status";
 import { TasksPanel } from "./tasks-panel";
 
 export const metadata: Metadata = { title: "Scheduled tasks" };
@@ -13,13 +14,18 @@ export default async function TasksPage() {
   const ctx = webContext();
   const session = await findSessionUser(ctx, (await cookies()).get(SESSION_COOKIE)?.value);
   const agents = session ? await agentChoicesOf(ctx.db, session.id) : [];
+  const setup = await pageSetupStatus();
   return (
     <>
       <PageHeader
         title="Scheduled tasks"
         description="Prompts sent to your agents on a cron schedule (times in UTC)."
       />
-      <TasksPanel agents={agents} />
+      <FeatureUnavailable status={setup} capability="ai_provider">
+        Scheduled tasks cannot be created on this server: it has no AI provider set up yet, so your agent
+        could not answer their prompts.
+      </FeatureUnavailable>
+      <TasksPanel agents={agents} createDisabled={!setup.available.ai_provider} />
     </>
   );
 }

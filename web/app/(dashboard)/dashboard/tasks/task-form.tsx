@@ -28,9 +28,12 @@ export function TaskForm({
   task,
   onSaved,
   onCancel,
+  disabled = false,
 }: {
   agents: AgentChoice[];
   task?: ScheduledTaskView;
+  /** The form cannot be sent (the page says why). */
+  disabled?: boolean;
   onSaved: (task: ScheduledTaskView) => unknown;
   onCancel?: () => void;
 }) {
@@ -157,7 +160,7 @@ export function TaskForm({
       </div>
       <Alert message={error} />
       <div className="actions">
-        <Button type="submit" busy={busy} busyLabel="Saving…">
+        <Button type="submit" busy={busy} busyLabel="Saving…" disabled={disabled}>
           {task ? "Save changes" : "Create task"}
         </Button>
         {onCancel ? (

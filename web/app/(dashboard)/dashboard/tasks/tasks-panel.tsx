@@ -18,7 +18,14 @@ const REFRESH_MS = 15_000;
  * shown as it is typed), enabled or disabled, deleted after a confirmation; each with one state badge, its
  * next run, how its last run went and, when it failed, the error in words (the raw answer behind a toggle).
  */
-export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
+export function TasksPanel({
+  agents,
+  createDisabled = false,
+}: {
+  agents: AgentChoice[];
+  /** No new task can run on this server (no AI provider): the new-task form cannot be sent. */
+  createDisabled?: boolean;
+}) {
   const [agentId, setAgentId] = useState("");
   const tasks = useResource<TaskList>(
     `/api/scheduled-tasks${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ""}`,
@@ -135,6 +142,7 @@ export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
           key={editing?.id ?? "new"}
           agents={agents}
           task={editing ?? undefined}
+          disabled={createDisabled && !editing}
           onSaved={(task) => saved(task, editing ? "saved" : "created")}
           onCancel={editing ? () => setEditing(null) : undefined}
         />
