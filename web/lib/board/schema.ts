@@ -228,7 +228,8 @@ export const claimSchema = z
     id: z.string(),
     jobId: z.string(),
     claimerAgentId: z.string(),
-    userId: z.string(),
+    /** Null when the claimer deleted their account (the board shows "deleted user"). */
+    userId: z.string().nullable(),
     createdAt: z.string(),
   })
   .meta({ id: "JobClaim" });
