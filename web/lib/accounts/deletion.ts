@@ -2,7 +2,7 @@ import { agents, files, permissionRequests, platformJobs, users } from "@svc/db/
 import { and, eq, inArray } from "drizzle-orm";
 import { retireAdvertiser } from "../board/retire";
 import type { WebContext } from "../context";
-import { deleteFile, filesDeps } from "../files/service";
+import { filesDeps } from "../files/service";
 import { answerJson, type BackendUser, callBackend } from "../runtime/backend-client";
 import { LIFECYCLE_TIMEOUT_MS } from "../runtime/operations";
 import { agentRemovalFailed, deletionNotConfirmed, deployInProgress } from "./errors";
@@ -24,15 +24,15 @@ export interface DeletedAccount {
 /**
  * `DELETE /api/account` (issue 26 item 7), confirmed with the password (an account without one types its
  * email out). In this order, so a failure leaves an account the person can still sign in to and try again:
- * 1. queued jobs go, and a running deploy or repair makes it 409 (its agent could appear after step 3);
- * 2. the files' stored bytes and rows (removing the agents would drop the rows and orphan the bytes);
- * 3. each agent is deprovisioned by the backend (`POST /api/agents/:id/deprovision`: its service removed
- *    from the hosting platform, its row deleted); any failure is a 502 naming the agent;
- * 4. one transaction: the board keeps what others saw as a deleted user's (../board/retire.ts), the jobs
+ * 1. queued jobs go, and a running deploy or repair makes it 409 (its agent could appear after step 2);
+ * 2. each agent is deprovisioned by the backend (`POST /api/agents/:id/deprovision`: its service removed
+ *    from the hosting platform, its row deleted with its files' rows), then its files' stored bytes are
+ *    removed (every file belongs to an agent); a failure is a 502 naming the agent, and what it had stays;
+ * 3. one transaction: the board keeps what others saw as a deleted user's (../board/retire.ts), the jobs
  *    and permission requests (rows without foreign keys) go, then the account row, whose foreign keys take
  *    the rest with it: sessions, API keys, passkeys, identity-provider links, scheduled tasks, wallets and
  *    their keys, payments, buddies, credits, tokens;
- * 5. a last mail to the address.
+ * 4. a last mail to the address.
  */
 export async function deleteAccount(
   ctx: WebContext,
@@ -61,15 +61,28 @@ export async function deleteAccount(
     .limit(1);
   if (running) throw deployInProgress();
 
-  const storage = filesDeps(ctx);
-  const ownFiles = await ctx.db.select({ id: files.id }).from(files).where(eq(files.userId, user.id));
-  for (const file of ownFiles) await deleteFile(storage, user.id, file.id);
-
+  const { storage } = filesDeps(ctx);
   const ownAgents = await ctx.db
     .select({ id: agents.id, name: agents.name })
     .from(agents)
     .where(eq(agents.userId, user.id));
-  for (const agent of ownAgents) await deprovisionAgent(ctx, session.user, agent);
+  let fileCount = 0;
+  for (const agent of ownAgents) {
+    const stored = await ctx.db
+      .select({ path: files.storagePath })
+      .from(files)
+      .where(and(eq(files.userId, user.id), eq(files.agentId, agent.id)));
+    // The agent's row takes its files' rows with it; their bytes go once it is gone.
+    await deprovisionAgent(ctx, session.user, agent);
+    for (const { path } of stored) {
+      await storage
+        .remove(path)
+        .catch((err: unknown) =>
+          ctx.logger.error({ err, userId: user.id }, "a deleted account's file bytes were not removed"),
+        );
+    }
+    fileCount += stored.length;
+  }
 
   await ctx.db.transaction(async (tx) => {
     await tx.select({ id: users.id }).from(users).where(eq(users.id, user.id)).for("update");
@@ -84,9 +97,9 @@ export async function deleteAccount(
     await tx.delete(permissionRequests).where(eq(permissionRequests.userId, user.id));
     await tx.delete(users).where(eq(users.id, user.id));
   });
-  ctx.logger.info({ userId: user.id, agents: ownAgents.length, files: ownFiles.length }, "account deleted");
+  ctx.logger.info({ userId: user.id, agents: ownAgents.length, files: fileCount }, "account deleted");
   await mailQuietly(ctx, "account deletion notice", () => mailAccountDeleted(ctx, user));
-  return { deleted: true, agents: ownAgents.length, files: ownFiles.length };
+  return { deleted: true, agents: ownAgents.length, files: fileCount };
 }
 
 /** Asks the backend to deprovision one agent; 502 naming it when the backend or the platform fails. */
