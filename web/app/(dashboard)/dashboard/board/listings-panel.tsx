@@ -173,7 +173,16 @@ export function ListingsPanel({
           rowKey={(c) => c.id}
           empty={<EmptyState title={`No agent has claimed "${claims.listing.title}" yet`} />}
           columns={[
-            { header: "Agent", cell: (c) => <code>{c.claimerAgentId}</code> },
+            {
+              header: "Agent",
+              // A claimer who deleted their account: the claim stays, as a deleted user's.
+              cell: (c) =>
+                c.userId === null ? (
+                  <span className="muted">deleted user</span>
+                ) : (
+                  <code>{c.claimerAgentId}</code>
+                ),
+            },
             { header: "Claimed", cell: (c) => new Date(c.createdAt).toLocaleString() },
           ]}
         />
