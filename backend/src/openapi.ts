@@ -267,6 +267,29 @@ export const backendOperations: readonly ApiOperation[] = [
     },
   }),
   {
+    method: "post",
+    path: "/api/agents/{agentId}/deprovision",
+    summary:
+      "Remove the agent for good: its service on the hosting platform, then its record (account deletion)",
+    tags: ["agents"],
+    auth: ["internalUser"],
+    success: {
+      status: 200,
+      description: "`{ok: true, action: 'deprovision', agentId, serviceRemoved}`",
+      schema: z.object({
+        ok: z.literal(true),
+        action: z.literal("deprovision"),
+        agentId: z.string(),
+        serviceRemoved: z.boolean(),
+      }),
+    },
+    errors: {
+      ...agentErrors,
+      500: "the hosting platform refused or failed to remove the service (`action_failed`)",
+      503: "the hosting platform is not configured, and the agent was deployed",
+    },
+  },
+  {
     method: "get",
     path: "/api/runtime/instances",
     summary: "Runtime instances on the hosting platform",

@@ -68,6 +68,33 @@ export const emailVerificationTokens = pgTable(
 export type EmailVerificationToken = typeof emailVerificationTokens.$inferSelect;
 export type NewEmailVerificationToken = typeof emailVerificationTokens.$inferInsert;
 
+// Single-use links of the account's own actions, mailed to the person (issue 26): `password_reset` (1 hour)
+// and `email_change` (24 hours, to the new address it names). The link carries `<id>.<secret>`; only the
+// secret's SHA-256 is stored, compared in constant time after the row is found by its id.
+export const accountTokens = pgTable(
+  "account_tokens",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose").$type<"password_reset" | "email_change">().notNull(),
+    secretHash: text("secret_hash").notNull(),
+    /** `email_change`: the address to confirm (lower-case). */
+    newEmail: text("new_email"),
+    expiresAt: timestamptz("expires_at").notNull(),
+    usedAt: timestamptz("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("account_tokens_purpose", sql`${t.purpose} in ('password_reset', 'email_change')`),
+    check("account_tokens_new_email", sql`(${t.purpose} = 'email_change') = (${t.newEmail} is not null)`),
+    index("account_tokens_user_id_idx").on(t.userId),
+  ],
+);
+export type AccountToken = typeof accountTokens.$inferSelect;
+export type NewAccountToken = typeof accountTokens.$inferInsert;
+
 // Sign-in sessions behind the `svc-session` cookie (spec "Session" states; 30-day lifetime).
 // Only the SHA-256 hash of the 32-byte cookie token is stored.
 export const sessions = pgTable(

@@ -123,9 +123,8 @@ export const jobClaims = pgTable(
     id: text("id").primaryKey(),
     jobId: text("job_id").notNull(),
     claimerAgentId: text("claimer_agent_id").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** Null once the claimer deleted their account: the claim stays on the listing as a deleted user's. */
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
     /** The API key used, when the claim was made with bearer auth rather than a session. */
     apiKeyId: text("api_key_id").references(() => apiKeys.id, {
       onDelete: "set null",

@@ -695,3 +695,64 @@ describe("compatibility check and token heal", () => {
     expect((await readAgent(database.db, agent.id)).status).toBe("degraded");
   });
 });
+
+describe("deprovision (account deletion)", () => {
+  const agentRow = async (id: string) => database.db.select().from(agents).where(eq(agents.id, id));
+
+  it("removes the agent's service from the platform, then its row; runtime controls do not hold it back", async () => {
+    const { app, fake } = setup({ ENABLE_RUNTIME_CONTROLS: "false" });
+    const owner = await createUser(database.db);
+    const { agent } = await seedAgent(database.db, fake, owner);
+    const res = await call(app, owner, "post", `/api/agents/${agent.id}/deprovision`);
+    expect([res.status, res.body]).toEqual([
+      200,
+      { ok: true, action: "deprovision", agentId: agent.id, serviceRemoved: true },
+    ]);
+    expect(fake.callsOf("remove")).toEqual([{ op: "remove", id: agent.runtimeServiceId }]);
+    expect(fake.services.has(agent.runtimeServiceId as string)).toBe(false);
+    expect(await agentRow(agent.id)).toEqual([]);
+  });
+
+  it("an agent whose service is already gone, or that was never deployed, loses its row only", async () => {
+    const { app, fake } = setup({}, { platform: null });
+    const owner = await createUser(database.db);
+    const { agent } = await seedAgent(database.db, fake, owner, { service: false, url: null });
+    const res = await call(app, owner, "post", `/api/agents/${agent.id}/deprovision`);
+    expect(res.body).toMatchObject({ ok: true, serviceRemoved: false });
+    expect(await agentRow(agent.id)).toEqual([]);
+
+    const withPlatform = setup();
+    const { agent: gone } = await seedAgent(database.db, withPlatform.fake, owner, { service: false });
+    const again = await call(withPlatform.app, owner, "post", `/api/agents/${gone.id}/deprovision`);
+    expect(again.body).toMatchObject({ ok: true, serviceRemoved: false });
+    expect(withPlatform.fake.callsOf("remove")).toEqual([]);
+    expect(await agentRow(gone.id)).toEqual([]);
+  });
+
+  it("a deployed agent is kept when the platform is not configured (503) or fails to remove it (500)", async () => {
+    const unconfigured = setup({}, { platform: null });
+    const owner = await createUser(database.db);
+    const { agent } = await seedAgent(database.db, unconfigured.fake, owner);
+    const res = await call(unconfigured.app, owner, "post", `/api/agents/${agent.id}/deprovision`);
+    expect([res.status, res.body.error]).toEqual([503, "hosting_not_configured"]);
+    expect(await agentRow(agent.id)).toHaveLength(1);
+
+    const failing = setup();
+    const { agent: stuck } = await seedAgent(database.db, failing.fake, owner);
+    failing.fake.failures.set("remove", new HostingError("platform", "the platform refused"));
+    const refused = await call(failing.app, owner, "post", `/api/agents/${stuck.id}/deprovision`);
+    expect(refused.status).toBe(500);
+    expect(await agentRow(stuck.id)).toHaveLength(1);
+  });
+
+  it("another user's agent is 404 and stays", async () => {
+    const { app, fake } = setup();
+    const owner = await createUser(database.db);
+    const stranger = await createUser(database.db);
+    const { agent } = await seedAgent(database.db, fake, owner);
+    const res = await call(app, stranger, "post", `/api/agents/${agent.id}/deprovision`);
+    expect(res.status).toBe(404);
+    expect(fake.callsOf("remove")).toEqual([]);
+    expect(await agentRow(agent.id)).toHaveLength(1);
+  });
+});

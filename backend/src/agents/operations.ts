@@ -13,9 +13,16 @@ import {
   pinImageVersion,
 } from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
-import type { Agent } from "@svc/db/schema";
+import { type Agent, agents } from "@svc/db/schema";
+import { eq } from "drizzle-orm";
 import type { BackendConfig } from "../config";
-import type { HostedService, HostingPlatform, ServiceLogLine } from "../hosting/types";
+import {
+  agentServiceName,
+  type HostedService,
+  HostingError,
+  type HostingPlatform,
+  type ServiceLogLine,
+} from "../hosting/types";
 import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "../runtime/agent-client";
 import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "../runtime/compat";
 import { actionFailed } from "../runtime/errors";
@@ -90,6 +97,13 @@ export interface RuntimeOperations {
   compatibilityCheck(agent: Agent): Promise<{ applied: string[] }>;
   healGatewayToken(agent: Agent): Promise<{ ok: boolean; health: ProbeResult | null }>;
   maintenance(agent: Agent, action: MaintenanceAction): Promise<LifecycleResult>;
+  /**
+   * Removes the agent for good: its service on the hosting platform, then its row (and with it the rows
+   * that hang off it). For a deleted account (issue 26 item 7), so not behind the runtime controls.
+   */
+  deprovision(
+    agent: Agent,
+  ): Promise<{ ok: true; action: "deprovision"; agentId: string; serviceRemoved: boolean }>;
   /** Repair for the `retry_repair` job: no controls gate, throws plain errors. */
   repairForJob(agent: Agent): Promise<{ serviceId: string; url: string | null; tokenGenerated: boolean }>;
 }
@@ -117,6 +131,25 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
   ): Promise<{ platform: HostingPlatform; service: HostedService }> {
     const platform = resolvePlatform(deps.platform);
     return { platform, service: await resolveService(db, platform, agent) };
+  }
+
+  /**
+   * The agent's service and its platform, or null when the platform has none. An agent that was never
+   * deployed (no service id, no URL) has nothing on any platform, so a platform that is not configured is
+   * no obstacle to removing it.
+   */
+  async function serviceIfAny(
+    agent: Agent,
+  ): Promise<{ platform: HostingPlatform; service: HostedService } | null> {
+    try {
+      const platform = resolvePlatform(deps.platform);
+      const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
+      return service ? { platform, service } : null;
+    } catch (err) {
+      const neverDeployed = agent.runtimeServiceId === null && agent.url === null;
+      if (neverDeployed && err instanceof HostingError && err.reason === "not_configured") return null;
+      throw err;
+    }
   }
 
   function operatorActed(agentId: string): void {
@@ -362,6 +395,14 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
           url: deployed.url ?? service.url ?? agent.url,
           status: "running",
         });
+      }),
+
+    deprovision: (agent) =>
+      act("deprovision", async () => {
+        const found = await serviceIfAny(agent);
+        if (found) await found.platform.remove(found.service.id);
+        await db.delete(agents).where(eq(agents.id, agent.id));
+        return { ok: true, action: "deprovision", agentId: agent.id, serviceRemoved: found !== null };
       }),
 
     async repairForJob(agent) {

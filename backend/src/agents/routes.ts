@@ -36,7 +36,8 @@ export function actorOf(res: Response, adminEmails: readonly string[]): AgentAct
  * Per-agent runtime operations (internal key + signed user context; the agent must belong to `x-user-id`,
  * else 404 `agent not found`; administrators may act on any agent):
  * GET `/api/agents/:agentId/{state,stats,gateway-token,health,logs}`,
- * POST `/api/agents/:agentId/{start,stop,restart,repair,reset-memory,update,compat,heal-token,maintenance}`.
+ * POST `/api/agents/:agentId/{start,stop,restart,repair,reset-memory,update,compat,heal-token,maintenance}`,
+ * and POST `/api/agents/:agentId/deprovision` (the web's account deletion).
  */
 export function agentOperationRoutes(deps: AgentRoutesDeps): Router {
   const { db, config } = deps;
@@ -86,6 +87,7 @@ export function agentOperationRoutes(deps: AgentRoutesDeps): Router {
   route("post", "update", (ops, agent) => ops.update(agent));
   route("post", "compat", (ops, agent) => ops.compatibilityCheck(agent));
   route("post", "heal-token", (ops, agent) => ops.healGatewayToken(agent));
+  route("post", "deprovision", (ops, agent) => ops.deprovision(agent));
   route("post", "maintenance", (ops, agent, req) =>
     ops.maintenance(agent, parseBody(maintenanceBody, req.body ?? {}).action),
   );

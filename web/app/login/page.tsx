@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ErrorAlert } from "@/components/ui";
+import { ErrorAlert, Notice } from "@/components/ui";
 import { webContext } from "@/lib/context";
 import { idpSettings } from "@/lib/idp/service";
 import { LoginForm } from "./login-form";
@@ -13,7 +13,19 @@ const MESSAGES: Record<string, string> = {
   IdpTokenFailed: "The identity provider did not complete the sign-in. Try again.",
   IdpNoEmail: "The identity provider did not share an email address with us.",
   IdpAuthError: "Something went wrong signing in with the identity provider.",
-  VerificationFailed: "That confirmation link is invalid, used or expired.",
+  VerificationFailed:
+    "That confirmation link is invalid, used or expired. Sign in and send a new one from Settings.",
+  EmailChangeFailed:
+    "That link to change your email is invalid, used or expired. Ask for a new one in Settings.",
+  EmailTaken: "Your email was not changed: another account took that address meanwhile.",
+};
+
+/** What the links of the platform's mails and the account pages came here to say (issue 26 item 7). */
+const NOTICES: Record<string, string> = {
+  verified: "Your email address is confirmed. Sign in to continue.",
+  reset: "Your new password is set, and every session was signed out. Sign in with it.",
+  emailChanged: "Your email address is changed. Sign in with the new one.",
+  deleted: "Your account is deleted. We mailed you a last confirmation.",
 };
 
 export default async function LoginPage({
@@ -25,11 +37,20 @@ export default async function LoginPage({
   const { config } = webContext();
   const code = typeof params.error === "string" ? params.error : undefined;
   const notice = code ? (MESSAGES[code] ?? "Sign-in failed.") : undefined;
+  const done = Object.keys(NOTICES).find((key) => params[key] === "1");
   return (
     <main className="narrow">
       <h1>Sign in</h1>
       <ErrorAlert message={notice} />
+      {done ? (
+        <Notice tone="success" testId="login-notice">
+          {NOTICES[done]}
+        </Notice>
+      ) : null}
       <LoginForm publicUrl={config.PUBLIC_URL} idpConfigured={idpSettings(config) !== null} />
+      <p>
+        <a href="/forgot-password">Forgot your password?</a>
+      </p>
       <p>
         New here? <a href="/signup">Create an account</a>
       </p>

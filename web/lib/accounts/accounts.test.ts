@@ -71,7 +71,8 @@ describe("POST /api/register", () => {
       email: "ada@example.com",
       name: "ada@example.com",
     });
-    expect(res.headers.getSetCookie()).toEqual([]);
+    // No session: only the sign-up browser's cookie, for the confirmation link (./signup-browser.ts).
+    expect(res.headers.getSetCookie().map((c) => c.split("=")[0])).toEqual(["svc-signup"]);
     const [row] = await db().select().from(users).where(eq(users.id, body.id));
     expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
     expect(row.passwordHash).not.toContain("correct horse");
@@ -85,7 +86,8 @@ describe("POST /api/register", () => {
     const link = await latestMailLink();
     const first = await call(verifyEmailRoute, { path: link });
     expect(first.status).toBe(302);
-    expect(first.headers.get("location")).toBe("http://localhost:3000/dashboard?verified=1");
+    // Opened in a browser that neither signed up nor is signed in: the sign-in page says it is confirmed.
+    expect(first.headers.get("location")).toBe("http://localhost:3000/login?verified=1");
     const [row] = await db().select().from(users).where(eq(users.email, "verify@example.com"));
     expect(row.emailVerifiedAt).not.toBeNull();
     const again = await call(verifyEmailRoute, { path: link });

@@ -11,6 +11,7 @@ import { isAdminUser } from "../sessions/service";
 import { isAutomatedClient } from "./bots";
 import { botDetected, emailAlreadyVerified, invalidReferralCode, userExists } from "./errors";
 import type { RegisterInput } from "./schema";
+import { pendingEmailChange } from "./tokens";
 import { createUser, findUserByEmail, findUserByReferralCode } from "./users";
 
 export const BCRYPT_COST = 12;
@@ -153,10 +154,10 @@ export function assertHumanClient(ctx: WebContext, userAgent: string | null): vo
 
 /**
  * `GET /api/auth/verify-email?token=`: single use, 24 hours. Marks the email verified (which is what makes
- * an ADMIN_EMAILS address an admin). Returns whether the token was good.
+ * an ADMIN_EMAILS address an admin). Returns the account whose address the token proved, or null.
  */
-export async function verifyEmail(ctx: WebContext, token: string | null): Promise<boolean> {
-  if (!token || token.length > 200) return false;
+export async function verifyEmail(ctx: WebContext, token: string | null): Promise<string | null> {
+  if (!token || token.length > 200) return null;
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const used = await tx
@@ -171,12 +172,12 @@ export async function verifyEmail(ctx: WebContext, token: string | null): Promis
       )
       .returning({ userId: emailVerificationTokens.userId });
     const userId = used[0]?.userId;
-    if (!userId) return false;
+    if (!userId) return null;
     await tx
       .update(users)
       .set({ emailVerifiedAt: now })
       .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)));
-    return true;
+    return userId;
   });
 }
 
@@ -215,6 +216,10 @@ export interface AccountSummary {
   emailVerified: boolean;
   referralCode: string;
   referralCredits: string;
+  /** Whether the account signs in with a password (else passkeys or the identity provider only). */
+  hasPassword: boolean;
+  /** An email change waiting for its link to be opened at the new address, or null. */
+  pendingEmail: { email: string; expiresAt: string } | null;
 }
 
 /** `GET /api/account`: who is signed in, whether the email is proven, the referral code and credits earned. */
@@ -226,6 +231,7 @@ export async function accountSummary(ctx: WebContext, userId: string): Promise<A
     .select({ total: sql<string>`coalesce(sum(${referralCredits.amount}), 0)::text` })
     .from(referralCredits)
     .where(eq(referralCredits.userId, userId));
+  const pending = await pendingEmailChange(ctx.db, userId, ctx.clock.now());
   return {
     id: user.id,
     email: user.email,
@@ -234,5 +240,7 @@ export async function accountSummary(ctx: WebContext, userId: string): Promise<A
     emailVerified: user.emailVerifiedAt !== null,
     referralCode: user.referralCode,
     referralCredits: credits[0]?.total ?? "0",
+    hasPassword: user.passwordHash !== null,
+    pendingEmail: pending && { email: pending.email, expiresAt: pending.expiresAt.toISOString() },
   };
 }

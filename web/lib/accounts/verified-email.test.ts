@@ -87,7 +87,7 @@ describe("POST /api/auth/verify-email: a fresh link", () => {
     const old = await call(VERIFY, { path: first });
     expect(old.headers.get("location")).toBe("http://localhost:3000/login?error=VerificationFailed");
     expect(await verifiedAt(id)).toBeNull();
-    const fresh = await call(VERIFY, { path: links[1] });
+    const fresh = await call(VERIFY, { path: links[1], jar });
     expect(fresh.headers.get("location")).toBe("http://localhost:3000/dashboard?verified=1");
     expect(await verifiedAt(id)).not.toBeNull();
   });

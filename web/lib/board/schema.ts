@@ -230,7 +230,8 @@ export const claimSchema = z
     claimerAgentId: z.string(),
     /** The name its owner gave the agent; null once the agent is deleted. */
     claimerAgentName: z.string().nullable(),
-    userId: z.string(),
+    /** Null when the claimer deleted their account (the board shows "deleted user"). */
+    userId: z.string().nullable(),
     createdAt: z.string(),
   })
   .meta({ id: "JobClaim" });

@@ -78,5 +78,11 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   const issue = parsed.error.issues[0];
   const field = issue?.path.join(".");
   const message = issue?.message ?? "invalid request";
-  throw invalidRequest(field && !message.includes(field) ? `${field}: ${message}` : message);
+  throw invalidRequest(field && !namesField(message, field) ? `${field}: ${message}` : message);
+}
+
+/** Whether a message names the field already, as its key (`newPassword`) or in words ("New password"). */
+function namesField(message: string, field: string): boolean {
+  const squeezed = (text: string) => text.toLowerCase().replace(/\s+/g, "");
+  return message.includes(field) || squeezed(message).includes(squeezed(field));
 }

@@ -11,6 +11,7 @@ import {
   openApiDocumentOperation,
 } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { accountsOperations } from "../accounts/openapi";
 import { loginSchema, registerSchema, verifyEmailQuery } from "../accounts/schema";
 import { agentsOperations } from "../agents/openapi";
 import { createApiKeyBody } from "../apikeys/schema";
@@ -80,6 +81,7 @@ const operations: readonly ApiOperation[] = [
   ...chainOperations,
   ...walletsOperations,
   ...radioOperations,
+  ...accountsOperations,
   openApiDocumentOperation("/api/openapi.json"),
   metricsOperation,
   {
@@ -142,7 +144,8 @@ const operations: readonly ApiOperation[] = [
     body: registerSchema,
     success: {
       status: 201,
-      description: "`{id, email, name}`",
+      description:
+        "`{id, email, name}`; no session, only the `svc-signup` cookie (1 hour, sent to the confirmation link alone) that lets the link sign this browser in",
       schema: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
     },
     errors: {
@@ -195,11 +198,13 @@ const operations: readonly ApiOperation[] = [
   {
     method: "get",
     path: "/api/auth/verify-email",
-    summary: "The link of the verification mail; redirects to a page",
+    summary: "The link of the verification mail; redirects to a page that says what happened",
     tags: ["auth"],
-    auth: ["none"],
+    auth: ["none", "session"],
     query: verifyEmailQuery,
-    success: redirect("to `/dashboard?verified=1`, or `/login?error=VerificationFailed`"),
+    success: redirect(
+      "to `/dashboard?verified=1` when the browser is signed in as the account or is the one that signed up (its `svc-signup` cookie: a session is set), else `/login?verified=1`; a bad, used or expired link to `/login?error=VerificationFailed`",
+    ),
   },
   {
     method: "post",
@@ -306,15 +311,6 @@ const operations: readonly ApiOperation[] = [
     params: z.object({ id: passkeyIdParam }),
     success: { status: 200, description: "`{ok: true}`", schema: ok },
     errors: { ...session, ...crossSite, 404: "no such passkey of this user" },
-  },
-  {
-    method: "get",
-    path: "/api/account",
-    summary: "The dashboard's account panel",
-    tags: ["account"],
-    auth: ["session"],
-    success: { status: 200, description: "the account", schema: jsonObject },
-    errors: session,
   },
   {
     method: "get",

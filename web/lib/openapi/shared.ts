@@ -29,6 +29,8 @@ export const CROSS_SITE_ROUTES: ReadonlySet<string> = new Set([
 export const BODY_LIMITS: Readonly<Record<string, number>> = {
   "POST /api/register": MAX_PUBLIC_BODY_BYTES,
   "POST /api/auth/login": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/auth/forgot-password": MAX_PUBLIC_BODY_BYTES,
+  "POST /api/auth/reset-password": MAX_PUBLIC_BODY_BYTES,
   "POST /api/passkey/auth/options": MAX_PUBLIC_BODY_BYTES,
   "POST /api/passkey/auth/verify": MAX_PUBLIC_BODY_BYTES,
   "POST /api/partner": MAX_PUBLIC_BODY_BYTES,

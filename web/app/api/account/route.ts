@@ -1,7 +1,12 @@
+import { deleteAccount } from "@/lib/accounts/deletion";
+import { changeName } from "@/lib/accounts/profile";
+import { changeNameSchema, deleteAccountSchema } from "@/lib/accounts/schema";
 import { accountSummary } from "@/lib/accounts/service";
 import { webContext } from "@/lib/context";
+import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
+import { clearedSessionCookie } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";
 
@@ -10,4 +15,24 @@ export const GET = route(async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await accountSummary(ctx, user.id));
+});
+
+/** PATCH /api/account (session) `{name}`: renames the account; answers the account as GET does. */
+export const PATCH = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, changeNameSchema);
+  return Response.json(await changeName(ctx, user.id, input));
+});
+
+/**
+ * DELETE /api/account (session) `{password}` (or `{confirm: <email>}` without a password): deletes the
+ * account and everything it owns; `{deleted: true, agents, files}` and the session cookie cleared.
+ */
+export const DELETE = route(async (request: Request) => {
+  const ctx = webContext();
+  const user = await requireSessionUser(ctx, request);
+  const input = await readJson(request, deleteAccountSchema);
+  const deleted = await deleteAccount(ctx, { userId: user.id, user }, input);
+  return Response.json(deleted, { headers: { "set-cookie": clearedSessionCookie(ctx.config) } });
 });

@@ -1,5 +1,6 @@
 import { registerSchema } from "@/lib/accounts/schema";
 import { assertHumanClient, registerAccount } from "@/lib/accounts/service";
+import { signupBrowserCookie } from "@/lib/accounts/signup-browser";
 import { webContext } from "@/lib/context";
 import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
@@ -7,7 +8,10 @@ import { route } from "@/lib/http/errors";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/register: `{email, password, name?, referralCode?}` → 201 `{id, email, name}`; no session. */
+/**
+ * POST /api/register: `{email, password, name?, referralCode?}` → 201 `{id, email, name}`; no session, only
+ * the sign-up browser's cookie.
+ */
 export const POST = route(async (request: Request) => {
   const ctx = webContext();
   const userAgent = request.headers.get("user-agent");
@@ -17,5 +21,9 @@ export const POST = route(async (request: Request) => {
     ip: clientIp(request, ctx.config),
     userAgent,
   });
-  return Response.json(account, { status: 201 });
+  // No session; the cookie lets the confirmation link sign in this browser (lib/accounts/signup-browser.ts).
+  return Response.json(account, {
+    status: 201,
+    headers: { "set-cookie": signupBrowserCookie(ctx.config, account.id, ctx.clock.now()) },
+  });
 });

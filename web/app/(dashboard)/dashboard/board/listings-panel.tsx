@@ -180,8 +180,15 @@ export function ListingsPanel({
           columns={[
             {
               header: "Agent",
+              // A claimer who deleted their account: the claim stays, as a deleted user's.
               cell: (c) =>
-                c.claimerAgentName ? <strong>{c.claimerAgentName}</strong> : <em>a deleted agent</em>,
+                c.userId === null ? (
+                  <span className="muted">deleted user</span>
+                ) : c.claimerAgentName ? (
+                  <strong>{c.claimerAgentName}</strong>
+                ) : (
+                  <em>a deleted agent</em>
+                ),
             },
             { header: "Claimed", cell: (c) => new Date(c.createdAt).toLocaleString() },
           ]}

@@ -1,13 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
+import { api, messageOf, type Resource } from "@/components/data";
 import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
 import type { AccountSummary } from "@/lib/accounts/service";
 
 /** The account (name, email and whether it is confirmed) and the referral code with the credits earned. */
-export function AccountPanels() {
-  const account = useResource<AccountSummary>("/api/account");
+export function AccountPanels({ account }: { account: Resource<AccountSummary> }) {
   const a = account.data;
   return (
     <>

@@ -1,16 +1,35 @@
-import { resendVerification, verifyEmail } from "@/lib/accounts/service";
+import { openConfirmationLink } from "@/lib/accounts/confirmation";
+import { resendVerification } from "@/lib/accounts/service";
+import { clearedSignupBrowserCookie, SIGNUP_COOKIE } from "@/lib/accounts/signup-browser";
 import { webContext } from "@/lib/context";
+import { clientIp } from "@/lib/http/client-ip";
+import { readCookie } from "@/lib/http/cookies";
 import { route } from "@/lib/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
+import { SESSION_COOKIE, sessionCookie } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/auth/verify-email?token=: the link from the verification mail; redirects to a page. */
+/**
+ * GET /api/auth/verify-email?token=: the link from the verification mail; redirects to a page that says
+ * what happened, signed in when the browser that signed up opened it (lib/accounts/confirmation.ts).
+ */
 export const GET = route(async (request: Request) => {
   const ctx = webContext();
-  const ok = await verifyEmail(ctx, new URL(request.url).searchParams.get("token"));
-  const target = ok ? "/dashboard?verified=1" : "/login?error=VerificationFailed";
-  return Response.redirect(new URL(target, ctx.config.PUBLIC_URL), 302);
+  const outcome = await openConfirmationLink(ctx, {
+    token: new URL(request.url).searchParams.get("token"),
+    sessionCookie: readCookie(request, SESSION_COOKIE),
+    signupCookie: readCookie(request, SIGNUP_COOKIE),
+    ip: clientIp(request, ctx.config),
+    userAgent: request.headers.get("user-agent") ?? undefined,
+  });
+  const headers = new Headers({
+    location: new URL(outcome.location, ctx.config.PUBLIC_URL).toString(),
+    "cache-control": "no-store",
+  });
+  if (outcome.sessionToken) headers.append("set-cookie", sessionCookie(ctx.config, outcome.sessionToken));
+  if (outcome.clearSignupCookie) headers.append("set-cookie", clearedSignupBrowserCookie(ctx.config));
+  return new Response(null, { status: 302, headers });
 });
 
 /** POST /api/auth/verify-email (session): mails a fresh link; `{sent: true, email}`. */

@@ -1,0 +1,84 @@
+"use client";
+
+import { useState } from "react";
+import { api, messageOf, useResource } from "@/components/data";
+import { Alert, Card, ConfirmButton, Field } from "@/components/ui";
+import { accountFieldOf } from "@/lib/accounts/form-fields";
+import type { AccountSummary } from "@/lib/accounts/service";
+
+/**
+ * Deleting the account (issue 26 item 7): what goes, the password (or, without one, the email typed out),
+ * then a confirmation step. Afterwards the sign-in page says it is done.
+ */
+export function DeleteAccountPanel() {
+  const account = useResource<AccountSummary>("/api/account");
+  const [value, setValue] = useState("");
+  const [fieldError, setFieldError] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const a = account.data;
+  if (!a) return null;
+
+  async function remove() {
+    setFieldError("");
+    setError("");
+    setBusy(true);
+    try {
+      await api("/api/account", {
+        method: "DELETE",
+        json: a?.hasPassword ? { password: value } : { confirm: value },
+      });
+      window.location.assign("/login?deleted=1");
+    } catch (err) {
+      if (accountFieldOf(err, { password: "Password", confirm: "Confirmation" }))
+        setFieldError(messageOf(err));
+      else setError(messageOf(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card title="Delete account" testId="delete-account-card" className="card-danger">
+      <p>
+        Deleting your account removes your agents (from the hosting platform too), their files, your API keys,
+        passkeys, sessions, scheduled tasks and your wallets&apos; keys. Job-board listings you published are
+        closed; they and your agents&apos; claims stay on the board as a deleted user&apos;s. It cannot be
+        undone.
+      </p>
+      <form method="post" onSubmit={(event) => event.preventDefault()} aria-label="Delete your account">
+        {a.hasPassword ? (
+          <Field
+            label="Password"
+            name="deletePassword"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={value}
+            onChange={(event) => setValue(event.target.value)}
+            error={fieldError}
+          />
+        ) : (
+          <Field
+            label={`Type your email (${a.email}) to confirm`}
+            name="deleteConfirm"
+            autoComplete="off"
+            required
+            value={value}
+            onChange={(event) => setValue(event.target.value)}
+            error={fieldError}
+          />
+        )}
+        <ConfirmButton
+          question="Delete your account and everything in it, for good?"
+          confirmLabel="Delete my account"
+          disabled={value.trim() === ""}
+          busy={busy}
+          onConfirm={remove}
+        >
+          Delete account
+        </ConfirmButton>
+      </form>
+      <Alert message={error} />
+    </Card>
+  );
+}
