@@ -107,7 +107,7 @@ function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clo
       Boolean(config.INTERNAL_API_KEY) && safeEqual(presented, config.INTERNAL_API_KEY ?? "");
     if (!isInternalKey && presented.startsWith("svc_")) {
       const owner = await findApiKeyOwner({ db, clock }, presented);
-      if (!owner) throw unauthorized("invalid API key: unknown, revoked or expired");
+      if (!owner) throw unauthorized("invalid API key");
       // The web's rule for its own routes: reading pending requests is approvals:read, the rest writes.
       const access = req.method === "GET" ? "read" : "write";
       if (!grantsScope(owner.scopes, "approvals", access)) throw insufficientScope(`approvals:${access}`);

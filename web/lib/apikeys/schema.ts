@@ -24,7 +24,10 @@ export const createApiKeyBody = z.strictObject({
         error: (issue) =>
           `has an unknown scope ${JSON.stringify(issue.input)}: use all, <area>:read or <area>:write`,
       }),
-      { error: (issue) => (issue.input === undefined ? "is required" : "must be a list of scopes") },
+      {
+        error: (issue) =>
+          issue.input === undefined ? "is required" : `must be a list such as ["files:read", "jobs:write"]`,
+      },
     )
     .min(1, "must name at least one scope")
     .max(API_SCOPES.length, `must list at most ${API_SCOPES.length} scopes`)
