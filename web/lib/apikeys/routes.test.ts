@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { DELETE, GET as GET_ONE } from "@/app/api/keys/[id]/route";
 import { GET as LIST, POST } from "@/app/api/keys/route";
 import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
-import { API_KEY_LIMIT } from "./service";
+import { API_KEY_LIMIT, type CreatedApiKey } from "./service";
 
 const { clock } = useWebTestContext();
 
@@ -23,15 +23,6 @@ function getOne(id: string, request: TestRequest = {}) {
 function deleteOne(id: string, request: TestRequest = {}) {
   return DELETE(makeRequest({ method: "DELETE", path: `/api/keys/${id}`, ...request }), withId(id));
 }
-type Created = {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  key: string;
-};
 async function createKey(
   jar: Jar,
   name = "ci",
@@ -41,10 +32,10 @@ async function createKey(
   const json = { name, scopes: ["files:read"], ...more };
   const res = await call(POST, { method: "POST", path: "/api/keys", json, jar });
   expect(res.status).toBe(201);
-  return (await res.json()) as Created;
+  return (await res.json()) as CreatedApiKey;
 }
 /** What list and get show of a created key that has not been used. */
-function summaryOf(key: Created) {
+function summaryOf(key: CreatedApiKey) {
   const { id, name, prefix, scopes, createdAt, expiresAt } = key;
   return { id, name, prefix, scopes, createdAt, expiresAt, expired: false, lastUsedAt: null };
 }
