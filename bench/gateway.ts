@@ -90,9 +90,11 @@ async function gatewayServer(databaseUrl: string, upstreamPort: number): Promise
     import("../web/lib/context"),
     import("../web/lib/gateway/service"),
   ]);
-  const handler = route((request: Request) => handleGatewayCall(webContext(), request), {
-    errorShape: "gateway",
-  });
+  // The declaration of app/api/v1/gateway/route.ts.
+  const handler = route(
+    { auth: { area: "billing", access: "write", optional: true }, errorShape: "gateway" },
+    (request: Request) => handleGatewayCall(webContext(), request),
+  );
   return http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

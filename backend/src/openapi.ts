@@ -39,6 +39,11 @@ const userErrors = {
   ...internalErrors,
   401: "no Bearer, or the signed user context is missing or its signature is wrong",
 } as const;
+/** The permission routes also take a user's own API key, which needs its approvals scope. */
+const apiKeyErrors = {
+  401: "no Bearer, or an API key that is unknown, revoked or expired",
+  403: "the Bearer is not the internal API key, or an API key without the scope (`insufficient_scope`)",
+} as const;
 const agentErrors = {
   ...userErrors,
   404: "no such agent, or another user's agent",
@@ -334,9 +339,10 @@ export const backendOperations: readonly ApiOperation[] = [
     summary: "Classify a tool call; a dangerous one becomes a pending request",
     tags: ["permissions"],
     auth: ["internalUser", "apiKey"],
+    scope: "approvals:write",
     body: classifyBody,
     success: { status: 200, description: "the classification", schema: classifyAnswer },
-    errors: { ...userErrors, 400: "bad body", 401: "no Bearer or a bad API key", 404: "no such agent" },
+    errors: { ...userErrors, 400: "bad body", ...apiKeyErrors, 404: "no such agent" },
   },
   {
     method: "get",
@@ -344,13 +350,14 @@ export const backendOperations: readonly ApiOperation[] = [
     summary: "Pending permission requests, oldest first",
     tags: ["permissions"],
     auth: ["internalUser", "apiKey"],
+    scope: "approvals:read",
     query: listQuery,
     success: {
       status: 200,
       description: "`{pending, nextCursor}`",
       schema: z.object({ pending: z.array(permission), nextCursor: z.string().nullable() }),
     },
-    errors: { ...userErrors, 400: "bad query", 401: "no Bearer or a bad API key" },
+    errors: { ...userErrors, 400: "bad query", ...apiKeyErrors },
   },
   {
     method: "post",
@@ -358,6 +365,7 @@ export const backendOperations: readonly ApiOperation[] = [
     summary: "Decide a permission request",
     tags: ["permissions"],
     auth: ["internalUser", "apiKey"],
+    scope: "approvals:write",
     body: decisionBody,
     success: {
       status: 200,
@@ -372,7 +380,7 @@ export const backendOperations: readonly ApiOperation[] = [
     errors: {
       ...userErrors,
       400: "bad body",
-      401: "no Bearer or a bad API key",
+      ...apiKeyErrors,
       404: "no such request",
     },
   },

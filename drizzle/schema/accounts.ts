@@ -195,7 +195,9 @@ export type PasskeyChallenge = typeof passkeyChallenges.$inferSelect;
 export type NewPasskeyChallenge = typeof passkeyChallenges.$inferInsert;
 
 // API keys for programmatic access (spec "API keys"; max 10 per account): raw `svc_...` value shown once,
-// stored as a SHA-256 hash, first 10 characters kept as the lookup prefix.
+// stored as a SHA-256 hash, first 10 characters kept as the lookup prefix. `scopes` (common/src/api-scopes.ts)
+// limit what the key reaches; its default is what keys reached before scopes existed, which the rows made
+// then were given. `expires_at` null: the key does not expire.
 export const apiKeys = pgTable(
   "api_keys",
   {
@@ -206,6 +208,8 @@ export const apiKeys = pgTable(
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
+    scopes: text("scopes").array().notNull().default(sql`'{board:write,approvals:write}'::text[]`),
+    expiresAt: timestamptz("expires_at"),
     lastUsedAt: timestamptz("last_used_at"),
     createdAt: createdAt(),
     revokedAt: timestamptz("revoked_at"),
@@ -214,6 +218,7 @@ export const apiKeys = pgTable(
     index("api_keys_user_id_idx").on(t.userId),
     index("api_keys_prefix_idx").on(t.prefix),
     check("api_keys_prefix_format", sql`char_length(${t.prefix}) = 10 and starts_with(${t.prefix}, 'svc_')`),
+    check("api_keys_scopes_present", sql`cardinality(${t.scopes}) > 0`),
   ],
 );
 export type ApiKey = typeof apiKeys.$inferSelect;

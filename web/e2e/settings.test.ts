@@ -83,6 +83,7 @@ describe("Settings page", () => {
       if (request.method() === "POST" && new URL(request.url()).pathname === "/api/keys") createRequests++;
     });
     await page.getByLabel("Key name", { exact: true }).fill("deploy script");
+    await page.getByLabel("Agent", { exact: true }).selectOption("write");
     await page.getByRole("button", { name: "Create key" }).dblclick();
     await expect.poll(() => text(page, "new-api-key")).toMatch(/^svc_[A-Za-z0-9]{40}$/);
     const key = (await text(page, "new-api-key")) as string;
@@ -97,7 +98,9 @@ describe("Settings page", () => {
     // Everything is on the page: the accessibility check, with a confirmation step open too.
     await expectAccessible(page);
     await page.getByRole("button", { name: "Delete API key deploy script" }).click();
-    expect(await page.getByRole("group").textContent()).toContain('Delete "deploy script"?');
+    expect(await page.getByRole("group", { name: /Delete "deploy script"/ }).textContent()).toContain(
+      'Delete "deploy script"?',
+    );
     await expectAccessible(page);
 
     // Cancel keeps the key; Delete removes it.

@@ -306,6 +306,32 @@ describe("bearer of /api/permissions*", () => {
     expect(res.status).toBe(401);
   });
 
+  it("an expired svc_ key is refused (401); a key without the approvals scope is 403 insufficient_scope", async () => {
+    const dave = await owner();
+    const past = new Date(Date.now() - 1000);
+    await database.db.update(apiKeys).set({ expiresAt: past }).where(eq(apiKeys.userId, dave.userId));
+    const expired = await request(app)
+      .get("/api/permissions")
+      .set({ authorization: `Bearer ${dave.apiKey}` });
+    expect(expired.status).toBe(401);
+    const erin = await owner();
+    await database.db
+      .update(apiKeys)
+      .set({ scopes: ["approvals:read", "files:write"] })
+      .where(eq(apiKeys.userId, erin.userId));
+    const bearer = { authorization: `Bearer ${erin.apiKey}` };
+    expect((await request(app).get("/api/permissions").set(bearer)).status).toBe(200);
+    for (const target of targets.slice(1)) {
+      const res = await target().set(bearer);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        error: "insufficient_scope",
+        message: "this API key does not have the approvals:write scope",
+        scope: "approvals:write",
+      });
+    }
+  });
+
   it("403 when the Bearer is not the internal key", async () => {
     for (const target of targets) {
       for (const key of ["wrong", `${INTERNAL_API_KEY}x`, alice.token]) {

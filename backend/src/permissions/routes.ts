@@ -1,16 +1,17 @@
 import { bearerCredential, type Clock, safeEqual, systemClock } from "@svc/common";
+import { grantsScope } from "@svc/common/api-scopes";
+import { findApiKeyOwner } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
 import express, { type RequestHandler, Router } from "express";
 import type { Logger } from "pino";
 import { agentNotFound } from "../agents/errors";
 import { findAgent } from "../agents/service";
-import { validateApiKey } from "../apikeys/service";
 import { requireInternalKey } from "../auth/internal-key";
 import { userContextOf, userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus } from "./bus";
-import { unauthorized } from "./errors";
+import { insufficientScope, unauthorized } from "./errors";
 import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./schema";
 import {
   classifyAndQueue,
@@ -90,7 +91,9 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
 /**
  * Bearer of the permission endpoints: the internal key with a signed user context (the web proxy), or a
  * user's own `svc_` API key (its user, no context headers needed). 401 when the header is missing or an API
- * key is not valid, 403 when another key does not match the internal key (spec "Internal API key").
+ * key is not valid (unknown, revoked, expired), 403 `insufficient_scope` for a key without `approvals:read`
+ * (GET) or `approvals:write` (the rest), 403 when another key does not match the internal key (spec
+ * "Internal API key").
  */
 function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clock): RequestHandler {
   const internalKey = requireInternalKey(config.INTERNAL_API_KEY);
@@ -103,9 +106,12 @@ function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clo
     const isInternalKey =
       Boolean(config.INTERNAL_API_KEY) && safeEqual(presented, config.INTERNAL_API_KEY ?? "");
     if (!isInternalKey && presented.startsWith("svc_")) {
-      const key = await validateApiKey({ db, clock }, presented);
-      if (!key.valid) throw unauthorized("invalid API key");
-      res.locals.userContext = { userId: key.userId, userEmail: "", userRole: "user" };
+      const owner = await findApiKeyOwner({ db, clock }, presented);
+      if (!owner) throw unauthorized("invalid API key");
+      // The web's rule for its own routes: reading pending requests is approvals:read, the rest writes.
+      const access = req.method === "GET" ? "read" : "write";
+      if (!grantsScope(owner.scopes, "approvals", access)) throw insufficientScope(`approvals:${access}`);
+      res.locals.userContext = { userId: owner.user.id, userEmail: "", userRole: "user" };
       next();
       return;
     }

@@ -67,7 +67,12 @@ export const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
   apiKey: {
     type: "http",
     scheme: "bearer",
-    description: "`Authorization: Bearer svc_...`: a user's API key (created under /api/keys).",
+    description:
+      "`Authorization: Bearer svc_...`: a user's API key (created in Settings or at /api/keys). It reaches an " +
+      "operation only with the scope its security requirement lists (`<area>:read`, `<area>:write` — which " +
+      "includes read — or `all`), chosen when the key was made; without it 403 `insufficient_scope` names " +
+      "the scope. An expired key is 401 `api_key_expired`. Account, API key, passkey and password routes " +
+      "take no key (403 `api_key_not_allowed`).",
   },
   metricsToken: {
     type: "http",
@@ -126,6 +131,11 @@ export interface ApiOperation {
   tags?: string[];
   /** The alternatives the route accepts; `["none"]` for a public route. */
   auth: readonly AuthName[];
+  /**
+   * With `apiKey` in `auth`: the scope a key needs (`files:read`), listed in the key's security requirement
+   * (OpenAPI's scopes of a non-OAuth scheme: the roles it needs).
+   */
+  scope?: string;
   query?: ZodObjectLike;
   /** Path parameters; default: each `{name}` of the path as a string. */
   params?: ZodObjectLike;
@@ -322,7 +332,7 @@ function operationObject(op: ApiOperation, errorBody: $ZodType): ZodOpenApiOpera
     operationId: op.operationId ?? operationId(op),
     security: [
       ...(anonymous && schemes.length > 0 ? [{}] : []),
-      ...schemes.map((name) => requirements[name]),
+      ...schemes.map((name) => (name === "apiKey" && op.scope ? { apiKey: [op.scope] } : requirements[name])),
     ],
     ...(op.query || params
       ? { requestParams: { ...(op.query ? { query: op.query } : {}), ...(params ? { path: params } : {}) } }

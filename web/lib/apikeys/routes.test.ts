@@ -1,11 +1,12 @@
 import { sha256Hex } from "@svc/common";
+import { LEGACY_API_KEY_SCOPES } from "@svc/common/api-scopes";
 import { apiKeys } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE, GET as GET_ONE } from "@/app/api/keys/[id]/route";
 import { GET as LIST, POST } from "@/app/api/keys/route";
 import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
-import { API_KEY_LIMIT } from "./service";
+import { API_KEY_LIMIT, type CreatedApiKey } from "./service";
 
 const { clock } = useWebTestContext();
 
@@ -22,11 +23,21 @@ function getOne(id: string, request: TestRequest = {}) {
 function deleteOne(id: string, request: TestRequest = {}) {
   return DELETE(makeRequest({ method: "DELETE", path: `/api/keys/${id}`, ...request }), withId(id));
 }
-async function createKey(jar: Jar, name = "ci") {
+async function createKey(
+  jar: Jar,
+  name = "ci",
+  more: { scopes?: string[]; expiresInDays?: number | null } = {},
+) {
   clock.advance(1000);
-  const res = await call(POST, { method: "POST", path: "/api/keys", json: { name }, jar });
+  const json = { name, scopes: ["files:read"], ...more };
+  const res = await call(POST, { method: "POST", path: "/api/keys", json, jar });
   expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; name: string; prefix: string; createdAt: string; key: string };
+  return (await res.json()) as CreatedApiKey;
+}
+/** What list and get show of a created key that has not been used. */
+function summaryOf(key: CreatedApiKey) {
+  const { id, name, prefix, scopes, createdAt, expiresAt } = key;
+  return { id, name, prefix, scopes, createdAt, expiresAt, expired: false, lastUsedAt: null };
 }
 async function rowsOf(userId: string) {
   return webContext().db.select().from(apiKeys).where(eq(apiKeys.userId, userId));
@@ -40,23 +51,33 @@ async function totalRows() {
 }
 
 describe("POST /api/keys", () => {
-  it("creates a key: 201 with exactly id, name, prefix, createdAt and the raw key", async () => {
+  it("creates a key: 201 with exactly id, name, prefix, scopes, createdAt, expiresAt and the raw key", async () => {
     const { user, jar } = await signedInUser();
     const res = await call(POST, {
       method: "POST",
       path: "/api/keys",
-      json: { name: "  deploy bot  " },
+      json: { name: "  deploy bot  ", scopes: ["agent:write", "jobs:read"] },
       jar,
     });
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const body = await res.json();
-    expect(Object.keys(body).sort()).toEqual(["createdAt", "id", "key", "name", "prefix"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "createdAt",
+      "expiresAt",
+      "id",
+      "key",
+      "name",
+      "prefix",
+      "scopes",
+    ]);
     expect(body).toEqual({
       id: expect.stringMatching(KEY_ID),
       name: "deploy bot",
       prefix: body.key.slice(0, 10),
+      scopes: ["agent:write", "jobs:read"],
       createdAt: clock.now().toISOString(),
+      expiresAt: null,
       key: expect.stringMatching(/^svc_[0-9A-Za-z]{40}$/),
     });
     expect(body.prefix).toMatch(/^svc_[0-9A-Za-z]{6}$/);
@@ -68,9 +89,53 @@ describe("POST /api/keys", () => {
       name: "deploy bot",
       prefix: body.key.slice(0, 10),
       keyHash: sha256Hex(body.key),
+      scopes: ["agent:write", "jobs:read"],
+      expiresAt: null,
       lastUsedAt: null,
       revokedAt: null,
     });
+  });
+
+  it("stores the scopes normalized: `all` alone, else each area once at its highest access", async () => {
+    const { jar } = await signedInUser();
+    const mixed = await createKey(jar, "mixed", {
+      scopes: ["jobs:read", "files:read", "files:write", "agent:read", "jobs:read"],
+    });
+    expect(mixed.scopes).toEqual(["agent:read", "jobs:read", "files:write"]);
+    const all = await createKey(jar, "all", { scopes: ["files:read", "all"] });
+    expect(all.scopes).toEqual(["all"]);
+  });
+
+  it("expiresInDays sets expiresAt that many days after creation; null or absent never expires", async () => {
+    const { jar } = await signedInUser();
+    const month = await createKey(jar, "month", { expiresInDays: 30 });
+    expect(month.expiresAt).toBe(new Date(clock.now().getTime() + 30 * 86_400_000).toISOString());
+    expect((await createKey(jar, "forever", { expiresInDays: null })).expiresAt).toBeNull();
+    expect((await createKey(jar, "also forever")).expiresAt).toBeNull();
+  });
+
+  it("a key made before scopes existed (the column's default) keeps what keys reached then", async () => {
+    const { user } = await signedInUser();
+    const [row] = await webContext()
+      .db.insert(apiKeys)
+      .values({
+        id: "key_legacy000000000000",
+        userId: user.id,
+        name: "old",
+        prefix: "svc_legacy",
+        keyHash: "h",
+      })
+      .returning();
+    expect(row.scopes).toEqual([...LEGACY_API_KEY_SCOPES]);
+    expect(row.expiresAt).toBeNull();
+  });
+
+  it("lists an expired key as expired (by the server's clock) until it is deleted", async () => {
+    const { jar } = await signedInUser();
+    const day = await createKey(jar, "day", { expiresInDays: 1 });
+    clock.advance(86_400_000);
+    const listed = await (await call(LIST, { path: "/api/keys", jar })).json();
+    expect(listed.keys).toEqual([{ ...summaryOf(day), expired: true }]);
   });
 
   it("stores only the SHA-256 and the 10-character prefix: no column holds the raw key", async () => {
@@ -107,9 +172,17 @@ describe("POST /api/keys", () => {
     expect(await activeCount(user.id)).toBe(10);
 
     const before = await totalRows();
-    const res = await call(POST, { method: "POST", path: "/api/keys", json: { name: "eleventh" }, jar });
+    const res = await call(POST, {
+      method: "POST",
+      path: "/api/keys",
+      json: { name: "eleventh", scopes: ["all"] },
+      jar,
+    });
     expect(res.status).toBe(429);
-    expect(await res.json()).toEqual({ error: "at most 10 API keys per account", code: "api_key_limit" });
+    expect(await res.json()).toEqual({
+      error: "at most 10 API keys per account: delete one you no longer use (expired keys count too)",
+      code: "api_key_limit",
+    });
     expect(await totalRows()).toBe(before);
 
     expect((await deleteOne(created[3].id, { jar })).status).toBe(200);
@@ -132,7 +205,7 @@ describe("POST /api/keys", () => {
     for (let i = 0; i < 7; i++) await createKey(jar, `k${i}`);
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        call(POST, { method: "POST", path: "/api/keys", json: { name: `race ${i}` }, jar }),
+        call(POST, { method: "POST", path: "/api/keys", json: { name: `race ${i}`, scopes: ["all"] }, jar }),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
@@ -146,13 +219,46 @@ describe("POST /api/keys", () => {
     expect(created.name).toBe("n".repeat(64));
   });
 
+  const scopes = ["all"];
   const badInputs: Array<[string, TestRequest, RegExp]> = [
-    ["a missing name", { json: {} }, /^name: is required$/],
-    ["a number as name", { json: { name: 42 } }, /^name: must be a string$/],
-    ["a null name", { json: { name: null } }, /^name: must be a string$/],
-    ["a blank name", { json: { name: "   " } }, /^name: must not be empty$/],
-    ["a 65-character name", { json: { name: "x".repeat(65) } }, /^name: must be at most 64 characters$/],
-    ["an unknown field", { json: { name: "ok", scope: "admin" } }, /scope/],
+    ["a missing name", { json: { scopes } }, /^name: is required$/],
+    ["a number as name", { json: { name: 42, scopes } }, /^name: must be a string$/],
+    ["a null name", { json: { name: null, scopes } }, /^name: must be a string$/],
+    ["a blank name", { json: { name: "   ", scopes } }, /^name: must not be empty$/],
+    [
+      "a 65-character name",
+      { json: { name: "x".repeat(65), scopes } },
+      /^name: must be at most 64 characters$/,
+    ],
+    ["an unknown field", { json: { name: "ok", scopes, scope: "admin" } }, /scope/],
+    ["no scopes", { json: { name: "ok" } }, /^scopes: is required$/],
+    ["an empty scope list", { json: { name: "ok", scopes: [] } }, /^scopes: must name at least one scope$/],
+    [
+      "a scope string",
+      { json: { name: "ok", scopes: "all" } },
+      /^scopes: must be a list such as \["files:read", "jobs:write"\]$/,
+    ],
+    [
+      "an unknown scope",
+      { json: { name: "ok", scopes: ["files:read", "account:write"] } },
+      /^scopes\.1: has an unknown scope "account:write"/,
+    ],
+    ["0 days", { json: { name: "ok", scopes, expiresInDays: 0 } }, /^expiresInDays: must be at least 1 day$/],
+    [
+      "366 days",
+      { json: { name: "ok", scopes, expiresInDays: 366 } },
+      /^expiresInDays: must be at most 365 days$/,
+    ],
+    [
+      "a fraction of a day",
+      { json: { name: "ok", scopes, expiresInDays: 1.5 } },
+      /^expiresInDays: must be a whole number of days$/,
+    ],
+    [
+      "days as a string",
+      { json: { name: "ok", scopes, expiresInDays: "30" } },
+      /^expiresInDays: must be a whole/,
+    ],
     ["a JSON array", { json: [{ name: "ok" }] }, /JSON object/],
     [
       "bad JSON",
@@ -193,12 +299,7 @@ describe("GET /api/keys", () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     const body = JSON.parse(text);
-    expect(body).toEqual({
-      keys: [
-        { id: third.id, name: "third", prefix: third.prefix, createdAt: third.createdAt, lastUsedAt: null },
-        { id: first.id, name: "first", prefix: first.prefix, createdAt: first.createdAt, lastUsedAt: null },
-      ],
-    });
+    expect(body).toEqual({ keys: [summaryOf(third), summaryOf(first)] });
     for (const key of [first, second, third]) {
       expect(text).not.toContain(key.key);
       expect(text).not.toContain(sha256Hex(key.key));
@@ -220,15 +321,7 @@ describe("GET /api/keys/{id}", () => {
     const res = await getOne(created.id, { jar });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({
-      key: {
-        id: created.id,
-        name: "one",
-        prefix: created.prefix,
-        createdAt: created.createdAt,
-        lastUsedAt: null,
-      },
-    });
+    expect(JSON.parse(text)).toEqual({ key: summaryOf(created) });
     expect(text).not.toContain(created.key);
     expect(text).not.toContain(sha256Hex(created.key));
   });
@@ -285,24 +378,32 @@ describe("ownership", () => {
 
 describe("401 without a session", () => {
   const unauthorized = { error: "sign in first", code: "unauthorized" };
+  const keyRefused = {
+    error: "API keys cannot be used for account, API key, passkey or password routes: sign in instead",
+    code: "api_key_not_allowed",
+  };
 
-  it("for every route, and an API key does not stand in for the session", async () => {
+  it("for every route; an API key, even one with every scope, does not stand in for the session (403)", async () => {
     const { user, jar } = await signedInUser();
-    const created = await createKey(jar);
+    const created = await createKey(jar, "everything", { scopes: ["all"] });
     const bearer = { authorization: `Bearer ${created.key}` };
-    for (const headers of [{}, bearer]) {
+    for (const [headers, status, answer] of [
+      [{}, 401, unauthorized],
+      [bearer, 403, keyRefused],
+    ] as const) {
       const list = await call(LIST, { path: "/api/keys", headers });
-      expect(list.status).toBe(401);
-      expect(await list.json()).toEqual(unauthorized);
-      const create = await call(POST, { method: "POST", path: "/api/keys", json: { name: "x" }, headers });
-      expect(create.status).toBe(401);
-      expect(await create.json()).toEqual(unauthorized);
+      expect(list.status).toBe(status);
+      expect(await list.json()).toEqual(answer);
+      const json = { name: "x", scopes: ["all"] };
+      const create = await call(POST, { method: "POST", path: "/api/keys", json, headers });
+      expect(create.status).toBe(status);
+      expect(await create.json()).toEqual(answer);
       const one = await getOne(created.id, { headers });
-      expect(one.status).toBe(401);
-      expect(await one.json()).toEqual(unauthorized);
+      expect(one.status).toBe(status);
+      expect(await one.json()).toEqual(answer);
       const drop = await deleteOne(created.id, { headers });
-      expect(drop.status).toBe(401);
-      expect(await drop.json()).toEqual(unauthorized);
+      expect(drop.status).toBe(status);
+      expect(await drop.json()).toEqual(answer);
     }
     const rows = await rowsOf(user.id);
     expect(rows).toHaveLength(1);

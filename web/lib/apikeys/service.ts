@@ -3,9 +3,13 @@ import { type Clock, newId, sha256Hex } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type ApiKey, apiKeys, users } from "@svc/db/schema";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
 import { signInFirst } from "../sessions/errors";
 import { apiKeyLimit, apiKeyNotFound } from "./errors";
-import type { CreateApiKeyInput } from "./schema";
+import type { createApiKeyBody } from "./schema";
+
+/** A create request as the body schema leaves it (scopes normalized). */
+export type CreateApiKeyInput = z.output<typeof createApiKeyBody>;
 
 /** Spec "Limits": active (non-revoked) keys per account. */
 export const API_KEY_LIMIT = 10;
@@ -14,6 +18,7 @@ export const API_KEY_PREFIX = "svc_";
 /** How many leading characters of the raw key are stored as its lookup prefix. */
 export const API_KEY_PREFIX_LENGTH = 10;
 const RANDOM_LENGTH = 40;
+const DAY_MS = 24 * 60 * 60 * 1000;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 interface Deps {
@@ -26,7 +31,13 @@ export interface ApiKeySummary {
   id: string;
   name: string;
   prefix: string;
+  /** What the key reaches (@svc/common/api-scopes). */
+  scopes: string[];
   createdAt: string;
+  /** When the key stops working; null: never. */
+  expiresAt: string | null;
+  /** Whether it has (by the server's clock), so the page need not trust the browser's. */
+  expired: boolean;
   lastUsedAt: string | null;
 }
 
@@ -35,7 +46,9 @@ export interface CreatedApiKey {
   id: string;
   name: string;
   prefix: string;
+  scopes: string[];
   createdAt: string;
+  expiresAt: string | null;
   key: string;
 }
 
@@ -53,12 +66,20 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + out;
 }
 
-function summary(row: Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt">): ApiKeySummary {
+type SummaryRow = Pick<
+  ApiKey,
+  "id" | "name" | "prefix" | "scopes" | "createdAt" | "expiresAt" | "lastUsedAt"
+>;
+
+function summary(row: SummaryRow, now: Date): ApiKeySummary {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
+    scopes: row.scopes,
     createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
+    expired: row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime(),
     lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
   };
 }
@@ -67,23 +88,27 @@ const summaryColumns = {
   id: apiKeys.id,
   name: apiKeys.name,
   prefix: apiKeys.prefix,
+  scopes: apiKeys.scopes,
   createdAt: apiKeys.createdAt,
+  expiresAt: apiKeys.expiresAt,
   lastUsedAt: apiKeys.lastUsedAt,
 };
 
-/** The user's active keys, newest first. */
+/** The user's keys that were not deleted (expired ones too, marked), newest first. */
 export async function listApiKeys(deps: Deps, userId: string): Promise<ApiKeySummary[]> {
   const rows = await deps.db
     .select(summaryColumns)
     .from(apiKeys)
     .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
-  return rows.map(summary);
+  const now = deps.clock.now();
+  return rows.map((row) => summary(row, now));
 }
 
 /**
- * Creates a key for the user: 429 when the user already has 10 active keys. The user row is locked for the
- * count and the insert, so two concurrent creates cannot both pass the limit.
+ * Creates a key for the user with its scopes and, for `expiresInDays`, an expiry that many days from now:
+ * 429 when the user already has 10 keys that were not deleted. The user row is locked for the count and the
+ * insert, so two concurrent creates cannot both pass the limit.
  */
 export async function createApiKey(
   deps: Deps,
@@ -105,6 +130,7 @@ export async function createApiKey(
       throw apiKeyLimit(API_KEY_LIMIT);
     }
     const key = generateApiKey();
+    const now = deps.clock.now();
     const [row] = await tx
       .insert(apiKeys)
       .values({
@@ -113,15 +139,17 @@ export async function createApiKey(
         name: input.name,
         prefix: key.slice(0, API_KEY_PREFIX_LENGTH),
         keyHash: sha256Hex(key),
-        createdAt: deps.clock.now(),
+        scopes: input.scopes,
+        expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null,
+        createdAt: now,
       })
       .returning(summaryColumns);
-    const { id, name, prefix, createdAt } = summary(row);
-    return { id, name, prefix, createdAt, key };
+    const { id, name, prefix, scopes, createdAt, expiresAt } = summary(row, now);
+    return { id, name, prefix, scopes, createdAt, expiresAt, key };
   });
 }
 
-/** One active key of the user; 404 for an unknown, revoked or another user's key. */
+/** One key of the user that was not deleted; 404 for an unknown, revoked or another user's key. */
 export async function getApiKey(deps: Deps, userId: string, id: string): Promise<ApiKeySummary> {
   const rows = await deps.db
     .select(summaryColumns)
@@ -129,7 +157,7 @@ export async function getApiKey(deps: Deps, userId: string, id: string): Promise
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!rows[0]) throw apiKeyNotFound();
-  return summary(rows[0]);
+  return summary(rows[0], deps.clock.now());
 }
 
 /** Revokes one active key of the user (sets `revoked_at`); 404 as for `getApiKey`. */

@@ -72,7 +72,7 @@ describe("POST /api/jobs/{jobId}/claim", () => {
     const listing = await publishedListing(owner.jar);
     const { user } = await signedInUser();
     const agentId = await agentOf(user.id);
-    const key = await createApiKey(webContext(), user.id, { name: "agent" });
+    const key = await createApiKey(webContext(), user.id, { name: "agent", scopes: ["board:write"] });
     const { status, body } = await claim(listing.id, { claimerAgentId: agentId }, { key: key.key });
     expect(status).toBe(201);
     expect(body.claim).toMatchObject({ jobId: listing.id, claimerAgentId: agentId, userId: user.id });
@@ -85,7 +85,7 @@ describe("POST /api/jobs/{jobId}/claim", () => {
     const listing = await publishedListing(owner.jar);
     const { user } = await signedInUser();
     const agentId = await agentOf(user.id);
-    const key = await createApiKey(webContext(), user.id, { name: "agent" });
+    const key = await createApiKey(webContext(), user.id, { name: "agent", scopes: ["board:write"] });
     await revokeApiKey(webContext(), user.id, key.id);
     const before = await claimRows();
     for (const auth of [{ key: key.key }, { key: `svc_${"A".repeat(40)}` }, { key: "not-a-key" }, {}]) {
@@ -115,7 +115,7 @@ describe("POST /api/jobs/{jobId}/claim", () => {
     const listing = await publishedListing(owner.jar);
     const { user } = await signedInUser();
     const agentId = await agentOf(user.id);
-    const key = await createApiKey(webContext(), user.id, { name: "agent" });
+    const key = await createApiKey(webContext(), user.id, { name: "agent", scopes: ["board:write"] });
     const results = await Promise.all(
       Array.from({ length: 10 }, () => claim(listing.id, { claimerAgentId: agentId }, { key: key.key })),
     );
@@ -178,7 +178,7 @@ describe("GET /api/jobs/{jobId}/claims", () => {
       .body.claim;
     const bySession = await claimsOf(listing.id, { jar: owner.jar });
     expect(bySession).toEqual({ status: 200, body: { claims: [second, first] as ClaimView[] } });
-    const key = await createApiKey(webContext(), owner.user.id, { name: "reader" });
+    const key = await createApiKey(webContext(), owner.user.id, { name: "reader", scopes: ["board:write"] });
     expect(await claimsOf(listing.id, { key: key.key })).toEqual(bySession);
     expect((await claimsOf(listing.id, { jar: a.jar })).status).toBe(404);
     expect((await claimsOf("lst_unknown", { jar: owner.jar })).status).toBe(404);

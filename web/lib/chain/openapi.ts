@@ -27,7 +27,8 @@ export const chainOperations: readonly ApiOperation[] = [
     path: "/api/l1/wallet",
     summary: "An address's SOL balance, top 20 tokens and account info, via the caller's RPC URL",
     tags: ["chain"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "chain:read",
     query: l1AddressQuery,
     success: { status: 200, description: "the wallet", schema: l1WalletSchema },
     errors: { ...session, 400: "bad address", 500: "the RPC failed or was refused" },
@@ -51,7 +52,8 @@ export const chainOperations: readonly ApiOperation[] = [
     path: "/api/l1/rpc-config",
     summary: "The caller's L1 RPC URL (saved, or the platform default)",
     tags: ["chain"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "chain:read",
     success: {
       status: 200,
       description:
@@ -66,7 +68,8 @@ export const chainOperations: readonly ApiOperation[] = [
     path: "/api/l1/rpc-config",
     summary: "Save the caller's L1 RPC URL: HTTPS, not a placeholder, a host with only public addresses",
     tags: ["chain"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "chain:write",
     body: rpcConfigBody,
     success: {
       status: 200,

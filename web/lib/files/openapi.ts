@@ -21,7 +21,8 @@ export const filesOperations: readonly ApiOperation[] = [
       "With `download`: the file's bytes, streamed, with `Content-Type` (fallback `application/octet-stream`), " +
       "`Content-Disposition: attachment; filename=<encoded>` and `Content-Length`; only the uploader may download.",
     tags: ["files"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "files:read",
     query: filesQuery,
     success: {
       status: 200,
@@ -40,7 +41,8 @@ export const filesOperations: readonly ApiOperation[] = [
     path: "/api/files",
     summary: "Upload a file to one of the caller's agents (streamed; FILE_MAX_BYTES and the plan's quota)",
     tags: ["files"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "files:write",
     body: uploadFileForm,
     bodyType: "multipart/form-data",
     success: {
@@ -61,7 +63,8 @@ export const filesOperations: readonly ApiOperation[] = [
     path: "/api/files",
     summary: "Delete one of the caller's files and its stored bytes",
     tags: ["files"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "files:write",
     body: deleteFileBody,
     success: { status: 200, description: "`{success: true, fileId}`", schema: deleteFileResponse },
     errors: {
@@ -76,7 +79,8 @@ export const filesOperations: readonly ApiOperation[] = [
     path: "/api/files/quota",
     summary: "The caller's storage quota (by plan), the bytes their files use, and the largest upload",
     tags: ["files"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "files:read",
     success: {
       status: 200,
       description: "`{plan, quotaBytes, usedBytes, maxFileBytes}`",

@@ -26,7 +26,7 @@ export const gatewayOperations: readonly ApiOperation[] = [
     description:
       "Plugin: `X-Plugin-Id`, else body `plugin`, else `agent`. Payment: `X-Payment-Method` (`stripe` default, " +
       "`mpp`, `session`); else `Authorization: Payment <credential>` means `mpp`; else card credit of the " +
-      "signed-in user. Sessions send `X-Session-Id` and `X-Wallet-Address` (and may send `Idempotency-Key`). " +
+      "signed-in user (or the API key's owner). Sessions send `X-Session-Id` and `X-Wallet-Address` (and may send `Idempotency-Key`). " +
       "The plugin's status, body and Content-Type come back (server-sent events with `Accept: text/event-stream`), " +
       "with `x-plugin-id`, `Payment-Receipt` (MPP: transaction hash; session: voucher) and `X-Session-Remaining`. " +
       "Each plugin takes only its own fields, within caps, checked before anything is charged: agent and " +
@@ -36,9 +36,10 @@ export const gatewayOperations: readonly ApiOperation[] = [
       "`language`, stt `audio` (base64) with `format`, `language`, `model`, `prompt`. Refunds (card credit, " +
       "session; MPP is settled on chain): only when the plugin did no work, i.e. it was never reached or it " +
       "answered a 5xx other than 504; once it had the request (a timeout, a connection broken after sending, " +
-      "its 504) the call stays paid.",
+      "its 504) the call stays paid. Card credit can also be spent with an API key holding `billing:write`.",
     tags: ["gateway"],
-    auth: ["none", "session"],
+    auth: ["none", "session", "apiKey"],
+    scope: "billing:write",
     body: gatewayBody,
     success: { status: 200, description: "the plugin's answer", schema: jsonObject },
     errorBody: backendErrorBody,
@@ -76,7 +77,8 @@ export const gatewayOperations: readonly ApiOperation[] = [
     summary:
       "Buy a card credit pack: a checkout session at the card provider, answered with a redirect to it",
     tags: ["gateway"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "billing:write",
     query: checkoutQuery,
     success: { status: 303, description: "redirect to the provider's checkout page" },
     errors: {
@@ -151,7 +153,8 @@ export const gatewayOperations: readonly ApiOperation[] = [
     summary:
       "The signed-in user's card credit, whether card and MPP payments are configured, and plugin prices",
     tags: ["gateway"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "billing:read",
     success: { status: 200, description: "the billing overview", schema: billingOverview },
     errors: { 401: "not signed in" },
   },

@@ -6,7 +6,7 @@
 import { counter } from "@svc/common/metrics/index";
 import type { WebContext } from "../context";
 import { errorResponse, toErrorResponse } from "../http/errors";
-import { sessionUserOf } from "../sessions/service";
+import { signedInUserOf } from "../sessions/require";
 import { cardCreditOf, checkoutUrlOf, debitCardCredit, refundCardCredit } from "./billing/card";
 import {
   type MppCharge,
@@ -118,7 +118,7 @@ async function payByCard(ctx: WebContext, request: Request, plugin: Plugin): Pro
     new PaymentChallenge(
       await paymentRequiredResponse(ctx, message, pluginCharge(plugin), { pluginId: plugin.id }),
     );
-  const user = await sessionUserOf(ctx, request);
+  const user = await signedInUserOf(ctx, request);
   if (!user) throw await required("sign in with card credit, or pay with MPP or a payment session");
   const remaining = await debitCardCredit(ctx.db, user.id, plugin.priceMicros);
   if (remaining === null) {

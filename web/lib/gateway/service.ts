@@ -15,7 +15,7 @@
 import type { WebContext } from "../context";
 import { readJson } from "../http/body";
 import { toErrorResponse } from "../http/errors";
-import { sessionUserOf } from "../sessions/service";
+import { signedInUserOf } from "../sessions/require";
 import { backendFactsOf } from "../setup/backend-facts";
 import { cardCreditOf } from "./billing/card";
 import {
@@ -128,7 +128,7 @@ async function respond(
  * 401 `Unauthorized`, with the plugin's MPP challenge in `WWW-Authenticate` when MPP is configured.
  */
 async function requireCaller(ctx: WebContext, request: Request, plugin: Plugin): Promise<void> {
-  if (await sessionUserOf(ctx, request)) return;
+  if (await signedInUserOf(ctx, request)) return;
   const sessionId = request.headers.get("x-session-id")?.trim();
   const wallet = request.headers.get("x-wallet-address")?.trim();
   if (sessionId && wallet && (await isActivePaymentSession(ctx.db, sessionId, wallet, ctx.clock.now()))) {

@@ -1,6 +1,7 @@
 import { HttpError, isHttpError, randomId } from "@svc/common";
 import { webContext } from "../context";
 import { withRequestMetrics } from "../metrics";
+import { authorizeRequest, declareRouteAuth, type RouteAuth } from "../sessions/require";
 import { declareContentLength } from "./content-length";
 import { assertSameOrigin } from "./origin";
 
@@ -36,6 +37,13 @@ export function toErrorResponse(
     // A refusal that says when to come back says it in the header too.
     const retryAfter = err.extra?.retryAfterSeconds;
     if (typeof retryAfter === "number") response.headers.set("retry-after", String(retryAfter));
+    // An API key's refusals in the words of RFC 6750, which bearer-token clients read.
+    const scope = err.extra?.scope;
+    if (err.code === "insufficient_scope" && typeof scope === "string") {
+      response.headers.set("www-authenticate", `Bearer error="insufficient_scope", scope="${scope}"`);
+    } else if (err.code === "api_key_expired") {
+      response.headers.set("www-authenticate", 'Bearer error="invalid_token", error_description="expired"');
+    }
     return response;
   }
   const requestId = randomId(12);
@@ -48,6 +56,12 @@ export function toErrorResponse(
 }
 
 export interface RouteOptions {
+  /**
+   * Who may call the route (../sessions/require.ts): `"public"`, `"session"` (account, API key, passkey and
+   * password routes), or `{area, access}` for a session or an API key with that scope. Required, so no
+   * route can leave it out; every route file's declaration is checked against the OpenAPI document.
+   */
+  auth: RouteAuth;
   /** The message of an unexpected failure's 500 (default "internal server error"). */
   fallbackMessage?: string;
   /**
@@ -60,23 +74,27 @@ export interface RouteOptions {
 }
 
 /**
- * Wraps a route handler: a state-changing request from another site is refused first (403, see
- * ./origin.ts) unless the route opts out, and every failure becomes a spec-shaped JSON error. Every
- * answer is counted in the request metrics under the route's template (../metrics), and a Content-Length
- * it sets reaches the client (./content-length.ts).
+ * Wraps a route handler, its declaration first (`route({ auth: "session" }, handler)`): a state-changing request from another site is refused first (403, see
+ * ./origin.ts) unless the route opts out, then the caller is authorized as the route declares
+ * (../sessions/require.ts), and every failure becomes a spec-shaped JSON error. Every answer is counted in
+ * the request metrics under the route's template (../metrics), and a Content-Length it sets reaches the
+ * client (./content-length.ts).
  */
 export function route<R extends unknown[]>(
+  options: RouteOptions,
   handler: (request: Request, ...rest: R) => Promise<Response> | Response,
-  options: RouteOptions = {},
 ): (request: Request, ...rest: R) => Promise<Response> {
-  return withRequestMetrics(async (request: Request, ...rest: R) => {
+  const wrapped = withRequestMetrics(async (request: Request, ...rest: R) => {
     try {
-      if (!options.allowCrossSite) assertSameOrigin(request, webContext().config.PUBLIC_URL);
+      const ctx = webContext();
+      if (!options.allowCrossSite) assertSameOrigin(request, ctx.config.PUBLIC_URL);
+      await authorizeRequest(ctx, request, options.auth);
       return declareContentLength(await handler(request, ...rest));
     } catch (err) {
       return toErrorResponse(err, options.fallbackMessage, options.errorShape);
     }
   });
+  return declareRouteAuth(wrapped, options.auth);
 }
 
 export { HttpError };

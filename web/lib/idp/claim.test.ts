@@ -90,7 +90,12 @@ async function sessionUser(jar: CookieJar) {
 }
 
 async function createKey(jar: CookieJar): Promise<string> {
-  const res = await call(createKeyRoute, { method: "POST", path: "/api/keys", jar, json: { name: "mine" } });
+  const res = await call(createKeyRoute, {
+    method: "POST",
+    path: "/api/keys",
+    jar,
+    json: { name: "mine", scopes: ["all"] },
+  });
   expect(res.status).toBe(201);
   return (await res.json()).key;
 }

@@ -18,7 +18,8 @@ export const initDeepOperations: readonly ApiOperation[] = [
     path: "/api/init-deep",
     summary: "Write AGENTS.md files from what the directories' source files contain (admin)",
     tags: ["init-deep"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "context:write",
     body: initDeepBody,
     success: { status: 200, description: "`{success, dryRun, summary, results}`", schema: initDeepAnswer },
     errors: {

@@ -8,7 +8,8 @@ export const jobsOperations: readonly ApiOperation[] = [
     path: "/api/jobs",
     summary: "The user's own platform jobs, newest first, one page",
     tags: ["agents"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "jobs:read",
     query: jobListQuery,
     success: {
       status: 200,

@@ -1,68 +1,22 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { documentedRoutes, openApiPath } from "@svc/common/openapi/index";
+import { documentedRoutes } from "@svc/common/openapi/index";
 import { describe, expect, it } from "vitest";
 import { GET as OPENAPI } from "@/app/api/openapi.json/route";
 import { GET as ASSET } from "@/app/docs/assets/[file]/route";
 import { GET as DOCS } from "@/app/docs/route";
 import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../http/body";
 import { call, makeRequest, useWebTestContext } from "../testing";
+import { routeModules } from "../testing/route-files";
 import { webOpenApiDocument } from "./document";
 import { webOperations } from "./operations";
 import { BODY_LIMITS, bodyLimit, CROSS_SITE_ROUTES, operationKey, refusesCrossSite } from "./shared";
 
 useWebTestContext();
 
-const appDir = fileURLToPath(new URL("../../app", import.meta.url));
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-
-function routeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return routeFiles(path);
-    return entry.name === "route.ts" ? [path] : [];
-  });
-}
-
-/** `app/api/keys/[id]/route.ts` → `/api/keys/{id}`; route groups `(x)` add no segment. */
-function urlPathOf(file: string): string {
-  const segments = relative(appDir, file).split(sep).slice(0, -1);
-  return `/${segments.filter((s) => !/^\(.+\)$/.test(s)).join("/")}`;
-}
-
 /** Every `METHOD /path` the Next app serves: each route file's exported HTTP method functions. */
 async function servedRoutes(): Promise<string[]> {
-  const routes: string[] = [];
-  for (const file of routeFiles(appDir)) {
-    const path = urlPathOf(file);
-    // A catch-all is a fallback (JSON 404/405 for unknown paths), not an API route of its own.
-    if (path.includes("[...")) continue;
-    const module = (await import(file)) as Record<string, unknown>;
-    for (const method of METHODS) {
-      if (typeof module[method] === "function") routes.push(`${method} ${openApiPath(path)}`);
-    }
-  }
-  return routes.sort();
-}
-
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-/** Each route file with its OpenAPI path, its source and its exported HTTP method functions. */
-async function routeModules() {
-  const modules = [];
-  for (const file of routeFiles(appDir)) {
-    const path = urlPathOf(file);
-    if (path.includes("[...")) continue;
-    const module = (await import(file)) as Record<string, unknown>;
-    const handlers = METHODS.filter((m) => typeof module[m] === "function").map((method) => ({
-      method,
-      handler: module[method] as Handler,
-    }));
-    modules.push({ path: openApiPath(path), source: readFileSync(file, "utf8"), handlers });
-  }
-  return modules;
+  const modules = await routeModules();
+  return modules.flatMap(({ path, handlers }) => handlers.map(({ method }) => `${method} ${path}`)).sort();
 }
 
 /** The `maxBytes` a route file passes to the body reader (`MAX_PUBLIC_BODY_BYTES`, `160 * 1024`, ...). */

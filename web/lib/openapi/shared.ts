@@ -5,7 +5,10 @@
  *   site (../http/origin.ts) unless the route opts out with `allowCrossSite` (CROSS_SITE_ROUTES below).
  * - 413: the body reader (../http/body.ts) refuses a body over the route's limit, MAX_BODY_BYTES unless
  *   the route passes its own `maxBytes` (BODY_LIMITS below). Every operation with a `body` reads it there.
- * An entry that already describes the status keeps its own description (and body schema).
+ * - 401/403 of the route's auth declaration: a key that is not valid or lacks the operation's `scope`, or a
+ *   key where only a session is taken.
+ * An entry that already describes the status keeps its own description (and body schema); the auth
+ * refusals are added to it.
  * `openapi.test.ts` checks both lists against the route files.
  */
 import type { ApiOperation, HttpMethod } from "@svc/common/openapi/index";
@@ -54,11 +57,41 @@ function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`;
 }
 
-/** The operation with the shared 403 and 413 added where its route answers them (see above). */
+type ErrorEntry = NonNullable<ApiOperation["errors"]>[number];
+
+/** An error status's description with another case of it added. */
+function alsoWhen(entry: ErrorEntry | undefined, when: string): ErrorEntry {
+  if (entry === undefined) return when;
+  if (typeof entry === "string") return `${entry}; or ${when}`;
+  return { ...entry, description: `${entry.description}; or ${when}` };
+}
+
+/** Whether the operation takes a signed-in session and nothing else (account, API key, passkey, password). */
+export function isSessionOnly(op: Pick<ApiOperation, "auth">): boolean {
+  return op.auth.length === 1 && op.auth[0] === "session";
+}
+
+/**
+ * The operation with the shared 403 and 413 added where its route answers them (see above), and the
+ * refusals of its auth declaration (../sessions/require.ts): for one an API key reaches, 401 for a key that
+ * is unknown, revoked or expired and 403 for a key without its scope; for a session-only one, 403 for a key.
+ */
 export function withSharedResponses(op: ApiOperation): ApiOperation {
   const errors = { ...op.errors };
   if (refusesCrossSite(op))
     errors[403] ??= "a state-changing request from another site (`cross_site_request`)";
   if (op.body) errors[413] ??= `a body over ${formatBytes(bodyLimit(op))} (\`payload_too_large\`)`;
+  if (op.auth.includes("apiKey") && op.scope) {
+    errors[401] = alsoWhen(errors[401], "an API key that is unknown, deleted or expired (`api_key_expired`)");
+    errors[403] = alsoWhen(
+      errors[403],
+      `an API key without the \`${op.scope}\` scope (\`insufficient_scope\`)`,
+    );
+  } else if (isSessionOnly(op) && op.path.startsWith("/api/")) {
+    errors[403] = alsoWhen(
+      errors[403],
+      "an API key: this route takes a signed-in session only (`api_key_not_allowed`)",
+    );
+  }
   return Object.keys(errors).length > 0 ? { ...op, errors } : op;
 }

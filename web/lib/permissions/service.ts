@@ -78,19 +78,20 @@ export interface PermissionTicket {
 }
 
 /**
- * A WebSocket ticket for the user's session, signed with the key the backend verifies it with; 503 without
- * one. The socket it opens closes when that session ends.
+ * A WebSocket ticket for the user's session (or API key: `credentialId` is either's id), signed with the key
+ * the backend verifies it with; 503 without one. The socket it opens closes when that session ends (the key
+ * is deleted or expires).
  */
 export function issuePermissionTicket(
   ctx: WebContext,
   user: Pick<User, "id">,
-  sessionId: string,
+  credentialId: string,
 ): PermissionTicket {
   const secret = ctx.config.HMAC_SECRET || ctx.config.INTERNAL_API_KEY;
   if (!secret) throw notConfigured();
   const expiresAtMs = ctx.clock.now().getTime() + PERMISSION_TICKET_TTL_MS;
   return {
-    token: signPermissionTicket(secret, user.id, sessionId, expiresAtMs),
+    token: signPermissionTicket(secret, user.id, credentialId, expiresAtMs),
     userId: user.id,
     expiresAt: new Date(expiresAtMs).toISOString(),
   };

@@ -7,41 +7,45 @@ import { type WebContext, webContext } from "../context";
 import { toErrorResponse } from "../http/errors";
 import { assertSameOrigin } from "../http/origin";
 import { withRequestMetrics } from "../metrics";
-import { requireSessionUser } from "../sessions/require";
+import { authorizeRequest, declareRouteAuth, type RouteAuth, requireSessionUser } from "../sessions/require";
 import { assertRuntimeControls, forwardRuntimeOperation, type RuntimeOperation } from "./operations";
 import { maintenanceBody, readOptionalJson } from "./schema";
 
 /**
  * Wraps a runtime handler: a state-changing request from another site is refused (403, the check every web
- * route makes, ../http/origin.ts); failures in the gateway shape `{error: code, message, ...extra}`
+ * route makes, ../http/origin.ts), then the caller is authorized as the route declares (`auth`, as for
+ * route(): ../sessions/require.ts); failures in the gateway shape `{error: code, message, ...extra}`
  * (../http/errors.ts), anything unexpected a logged 500. Answers are counted in the request metrics like
  * every route's.
  */
 export function runtimeRoute(
+  options: { auth: RouteAuth },
   handler: (request: Request, ctx: WebContext) => Promise<Response>,
 ): (request: Request) => Promise<Response> {
-  return withRequestMetrics(async (request: Request) => {
+  const wrapped = withRequestMetrics(async (request: Request) => {
     const ctx = webContext();
     try {
       assertSameOrigin(request, ctx.config.PUBLIC_URL);
+      await authorizeRequest(ctx, request, options.auth);
       return await handler(request, ctx);
     } catch (err) {
       return toErrorResponse(err, undefined, "gateway");
     }
   });
+  return declareRouteAuth(wrapped, options.auth);
 }
 
-/** `GET|POST /api/runtime/<operation>` (session): forwards to the backend for the user's newest agent. */
-export function runtimeOperationRoute(operation: Exclude<RuntimeOperation, "maintenance">) {
-  return runtimeRoute(async (request, ctx) => {
+/** `GET|POST /api/runtime/<operation>`: forwards to the backend for the caller's newest agent. */
+export function runtimeOperation(operation: Exclude<RuntimeOperation, "maintenance">) {
+  return async (request: Request, ctx: WebContext): Promise<Response> => {
     const user = await requireSessionUser(ctx, request);
     assertRuntimeControls(ctx, operation);
     return forwardRuntimeOperation(ctx, user, operation);
-  });
+  };
 }
 
-/** `GET /api/runtime/logs?lines=` (session): the agent's last log lines (1 to 500, default 100). */
-export const logsRoute = runtimeRoute(async (request, ctx) => {
+/** `GET /api/runtime/logs?lines=`: the agent's last log lines (1 to 500, default 100). */
+export async function runtimeLogs(request: Request, ctx: WebContext): Promise<Response> {
   const user = await requireSessionUser(ctx, request);
   const lines = new URL(request.url).searchParams.get("lines");
   return forwardRuntimeOperation(
@@ -51,12 +55,12 @@ export const logsRoute = runtimeRoute(async (request, ctx) => {
     undefined,
     new URLSearchParams(lines === null ? {} : { lines }),
   );
-});
+}
 
-/** `POST /api/runtime/maintenance` (session) `{action}`: `restart` (default) or `factory-reset`; else 400. */
-export const maintenanceRoute = runtimeRoute(async (request, ctx) => {
+/** `POST /api/runtime/maintenance` `{action}`: `restart` (default) or `factory-reset`; else 400. */
+export async function runtimeMaintenance(request: Request, ctx: WebContext): Promise<Response> {
   const user = await requireSessionUser(ctx, request);
   assertRuntimeControls(ctx, "maintenance");
   const { action } = await readOptionalJson(request, maintenanceBody);
   return forwardRuntimeOperation(ctx, user, "maintenance", { action });
-});
+}

@@ -1,7 +1,7 @@
 import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
 import { findSession } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
-import { sessions } from "@svc/db/schema";
+import { sessions, type User } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { WebConfig } from "../config";
 import { readCookie, serializeCookie } from "../http/cookies";
@@ -84,17 +84,18 @@ async function findUserSession(
   if (!token) return null;
   const session = await findSession(deps.db, token, deps.clock.now());
   if (!session) return null;
-  const { user } = session;
+  return { sessionId: session.sessionId, user: sessionUserFrom(session.user, deps.config) };
+}
+
+/** What the routes know of an account row: the same for a session's user and an API key's owner. */
+export function sessionUserFrom(user: User, config: WebConfig): SessionUser {
   return {
-    sessionId: session.sessionId,
-    user: {
-      id: user.id,
-      name: user.name,
-      email: user.email,
-      isAdmin: isAdminUser(user, deps.config),
-      emailVerified: user.emailVerifiedAt !== null,
-      contextRole: userContextRole(user, deps.config),
-    },
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    isAdmin: isAdminUser(user, config),
+    emailVerified: user.emailVerifiedAt !== null,
+    contextRole: userContextRole(user, config),
   };
 }
 

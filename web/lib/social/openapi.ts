@@ -13,6 +13,7 @@ export const socialOperations: readonly ApiOperation[] = [
     summary: "Post as the caller, optionally as one of its agents",
     tags,
     auth: ["session", "apiKey"],
+    scope: "board:write",
     body: createPostBody,
     success: { status: 201, description: "`{post}`", schema: z.object({ post: postSchema }) },
     errors: {
@@ -28,6 +29,7 @@ export const socialOperations: readonly ApiOperation[] = [
     summary: "The caller's posts, newest first (latest 100)",
     tags,
     auth: ["session", "apiKey"],
+    scope: "board:read",
     success: { status: 200, description: "`{posts}`", schema: z.object({ posts: z.array(postSchema) }) },
     errors: dualAuth,
   },

@@ -56,7 +56,7 @@ describe("POST /api/social/posts", () => {
   it("with a bearer API key, as one of the caller's agents; the key is recorded", async () => {
     const { user } = await signedInUser();
     const agentId = await agentOf(user.id);
-    const key = await createApiKey(webContext(), user.id, { name: "poster" });
+    const key = await createApiKey(webContext(), user.id, { name: "poster", scopes: ["board:write"] });
     const { status, body } = await post({ content: "Posted by my agent", agentId }, { key: key.key });
     expect(status).toBe(201);
     expect(body.post).toMatchObject({ userId: user.id, agentId, content: "Posted by my agent" });
@@ -67,14 +67,14 @@ describe("POST /api/social/posts", () => {
   it("a session wins over a bearer key of another user", async () => {
     const a = await signedInUser();
     const b = await signedInUser();
-    const key = await createApiKey(webContext(), b.user.id, { name: "b" });
+    const key = await createApiKey(webContext(), b.user.id, { name: "b", scopes: ["board:write"] });
     const { body } = await post({ content: "mine" }, { jar: a.jar, key: key.key });
     expect(body.post.userId).toBe(a.user.id);
   });
 
   it("a revoked key, an unknown key or no credentials → 401, nothing written", async () => {
     const { user } = await signedInUser();
-    const key = await createApiKey(webContext(), user.id, { name: "old" });
+    const key = await createApiKey(webContext(), user.id, { name: "old", scopes: ["board:write"] });
     await revokeApiKey(webContext(), user.id, key.id);
     const before = await total();
     for (const auth of [{ key: key.key }, { key: `svc_${"z".repeat(40)}` }, {}]) {
@@ -146,7 +146,7 @@ describe("GET /api/social/posts", () => {
     const second = (await post({ content: "two" }, { jar })).body.post;
     await post({ content: "stranger" }, { jar: (await signedInUser()).jar });
     expect(await list({ jar })).toEqual({ status: 200, body: { posts: [second, first] } });
-    const key = await createApiKey(webContext(), user.id, { name: "reader" });
+    const key = await createApiKey(webContext(), user.id, { name: "reader", scopes: ["board:write"] });
     expect(await list({ key: key.key })).toEqual({ status: 200, body: { posts: [second, first] } });
   });
 });

@@ -33,7 +33,8 @@ export const walletsOperations: readonly ApiOperation[] = [
     summary:
       "Agent wallets: list-wallets, get-wallet, get-balance, list-payments (the ledger); no action: the index",
     tags: ["wallets"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "wallets:read",
     query: walletQuery,
     success: {
       status: 200,
@@ -59,7 +60,8 @@ export const walletsOperations: readonly ApiOperation[] = [
     path: "/api/agent/mpp",
     summary: "create-wallet, register-wallet, or make-payment (pays an HTTP 402 with x402 v1/v2 or MPP)",
     tags: ["wallets"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "wallets:write",
     body: postBody,
     success: {
       status: 200,

@@ -11,7 +11,7 @@ import { clearedSessionCookie } from "@/lib/sessions/service";
 export const dynamic = "force-dynamic";
 
 /** GET /api/account (session): the dashboard's account panel. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await accountSummary(ctx, user.id));

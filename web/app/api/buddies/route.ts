@@ -8,7 +8,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/buddies (session): `{buddies}`, oldest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "buddies", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(
@@ -18,7 +18,7 @@ export const GET = route(async (request: Request) => {
 });
 
 /** POST /api/buddies (session) `{name, type}`: 201 `{buddy}`; at most 20 per user. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "buddies", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, createBuddyBody);

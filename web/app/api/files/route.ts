@@ -19,7 +19,7 @@ export const dynamic = "force-dynamic";
 const noStore = { "cache-control": "no-store" };
 
 /** GET /api/files?download=<id> (session): the uploader's file, streamed; else `{files, totalSize, count}` (`?agentId=`). */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "files", access: "read" } }, async (request: Request) => {
   const deps = filesDeps(webContext());
   const user = await requireSessionUser(deps, request);
   const query = parseWith(filesQuery, Object.fromEntries(new URL(request.url).searchParams));
@@ -34,7 +34,7 @@ export const GET = route(async (request: Request) => {
  * POST /api/files (session), multipart `file` + `agentId`: 201 `{success: true, file}`. The body is streamed
  * to storage through busboy under FILE_MAX_BYTES and the quota, not read whole by lib/http/body.ts.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "files", access: "write" } }, async (request: Request) => {
   const deps = filesDeps(webContext());
   const user = await requireSessionUser(deps, request);
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
@@ -47,7 +47,7 @@ export const POST = route(async (request: Request) => {
 });
 
 /** DELETE /api/files (session) `{fileId}`: `{success: true, fileId}`; the stored bytes are removed too. */
-export const DELETE = route(async (request: Request) => {
+export const DELETE = route({ auth: { area: "files", access: "write" } }, async (request: Request) => {
   const deps = filesDeps(webContext());
   const user = await requireSessionUser(deps, request);
   const { fileId } = await readJson(request, deleteFileBody);

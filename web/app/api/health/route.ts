@@ -4,6 +4,6 @@ import { route } from "@/lib/http/errors";
 export const dynamic = "force-dynamic";
 
 /** GET /api/health: always 200; `health` is healthy, degraded or unhealthy from CPU and memory. */
-export const GET = route(async () =>
+export const GET = route({ auth: "public" }, async () =>
   Response.json(assessWebHealth(sampleHost()), { headers: { "cache-control": "no-store" } }),
 );

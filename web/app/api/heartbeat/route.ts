@@ -12,14 +12,14 @@ const agentIdOf = (request: Request) =>
 const noStore = { headers: { "cache-control": "no-store" } };
 
 /** GET /api/heartbeat?agentId= (session, own agent): `{source: "gateway", enabled, frequency, job}` or `{source: "db", agentId, enabled, frequency}`. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "agent", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await getHeartbeat(ctx, user.id, agentIdOf(request)), noStore);
 });
 
 /** PUT /api/heartbeat?agentId= `{enabled, frequency}`: written to the gateway, else the database; the answer says which. */
-export const PUT = route(async (request: Request) => {
+export const PUT = route({ auth: { area: "agent", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const agentId = agentIdOf(request);
@@ -28,7 +28,7 @@ export const PUT = route(async (request: Request) => {
 });
 
 /** DELETE /api/heartbeat?agentId=: `{ok: true, source, deleted}`. */
-export const DELETE = route(async (request: Request) => {
+export const DELETE = route({ auth: { area: "agent", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await deleteHeartbeat(ctx, user.id, agentIdOf(request)), noStore);

@@ -9,7 +9,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/init-deep (public) `?path=`: `{rootPath, status[] {directory, hasAgentsMd, path}, allGenerated}`. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const query = parseWith(initDeepQuery, Object.fromEntries(new URL(request.url).searchParams));
   return Response.json(await agentsFilesStatus(webContext().config, query.path), {
     headers: { "cache-control": "no-store" },
@@ -20,7 +20,7 @@ export const GET = route(async (request: Request) => {
  * POST /api/init-deep (session, admin: it writes files on the server) `{path?, force?, dryRun?, maxDepth?}`:
  * `{success, dryRun, summary {total, generated, skipped, errors}, results[] {path, generated, skipped, error}}`.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "context", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   if (!user.isAdmin) throw adminRequired();

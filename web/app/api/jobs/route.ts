@@ -8,7 +8,7 @@ import { listUserJobs } from "@/lib/jobs/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /** GET /api/jobs?limit=&cursor=&type=&status= (session): `{jobs, nextCursor}`, the user's own, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "jobs", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const query = parseWith(jobListQuery, Object.fromEntries(new URL(request.url).searchParams));

@@ -10,14 +10,14 @@ export const dynamic = "force-dynamic";
 const noStore = { "cache-control": "no-store" };
 
 /** GET /api/keys (session): `{keys: [{id, name, prefix, createdAt, lastUsedAt}]}`, active keys, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json({ keys: await listApiKeys(ctx, user.id) }, { headers: noStore });
 });
 
 /** POST /api/keys (session) `{name}`: 201 `{id, name, prefix, createdAt, key}`, the raw key shown this once. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, createApiKeyBody);

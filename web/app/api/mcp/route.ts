@@ -6,7 +6,7 @@ import { listSkills } from "@/lib/skills/service";
 export const dynamic = "force-dynamic";
 
 /** GET /api/mcp (session): `{skills: [{id, label, builtIn, active, mcp}]}`, the user's activations included. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "skills", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(

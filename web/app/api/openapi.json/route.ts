@@ -4,4 +4,4 @@ import { route } from "@/lib/http/errors";
 import { webOpenApiDocument } from "@/lib/openapi/document";
 
 /** GET /api/openapi.json (public): the web's OpenAPI 3.1 document. */
-export const GET = route(async () => Response.json(webOpenApiDocument()));
+export const GET = route({ auth: "public" }, async () => Response.json(webOpenApiDocument()));

@@ -8,7 +8,7 @@ import { submitPartnerInquiry } from "@/lib/partners/service";
 export const dynamic = "force-dynamic";
 
 /** POST /api/partner (public, per-IP limit): 200 `{success, fastTrack, message}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const input = await readJson(request, partnerInquiryBody, { maxBytes: MAX_PUBLIC_BODY_BYTES });
   return Response.json(await submitPartnerInquiry(ctx, input, clientIp(request, ctx.config)));

@@ -6,7 +6,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/passkeys (session): `{passkeys: [{id, label, createdAt, lastUsedAt}]}` of the signed-in user. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const passkeys = await listPasskeys(ctx, user.id);

@@ -1,28 +1,28 @@
 export const dynamic = "force-dynamic";
 
-import { authenticateSessionOrApiKey } from "@/lib/apikeys/authenticate";
 import { webContext } from "@/lib/context";
 import { parseWith, readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 import { decisionBody, pendingPageQuery } from "@/lib/permissions/schema";
 import { decidePermission, listPendingPermissions } from "@/lib/permissions/service";
+import { requireSessionUser } from "@/lib/sessions/require";
 
 /**
  * GET /api/permissions?agentId=&limit=&cursor= (session, or `Bearer svc_<key>` as the spec's "bearer"):
  * `{pending, nextCursor}` of that user.
  */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "approvals", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
-  const { user } = await authenticateSessionOrApiKey(ctx, request);
+  const user = await requireSessionUser(ctx, request);
   const query = parseWith(pendingPageQuery, Object.fromEntries(new URL(request.url).searchParams));
   const body = await listPendingPermissions(ctx, user, query);
   return Response.json(body, { headers: { "cache-control": "no-store" } });
 });
 
 /** POST /api/permissions (session or API key) `{requestId, decision, feedback?, modifiedInput?}`: `{success, requestId, decision}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "approvals", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
-  const { user } = await authenticateSessionOrApiKey(ctx, request);
+  const user = await requireSessionUser(ctx, request);
   const body = await readJson(request, decisionBody);
   return Response.json(await decidePermission(ctx, user, body));
 });

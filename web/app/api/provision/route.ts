@@ -10,7 +10,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
  * POST /api/provision (session) `{name?, aiProvider?, agentType?}`: creates or re-provisions the user's agent
  * and enqueues its provision job; 202 `{success, queued, job, agentId}`.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "agent", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const body = await readOptionalJson(request, provisionBody);

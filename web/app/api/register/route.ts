@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
  * POST /api/register: `{email, password, name?, referralCode?}` → 201 `{id, email, name}`; no session, only
  * the sign-up browser's cookie.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const userAgent = request.headers.get("user-agent");
   assertHumanClient(ctx, userAgent);

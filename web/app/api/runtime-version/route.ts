@@ -5,6 +5,6 @@ import { route } from "@/lib/http/errors";
 import { runtimeVersion } from "@/lib/runtime/runtime-version";
 
 /** GET /api/runtime-version (no auth): the backend's runtime version, or a fallback from RUNTIME_IMAGE. */
-export const GET = route(async () =>
+export const GET = route({ auth: "public" }, async () =>
   Response.json(await runtimeVersion(webContext()), { headers: { "cache-control": "no-store" } }),
 );

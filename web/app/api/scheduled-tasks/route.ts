@@ -8,7 +8,7 @@ import { createTask, deleteTask, listTasks, updateTask } from "@/lib/tasks/servi
 export const dynamic = "force-dynamic";
 
 /** GET /api/scheduled-tasks[?agentId=] (session): `{tasks, count}`, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "tasks", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const query = parseWith(listTasksQuery, Object.fromEntries(new URL(request.url).searchParams));
@@ -16,7 +16,7 @@ export const GET = route(async (request: Request) => {
 });
 
 /** POST /api/scheduled-tasks (session): 201 with the task. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "tasks", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, createTaskBody);
@@ -24,7 +24,7 @@ export const POST = route(async (request: Request) => {
 });
 
 /** PUT /api/scheduled-tasks (session) `{taskId, ...changes}`: the updated task. */
-export const PUT = route(async (request: Request) => {
+export const PUT = route({ auth: { area: "tasks", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, updateTaskBody);
@@ -32,7 +32,7 @@ export const PUT = route(async (request: Request) => {
 });
 
 /** DELETE /api/scheduled-tasks (session) `{taskId}`: `{success: true, taskId}`. */
-export const DELETE = route(async (request: Request) => {
+export const DELETE = route({ auth: { area: "tasks", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const { taskId } = await readJson(request, deleteTaskBody);

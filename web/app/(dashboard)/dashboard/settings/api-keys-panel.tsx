@@ -1,15 +1,65 @@
 "use client";
 
+import { API_AREAS, type ApiScope } from "@svc/common/api-scopes";
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import {
+  Alert,
+  Button,
+  Card,
+  ConfirmButton,
+  DataTable,
+  EmptyState,
+  Field,
+  Notice,
+  SelectField,
+  StatusBadge,
+} from "@/components/ui";
+import { API_AREA_LABELS, describeScopes } from "@/lib/apikeys/scopes";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/apikeys/service";
+import styles from "./api-keys.module.css";
 
-/** The user's API keys: listed by prefix, created (the raw key shown once), deleted after a confirmation. */
+/** The lifetimes the form offers, in days; "" is a key that does not expire. */
+const EXPIRY_CHOICES = [
+  ["7", "7 days"],
+  ["30", "30 days"],
+  ["90", "90 days"],
+  ["365", "1 year"],
+  ["", "Never"],
+] as const;
+
+/** The scopes the form's fields ask for: everything, or each area's chosen access. */
+function scopesOf(data: FormData): ApiScope[] {
+  if (data.get("keyAccess") === "all") return ["all"];
+  return API_AREAS.flatMap((area): ApiScope[] => {
+    const access = data.get(`scope-${area}`);
+    return access === "read" || access === "write" ? [`${area}:${access}`] : [];
+  });
+}
+
+function expiryOf(key: ApiKeySummary) {
+  if (key.expiresAt === null) return "Never";
+  const date = new Date(key.expiresAt).toLocaleDateString();
+  return key.expired ? (
+    <StatusBadge status="expired" tone="bad">
+      Expired {date}
+    </StatusBadge>
+  ) : (
+    date
+  );
+}
+
+/**
+ * The user's API keys: listed by prefix with what each reaches and when it expires; created with its scopes
+ * and lifetime (the raw key shown once, with a copy button); deleted after a confirmation.
+ */
 export function ApiKeysPanel() {
   const keys = useResource<{ keys: ApiKeySummary[] }>("/api/keys");
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [copied, setCopied] = useState("");
+  const [everything, setEverything] = useState(false);
   const [nameError, setNameError] = useState("");
+  const [scopesError, setScopesError] = useState("");
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
   const [busy, setBusy] = useState(false);
@@ -17,14 +67,25 @@ export function ApiKeysPanel() {
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
-    const name = String(new FormData(form).get("keyName") ?? "");
+    const data = new FormData(form);
+    const name = String(data.get("keyName") ?? "");
+    const scopes = scopesOf(data);
+    const days = String(data.get("keyExpiry") ?? "");
     setNameError("");
+    setScopesError("");
     setError("");
     setStatus("");
+    setCopied("");
+    if (scopes.length === 0) {
+      setScopesError("Choose what the key can reach: everything, or read or write for at least one area.");
+      return;
+    }
     setBusy(true);
     try {
-      setCreated(await api<CreatedApiKey>("/api/keys", { json: { name } }));
+      const json = { name, scopes, expiresInDays: days ? Number(days) : null };
+      setCreated(await api<CreatedApiKey>("/api/keys", { json }));
       form.reset();
+      setEverything(false);
       await keys.reload();
     } catch (err) {
       const message = messageOf(err);
@@ -32,6 +93,15 @@ export function ApiKeysPanel() {
       else setError(message);
     } finally {
       setBusy(false);
+    }
+  }
+
+  async function copy(key: string) {
+    try {
+      await navigator.clipboard.writeText(key);
+      setCopied("Copied to the clipboard.");
+    } catch {
+      setCopied("The browser did not allow copying: select the key and copy it yourself.");
     }
   }
 
@@ -54,7 +124,8 @@ export function ApiKeysPanel() {
       testId="api-keys-card"
       description={
         <>
-          Programs use a key as <code>Authorization: Bearer svc_…</code>. Up to 10 keys.
+          Programs use a key as <code>Authorization: Bearer svc_…</code>. A key reaches only what you chose
+          for it, never your account, API keys, passkeys or password. Up to 10 keys.
         </>
       }
     >
@@ -69,7 +140,9 @@ export function ApiKeysPanel() {
           empty={<EmptyState title="No API keys yet">Create one below for a script or a CI job.</EmptyState>}
           columns={[
             { header: "Name", cell: (k) => <strong>{k.name}</strong> },
-            { header: "Key", cell: (k) => <code>{k.prefix}…</code> },
+            { header: "Key", hideOnNarrow: true, cell: (k) => <code>{k.prefix}…</code> },
+            { header: "Can reach", cell: (k) => describeScopes(k.scopes) },
+            { header: "Expires", cell: expiryOf },
             {
               header: "Created",
               hideOnNarrow: true,
@@ -99,20 +172,89 @@ export function ApiKeysPanel() {
         />
       ) : null}
       {created ? (
-        <Notice tone="success">
+        <Notice tone="success" testId="new-api-key-notice">
           <p>
-            Key <strong>{created.name}</strong> created. Copy it now; it is not shown again:
+            Key <strong>{created.name}</strong> created ({describeScopes(created.scopes)};{" "}
+            {created.expiresAt
+              ? `expires ${new Date(created.expiresAt).toLocaleDateString()}`
+              : "never expires"}
+            ). Copy it now; it is not shown again:
           </p>
-          <p>
+          <div className={styles.newKey}>
             <code className="secret" data-testid="new-api-key">
               {created.key}
             </code>
-          </p>
+            <Button size="sm" variant="secondary" onClick={() => copy(created.key)}>
+              Copy key
+            </Button>
+          </div>
+          {copied ? <p data-testid="copy-status">{copied}</p> : null}
         </Notice>
       ) : null}
       <Notice>{status}</Notice>
-      <form method="post" onSubmit={create} className="inline" aria-label="Create an API key">
-        <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
+      <form method="post" onSubmit={create} className={styles.create} aria-label="Create an API key">
+        <div className={styles.row}>
+          <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
+          <SelectField label="Expires after" name="keyExpiry" defaultValue="90">
+            {EXPIRY_CHOICES.map(([days, label]) => (
+              <option key={label} value={days}>
+                {label}
+              </option>
+            ))}
+          </SelectField>
+        </div>
+        <fieldset
+          className={styles.scopes}
+          aria-describedby={scopesError ? "keyScopes-error" : "keyScopes-hint"}
+        >
+          <legend>What the key can reach</legend>
+          <p id="keyScopes-hint" className="hint">
+            Read lets the key look; read and write lets it also change, start, send and delete.
+          </p>
+          <div className={styles.access}>
+            <label>
+              <input
+                type="radio"
+                name="keyAccess"
+                value="areas"
+                checked={!everything}
+                onChange={() => setEverything(false)}
+              />{" "}
+              Only the areas chosen below
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="keyAccess"
+                value="all"
+                checked={everything}
+                onChange={() => setEverything(true)}
+              />{" "}
+              Everything (every area, now and later)
+            </label>
+          </div>
+          <div className={styles.areas} hidden={everything}>
+            {API_AREAS.map((area) => (
+              <SelectField
+                key={area}
+                label={API_AREA_LABELS[area].label}
+                name={`scope-${area}`}
+                hint={API_AREA_LABELS[area].reaches}
+                defaultValue=""
+                disabled={everything}
+              >
+                <option value="">No access</option>
+                <option value="read">Read</option>
+                <option value="write">Read and write</option>
+              </SelectField>
+            ))}
+          </div>
+          {scopesError ? (
+            <p id="keyScopes-error" className="error" role="alert">
+              {scopesError}
+            </p>
+          ) : null}
+        </fieldset>
         <Button type="submit" busy={busy} busyLabel="Creating…">
           Create key
         </Button>

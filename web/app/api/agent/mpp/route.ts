@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 const noStore = { "cache-control": "no-store" };
 
 /** GET /api/agent/mpp (session): `?action=list-wallets|get-wallet|get-balance|list-payments`, else the index. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "wallets", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await runWalletQuery(ctx, user.id, new URL(request.url).searchParams), {
@@ -18,7 +18,7 @@ export const GET = route(async (request: Request) => {
 });
 
 /** POST /api/agent/mpp (session) `{action: create-wallet|register-wallet|make-payment, ...}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "wallets", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const body = await readJson(request, walletPostBody);

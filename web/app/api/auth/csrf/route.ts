@@ -5,7 +5,7 @@ import { route } from "@/lib/http/errors";
 export const dynamic = "force-dynamic";
 
 /** GET /api/auth/csrf: `{token, signed, header}` plus the double-submit cookie. */
-export const GET = route(async () => {
+export const GET = route({ auth: "public" }, async () => {
   const { config } = webContext();
   const csrf = issueCsrfToken(config);
   return Response.json(csrf, {

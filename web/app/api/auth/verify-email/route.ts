@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
  * GET /api/auth/verify-email?token=: the link from the verification mail; redirects to a page that says
  * what happened, signed in when the browser that signed up opened it (lib/accounts/confirmation.ts).
  */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const outcome = await openConfirmationLink(ctx, {
     token: new URL(request.url).searchParams.get("token"),
@@ -33,7 +33,7 @@ export const GET = route(async (request: Request) => {
 });
 
 /** POST /api/auth/verify-email (session): mails a fresh link; `{sent: true, email}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await resendVerification(ctx, user.id));

@@ -12,17 +12,23 @@ interface BuddyRoute {
 }
 
 /** PATCH /api/buddies/{buddyId} (session) `{action, newName?}`: `{buddy, leveledUp}`, for rename `{buddy}`. */
-export const PATCH = route(async (request: Request, { params }: BuddyRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  const action = await readJson(request, buddyActionBody);
-  return Response.json(await actOnBuddy(ctx, user.id, (await params).buddyId, action));
-});
+export const PATCH = route(
+  { auth: { area: "buddies", access: "write" } },
+  async (request: Request, { params }: BuddyRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    const action = await readJson(request, buddyActionBody);
+    return Response.json(await actOnBuddy(ctx, user.id, (await params).buddyId, action));
+  },
+);
 
 /** DELETE /api/buddies/{buddyId} (session): `{success: true}`. */
-export const DELETE = route(async (request: Request, { params }: BuddyRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  await deleteBuddy(ctx, user.id, (await params).buddyId);
-  return Response.json({ success: true });
-});
+export const DELETE = route(
+  { auth: { area: "buddies", access: "write" } },
+  async (request: Request, { params }: BuddyRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    await deleteBuddy(ctx, user.id, (await params).buddyId);
+    return Response.json({ success: true });
+  },
+);

@@ -6,7 +6,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/gateway/billing (session): `{credit, cardConfigured, creditPack, mppConfigured, plugins[]}`. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "billing", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await billingOverviewOf(ctx, user.id), { headers: { "cache-control": "no-store" } });

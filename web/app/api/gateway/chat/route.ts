@@ -9,7 +9,7 @@ import { route } from "@/lib/http/errors";
 import { requireVerifiedUser } from "@/lib/sessions/require";
 
 /** POST /api/gateway/chat (session, confirmed email) `{message}`: 202 `{success, queued, jobId, status, agentId, agentName}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "chat", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireVerifiedUser(ctx, request);
   await limitChatRate(ctx, clientIp(request, ctx.config));

@@ -10,9 +10,12 @@ interface JobRoute {
 }
 
 /** GET /api/jobs/{jobId} (session, owner): `{job}` as the backend shows it; anybody else's job is 404. */
-export const GET = route(async (request: Request, { params }: JobRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  const job = await getUserJob(ctx, user.id, (await params).jobId);
-  return Response.json({ job }, { headers: { "cache-control": "no-store" } });
-});
+export const GET = route(
+  { auth: { area: "jobs", access: "read" } },
+  async (request: Request, { params }: JobRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    const job = await getUserJob(ctx, user.id, (await params).jobId);
+    return Response.json({ job }, { headers: { "cache-control": "no-store" } });
+  },
+);

@@ -8,7 +8,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/jobs/apply (session): `{applications}` with listing and company, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "board", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(
@@ -18,7 +18,7 @@ export const GET = route(async (request: Request) => {
 });
 
 /** POST /api/jobs/apply (session) `{listingId}`: 201 `{application}`; once per listing and user. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "board", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const { listingId } = await readJson(request, applyBody);

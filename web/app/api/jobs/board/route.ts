@@ -3,24 +3,26 @@ import { createCompany, createListing, listListings, parseBoardPost } from "@/li
 import { webContext } from "@/lib/context";
 import { parseWith, readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
-import { requireSessionUser } from "@/lib/sessions/require";
-import { sessionUserOf } from "@/lib/sessions/service";
+import { requireSessionUser, signedInUserOf } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/jobs/board (public): `{jobs}`, at most 50, newest published first; drafts only for their owner. */
-export const GET = route(async (request: Request) => {
-  const ctx = webContext();
-  const query = parseWith(listBoardQuery, Object.fromEntries(new URL(request.url).searchParams));
-  const user = await sessionUserOf(ctx, request);
-  return Response.json(
-    { jobs: await listListings(ctx, user?.id, query) },
-    { headers: { "cache-control": "no-store" } },
-  );
-});
+export const GET = route(
+  { auth: { area: "board", access: "read", optional: true } },
+  async (request: Request) => {
+    const ctx = webContext();
+    const query = parseWith(listBoardQuery, Object.fromEntries(new URL(request.url).searchParams));
+    const user = await signedInUserOf(ctx, request);
+    return Response.json(
+      { jobs: await listListings(ctx, user?.id, query) },
+      { headers: { "cache-control": "no-store" } },
+    );
+  },
+);
 
 /** POST /api/jobs/board (session): 201 `{job}` (a draft listing), or with `type: "company"` 201 `{company}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "board", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const body = parseBoardPost(await readJson(request, boardPostKind));

@@ -6,7 +6,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/jobs/companies (session): `{companies}`, the caller's own, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "board", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(

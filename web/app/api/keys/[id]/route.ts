@@ -10,7 +10,7 @@ interface KeyRoute {
 }
 
 /** GET /api/keys/{id} (session, owner): `{key: {id, name, prefix, createdAt, lastUsedAt}}`; 404 otherwise. */
-export const GET = route(async (request: Request, { params }: KeyRoute) => {
+export const GET = route({ auth: "session" }, async (request: Request, { params }: KeyRoute) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const key = await getApiKey(ctx, user.id, (await params).id);
@@ -18,7 +18,7 @@ export const GET = route(async (request: Request, { params }: KeyRoute) => {
 });
 
 /** DELETE /api/keys/{id} (session, owner): revokes the key, `{ok: true}`; 404 otherwise. */
-export const DELETE = route(async (request: Request, { params }: KeyRoute) => {
+export const DELETE = route({ auth: "session" }, async (request: Request, { params }: KeyRoute) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   await revokeApiKey(ctx, user.id, (await params).id);

@@ -5,4 +5,4 @@ import { route } from "@/lib/http/errors";
 export const dynamic = "force-dynamic";
 
 /** GET /api/l1/price (public): `{price, change24h, marketCap, volume24h}`, cached 60 s in PostgreSQL. */
-export const GET = route(async () => Response.json(await getL1Price(webContext())));
+export const GET = route({ auth: "public" }, async () => Response.json(await getL1Price(webContext())));

@@ -7,7 +7,7 @@ import { route } from "@/lib/http/errors";
 export const dynamic = "force-dynamic";
 
 /** GET /api/l1/verify?address= (public): the platform token balance, eligibility, benefits and all tiers. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const { address } = parseWith(l1AddressQuery, Object.fromEntries(new URL(request.url).searchParams));
   return Response.json(await verifyHolder(webContext(), address));
 });

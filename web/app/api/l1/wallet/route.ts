@@ -8,7 +8,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/l1/wallet?address= (session): SOL balance, top 20 tokens, account info, via the caller's RPC URL. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "chain", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const { address } = parseWith(l1AddressQuery, Object.fromEntries(new URL(request.url).searchParams));

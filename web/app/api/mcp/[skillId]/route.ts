@@ -10,15 +10,21 @@ interface SkillRoute {
 }
 
 /** POST /api/mcp/{skillId} (session): starts the skill's MCP server for the user, `{success, skillId, mcp}`. */
-export const POST = route(async (request: Request, { params }: SkillRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  return Response.json(await activateSkill(ctx, user.id, (await params).skillId));
-});
+export const POST = route(
+  { auth: { area: "skills", access: "write" } },
+  async (request: Request, { params }: SkillRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    return Response.json(await activateSkill(ctx, user.id, (await params).skillId));
+  },
+);
 
 /** DELETE /api/mcp/{skillId} (session): `{success, skillId, message}`. */
-export const DELETE = route(async (request: Request, { params }: SkillRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  return Response.json(await deactivateSkill(ctx, user.id, (await params).skillId));
-});
+export const DELETE = route(
+  { auth: { area: "skills", access: "write" } },
+  async (request: Request, { params }: SkillRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    return Response.json(await deactivateSkill(ctx, user.id, (await params).skillId));
+  },
+);

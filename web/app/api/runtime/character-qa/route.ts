@@ -10,14 +10,14 @@ export const dynamic = "force-dynamic";
 const noStore = { "cache-control": "no-store" };
 
 /** GET /api/runtime/character-qa (session): the agent's persona scores, drift and history (10 s). */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "persona", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await readPersonaEvaluation(ctx, user.id), { headers: noStore });
 });
 
 /** POST /api/runtime/character-qa (session) `{probeSet?, dimensions?}`: runs an evaluation on the agent (15 s). */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "persona", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, characterRunBody, { optional: true });

@@ -1,6 +1,9 @@
 export const dynamic = "force-dynamic";
 
-import { runtimeOperationRoute } from "@/lib/runtime/routes";
+import { runtimeOperation, runtimeRoute } from "@/lib/runtime/routes";
 
-/** GET /api/runtime/gateway-token (session): the backend's answer for the user's newest agent (spec "Runtime maintenance"). */
-export const GET = runtimeOperationRoute("gateway-token");
+/** GET /api/runtime/gateway-token (session or key with agent:write: the token controls the agent): the backend's answer for the user's newest agent (spec "Runtime maintenance"). */
+export const GET = runtimeRoute(
+  { auth: { area: "agent", access: "write" } },
+  runtimeOperation("gateway-token"),
+);

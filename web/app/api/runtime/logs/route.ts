@@ -1,6 +1,6 @@
 export const dynamic = "force-dynamic";
 
-import { logsRoute } from "@/lib/runtime/routes";
+import { runtimeLogs, runtimeRoute } from "@/lib/runtime/routes";
 
-/** GET /api/runtime/logs?lines= (session): the user's newest agent's last log lines, from its platform. */
-export const GET = logsRoute;
+/** GET /api/runtime/logs?lines= (session or key with agent:read): the user's newest agent's last log lines, from its platform. */
+export const GET = runtimeRoute({ auth: { area: "agent", access: "read" } }, runtimeLogs);

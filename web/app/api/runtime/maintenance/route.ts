@@ -1,6 +1,6 @@
 export const dynamic = "force-dynamic";
 
-import { maintenanceRoute } from "@/lib/runtime/routes";
+import { runtimeMaintenance, runtimeRoute } from "@/lib/runtime/routes";
 
-/** POST /api/runtime/maintenance (session) `{action}`: `restart` (default) or `factory-reset`; else 400. */
-export const POST = maintenanceRoute;
+/** POST /api/runtime/maintenance (session or key with agent:write) `{action}`: `restart` (default) or `factory-reset`; else 400. */
+export const POST = runtimeRoute({ auth: { area: "agent", access: "write" } }, runtimeMaintenance);

@@ -1,6 +1,9 @@
 export const dynamic = "force-dynamic";
 
-import { runtimeOperationRoute } from "@/lib/runtime/routes";
+import { runtimeOperation, runtimeRoute } from "@/lib/runtime/routes";
 
-/** POST /api/runtime/reset-memory (session; 503 while runtime controls are off): the backend's answer for the user's newest agent. */
-export const POST = runtimeOperationRoute("reset-memory");
+/** POST /api/runtime/reset-memory (session or key with agent:write; 503 while runtime controls are off): the backend's answer for the user's newest agent. */
+export const POST = runtimeRoute(
+  { auth: { area: "agent", access: "write" } },
+  runtimeOperation("reset-memory"),
+);

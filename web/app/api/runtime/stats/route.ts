@@ -1,6 +1,6 @@
 export const dynamic = "force-dynamic";
 
-import { runtimeOperationRoute } from "@/lib/runtime/routes";
+import { runtimeOperation, runtimeRoute } from "@/lib/runtime/routes";
 
-/** GET /api/runtime/stats (session): the backend's answer for the user's newest agent (spec "Runtime maintenance"). */
-export const GET = runtimeOperationRoute("stats");
+/** GET /api/runtime/stats (session or key with agent:read): the backend's answer for the user's newest agent (spec "Runtime maintenance"). */
+export const GET = runtimeRoute({ auth: { area: "agent", access: "read" } }, runtimeOperation("stats"));

@@ -5,6 +5,6 @@ import { route } from "@/lib/http/errors";
 import { runtimeVersion } from "@/lib/runtime/runtime-version";
 
 /** GET /api/runtime/version (no auth): the same answer as GET /api/runtime-version, normalized the same way. */
-export const GET = route(async () =>
+export const GET = route({ auth: "public" }, async () =>
   Response.json(await runtimeVersion(webContext()), { headers: { "cache-control": "no-store" } }),
 );

@@ -10,10 +10,7 @@ export const dynamic = "force-dynamic";
  * `{ok: true}` (`duplicate: true` on replay). The identity provider posts here from its own servers, so
  * cross-site requests are accepted: the token's signature is what authenticates it.
  */
-export const POST = route(
-  async (request: Request) => {
-    const token = await readText(request, { maxBytes: MAX_PUBLIC_BODY_BYTES });
-    return Response.json(await receiveSecurityEvent(webContext(), token), { status: 202 });
-  },
-  { allowCrossSite: true },
-);
+export const POST = route({ auth: "public", allowCrossSite: true }, async (request: Request) => {
+  const token = await readText(request, { maxBytes: MAX_PUBLIC_BODY_BYTES });
+  return Response.json(await receiveSecurityEvent(webContext(), token), { status: 202 });
+});

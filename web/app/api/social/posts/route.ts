@@ -1,27 +1,27 @@
-import { authenticateSessionOrApiKey } from "@/lib/apikeys/authenticate";
 import { webContext } from "@/lib/context";
 import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
+import { actorOf, requireCaller, requireSessionUser } from "@/lib/sessions/require";
 import { createPostBody } from "@/lib/social/schema";
 import { createPost, listPosts } from "@/lib/social/service";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/social/posts (session or `svc_` key): `{posts}`, the caller's, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "board", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
-  const auth = await authenticateSessionOrApiKey(ctx, request);
+  const user = await requireSessionUser(ctx, request);
   return Response.json(
-    { posts: await listPosts(ctx, auth.user.id) },
+    { posts: await listPosts(ctx, user.id) },
     { headers: { "cache-control": "no-store" } },
   );
 });
 
 /** POST /api/social/posts (session or `svc_` key) `{content, agentId?}`: 201 `{post}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: { area: "board", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
-  const auth = await authenticateSessionOrApiKey(ctx, request);
+  const caller = actorOf(await requireCaller(ctx, request));
   const input = await readJson(request, createPostBody);
-  const post = await createPost(ctx, { userId: auth.user.id, apiKeyId: auth.apiKeyId }, input);
+  const post = await createPost(ctx, caller, input);
   return Response.json({ post }, { status: 201 });
 });

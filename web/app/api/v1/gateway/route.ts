@@ -9,6 +9,7 @@ export const dynamic = "force-dynamic";
  * credential (`Authorization: Payment`) or a pre-funded payment session (`X-Session-Id` + `X-Wallet-Address`).
  * Errors in the gateway shape `{error: code, message, ...}`; 402 `payment_required` carries the offers.
  */
-export const POST = route((request: Request) => handleGatewayCall(webContext(), request), {
-  errorShape: "gateway",
-});
+export const POST = route(
+  { auth: { area: "billing", access: "write", optional: true }, errorShape: "gateway" },
+  (request: Request) => handleGatewayCall(webContext(), request),
+);

@@ -13,13 +13,10 @@ import { hostingEventBody } from "@/lib/webhooks/schema";
  * 400 body not a JSON object. The hosting platform posts from its own servers: cross-site requests are
  * accepted, the shared secret authenticates them.
  */
-export const POST = route(
-  async (request: Request) => {
-    const ctx = webContext();
-    authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
-    const payload = await readJson(request, hostingEventBody, { maxBytes: 256 * 1024 });
-    const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
-    return Response.json(result);
-  },
-  { allowCrossSite: true },
-);
+export const POST = route({ auth: "public", allowCrossSite: true }, async (request: Request) => {
+  const ctx = webContext();
+  authorizeHostingWebhook(request, ctx.config.HOSTING_WEBHOOK_SECRET);
+  const payload = await readJson(request, hostingEventBody, { maxBytes: 256 * 1024 });
+  const result = await receiveHostingEvent({ ...ctx, kv: kvConfigFrom(ctx.config) }, payload);
+  return Response.json(result);
+});

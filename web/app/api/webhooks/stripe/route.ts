@@ -11,11 +11,8 @@ export const dynamic = "force-dynamic";
  * nothing. 400 for a bad signature (nothing credited), 503 without STRIPE_WEBHOOK_SECRET. The
  * provider posts from its servers: cross-site requests are accepted, the signature authenticates them.
  */
-export const POST = route(
-  async (request: Request) => {
-    const ctx = webContext();
-    const raw = await readBody(request, { maxBytes: 256 * 1024 });
-    return Response.json(await receiveStripeWebhook(ctx, raw, request.headers.get("stripe-signature")));
-  },
-  { allowCrossSite: true },
-);
+export const POST = route({ auth: "public", allowCrossSite: true }, async (request: Request) => {
+  const ctx = webContext();
+  const raw = await readBody(request, { maxBytes: 256 * 1024 });
+  return Response.json(await receiveStripeWebhook(ctx, raw, request.headers.get("stripe-signature")));
+});

@@ -9,7 +9,7 @@ import { sessionCookie } from "@/lib/sessions/service";
 export const dynamic = "force-dynamic";
 
 /** GET /api/auth/idp/callback: 302 to `/dashboard` with a session, or to `/login?error=<code>`. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const outcome = await completeIdpSignIn(ctx, {
     query: Object.fromEntries(new URL(request.url).searchParams),

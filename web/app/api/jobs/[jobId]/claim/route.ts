@@ -1,9 +1,9 @@
-import { authenticateSessionOrApiKey } from "@/lib/apikeys/authenticate";
 import { claimListing } from "@/lib/board/claims";
 import { claimBody } from "@/lib/board/schema";
 import { webContext } from "@/lib/context";
 import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
+import { actorOf, requireCaller } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";
 
@@ -12,13 +12,15 @@ interface ClaimRoute {
 }
 
 /** POST /api/jobs/{jobId}/claim (session or `svc_` key) `{claimerAgentId}`: 201 `{claim}`; once per agent. */
-export const POST = route(async (request: Request, { params }: ClaimRoute) => {
-  const ctx = webContext();
-  const auth = await authenticateSessionOrApiKey(ctx, request);
-  const { claimerAgentId } = await readJson(request, claimBody);
-  const caller = { userId: auth.user.id, apiKeyId: auth.apiKeyId };
-  return Response.json(
-    { claim: await claimListing(ctx, caller, (await params).jobId, claimerAgentId) },
-    { status: 201 },
-  );
-});
+export const POST = route(
+  { auth: { area: "board", access: "write" } },
+  async (request: Request, { params }: ClaimRoute) => {
+    const ctx = webContext();
+    const caller = actorOf(await requireCaller(ctx, request));
+    const { claimerAgentId } = await readJson(request, claimBody);
+    return Response.json(
+      { claim: await claimListing(ctx, caller, (await params).jobId, claimerAgentId) },
+      { status: 201 },
+    );
+  },
+);

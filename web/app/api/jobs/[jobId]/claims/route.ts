@@ -1,7 +1,7 @@
-import { authenticateSessionOrApiKey } from "@/lib/apikeys/authenticate";
 import { listClaims } from "@/lib/board/claims";
 import { webContext } from "@/lib/context";
 import { route } from "@/lib/http/errors";
+import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";
 
@@ -10,9 +10,12 @@ interface ClaimsRoute {
 }
 
 /** GET /api/jobs/{jobId}/claims (session or `svc_` key, the listing's owner): `{claims}`, newest first. */
-export const GET = route(async (request: Request, { params }: ClaimsRoute) => {
-  const ctx = webContext();
-  const auth = await authenticateSessionOrApiKey(ctx, request);
-  const claims = await listClaims(ctx, auth.user.id, (await params).jobId);
-  return Response.json({ claims }, { headers: { "cache-control": "no-store" } });
-});
+export const GET = route(
+  { auth: { area: "board", access: "read" } },
+  async (request: Request, { params }: ClaimsRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    const claims = await listClaims(ctx, user.id, (await params).jobId);
+    return Response.json({ claims }, { headers: { "cache-control": "no-store" } });
+  },
+);

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
  * POST /api/passkey/auth/options (public): `{identifier}` -> `{options, challenge}` for
  * navigator.credentials.get; 429 beyond the per-IP limit, counted before anything else.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   await countPasskeyAuthOptions(ctx, clientIp(request, ctx.config));
   const input = await readJson(request, authOptionsBody, { maxBytes: MAX_PUBLIC_BODY_BYTES });

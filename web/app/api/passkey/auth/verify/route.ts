@@ -9,7 +9,7 @@ import { sessionCookie } from "@/lib/sessions/service";
 export const dynamic = "force-dynamic";
 
 /** POST /api/passkey/auth/verify (public): `{response, challenge}` -> `{ok: true}` and the session cookie. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const input = await readJson(request, authVerifyBody, { maxBytes: MAX_PUBLIC_BODY_BYTES });
   const { token } = await verifyAuthentication(ctx, input, {

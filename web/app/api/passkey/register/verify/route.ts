@@ -8,7 +8,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** POST /api/passkey/register/verify (session): `{credential, challenge, label?}` -> `{ok: true}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, registerVerifyBody);

@@ -8,6 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/wallet/sessions/:id with `X-Wallet-Address`: the session; 404 for an unknown id or another wallet. */
 export const GET = route(
+  { auth: "public", errorShape: "gateway" },
   async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
     const { id } = await params;
     const headers = { "X-Wallet-Address": request.headers.get("x-wallet-address") ?? undefined };
@@ -15,5 +16,4 @@ export const GET = route(
     const session = await readPaymentSession(webContext().db, id, wallet);
     return Response.json(session, { headers: { "cache-control": "no-store" } });
   },
-  { errorShape: "gateway" },
 );

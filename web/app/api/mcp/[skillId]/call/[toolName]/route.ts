@@ -14,9 +14,12 @@ interface ToolRoute {
  * (may be empty) → `{skillId, toolName, success: true, result}`; a failed call or a bad body
  * `{…, success: false, error}`.
  */
-export const POST = route(async (request: Request, { params }: ToolRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  const { skillId, toolName } = await params;
-  return Response.json(await callSkillTool(ctx, user.id, skillId, toolName, request));
-});
+export const POST = route(
+  { auth: { area: "skills", access: "write" } },
+  async (request: Request, { params }: ToolRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    const { skillId, toolName } = await params;
+    return Response.json(await callSkillTool(ctx, user.id, skillId, toolName, request));
+  },
+);

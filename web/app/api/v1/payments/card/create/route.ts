@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
  * GET /api/v1/payments/card/create?plugin=<id> (session): a card checkout for one credit pack, answered with a
  * 303 to the provider's page; 503 naming STRIPE_SECRET_KEY when card payments are not configured.
  */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "billing", access: "write" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const query = parseWith(checkoutQuery, Object.fromEntries(new URL(request.url).searchParams));
