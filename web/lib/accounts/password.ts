@@ -1,3 +1,4 @@
+import { sha256Hex } from "@svc/common";
 import type { User } from "@svc/db/schema";
 import { sessions, users } from "@svc/db/schema";
 import bcrypt from "bcryptjs";
@@ -70,19 +71,22 @@ export async function countForgotPasswordRequest(ctx: WebContext, ip: string): P
  */
 export async function requestPasswordReset(ctx: WebContext, input: ForgotPasswordInput): Promise<boolean> {
   const email = normalizeEmail(input.email);
-  const perEmail = await consumeRate(ctx, `reset-mail:${email}`, RESET_MAILS_PER_EMAIL);
+  // Keyed by a digest: the rate-limit table holds no addresses.
+  const perEmail = await consumeRate(ctx, `reset-mail:${sha256Hex(email)}`, RESET_MAILS_PER_EMAIL);
   if (!perEmail.allowed) {
     ctx.logger.info("password reset: the address had its mails for this hour; nothing sent");
     return false;
   }
   const user = await findUserByEmail(ctx, email);
   if (!user) return false;
-  const token = await issueAccountToken(ctx.db, {
-    userId: user.id,
-    purpose: "password_reset",
-    ttlMs: PASSWORD_RESET_TTL_MS,
-    now: ctx.clock.now(),
-  });
+  const token = await ctx.db.transaction((tx) =>
+    issueAccountToken(tx, {
+      userId: user.id,
+      purpose: "password_reset",
+      ttlMs: PASSWORD_RESET_TTL_MS,
+      now: ctx.clock.now(),
+    }),
+  );
   await mailPasswordResetLink(ctx, user, token);
   return true;
 }
