@@ -210,8 +210,13 @@ describe("GET /api/jobs/claims", () => {
       [second.id, scout, "Scout"],
       [first.id, scout, "Scout"],
     ]);
-    const key = await createApiKey(webContext(), user.id, { name: "reader" });
+    const key = await createApiKey(webContext(), user.id, { name: "reader", scopes: ["board:read"] });
     expect(await own({ key: key.key })).toEqual(mine);
+    // A key without the board's read scope is refused, naming it.
+    const filesOnly = await createApiKey(webContext(), user.id, { name: "files", scopes: ["files:read"] });
+    const refused = await own({ key: filesOnly.key });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: "insufficient_scope" });
     expect((await own({})).status).toBe(401);
   });
 });

@@ -18,7 +18,7 @@ export const GET = route({ auth: "session" }, async (request: Request) => {
 });
 
 /** PATCH /api/account (session) `{name}`: renames the account; answers the account as GET does. */
-export const PATCH = route(async (request: Request) => {
+export const PATCH = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, changeNameSchema);
@@ -29,7 +29,7 @@ export const PATCH = route(async (request: Request) => {
  * DELETE /api/account (session) `{password}` (or `{confirm: <email>}` without a password): deletes the
  * account and everything it owns; `{deleted: true, agents, files}` and the session cookie cleared.
  */
-export const DELETE = route(async (request: Request) => {
+export const DELETE = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, deleteAccountSchema);

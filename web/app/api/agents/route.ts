@@ -6,7 +6,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** GET /api/agents (session): `{agents}` with their names, newest first. */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: { area: "agent", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(

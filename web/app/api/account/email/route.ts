@@ -8,7 +8,7 @@ import { requireSessionUser } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** POST /api/account/email (session) `{email, password?}`: mails a link to the new address; `{sent, email, expiresAt}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   const input = await readJson(request, changeEmailSchema);

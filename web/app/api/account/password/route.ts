@@ -8,7 +8,7 @@ import { requireSession } from "@/lib/sessions/require";
 export const dynamic = "force-dynamic";
 
 /** POST /api/account/password (session) `{currentPassword, newPassword}` → `{ok, sessionsEnded}`. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "session" }, async (request: Request) => {
   const ctx = webContext();
   const { sessionId, user } = await requireSession(ctx, request);
   const input = await readJson(request, changePasswordSchema);

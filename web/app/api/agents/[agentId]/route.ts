@@ -12,9 +12,12 @@ interface AgentRoute {
 }
 
 /** PATCH /api/agents/{agentId} (session) `{name}`: `{agent}`; another user's agent is 404. */
-export const PATCH = route(async (request: Request, { params }: AgentRoute) => {
-  const ctx = webContext();
-  const user = await requireSessionUser(ctx, request);
-  const input = await readJson(request, renameAgentBody);
-  return Response.json({ agent: await renameAgent(ctx, user.id, (await params).agentId, input) });
-});
+export const PATCH = route(
+  { auth: { area: "agent", access: "write" } },
+  async (request: Request, { params }: AgentRoute) => {
+    const ctx = webContext();
+    const user = await requireSessionUser(ctx, request);
+    const input = await readJson(request, renameAgentBody);
+    return Response.json({ agent: await renameAgent(ctx, user.id, (await params).agentId, input) });
+  },
+);

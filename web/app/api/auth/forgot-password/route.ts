@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
  * POST /api/auth/forgot-password `{email}` → `{sent: true}`, whether or not an account has the address: the
  * lookup and the mail run after the answer, so its time tells nothing either.
  */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   await countForgotPasswordRequest(ctx, clientIp(request, ctx.config));
   const input = await readJson(request, forgotPasswordSchema, { maxBytes: MAX_PUBLIC_BODY_BYTES });

@@ -9,7 +9,7 @@ import { clearedSessionCookie } from "@/lib/sessions/service";
 export const dynamic = "force-dynamic";
 
 /** POST /api/auth/reset-password `{token, password}` → `{ok: true}`; every session of the account ends. */
-export const POST = route(async (request: Request) => {
+export const POST = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const ip = clientIp(request, ctx.config);
   const input = await readJson(request, resetPasswordSchema, { maxBytes: MAX_PUBLIC_BODY_BYTES });

@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * GET /api/account/email/confirm?token=: the link mailed to the new address; 302 to Settings (signed in as
  * that account) or the sign-in page, either saying what happened.
  */
-export const GET = route(async (request: Request) => {
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
   const outcome = await confirmEmailChange(ctx, new URL(request.url).searchParams.get("token"));
   const signedIn = outcome.changed && (await sessionUserOf(ctx, request))?.id === outcome.userId;
