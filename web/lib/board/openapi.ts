@@ -147,6 +147,7 @@ export const boardOperations: readonly ApiOperation[] = [
     summary: "The claims the caller's agents made, newest first",
     tags,
     auth: ["session", "apiKey"],
+    scope: "board:read",
     success: { status: 200, description: "`{claims}`", schema: z.object({ claims: z.array(claimSchema) }) },
     errors: dualAuth,
   },

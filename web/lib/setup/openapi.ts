@@ -15,7 +15,8 @@ export const setupOperations: readonly ApiOperation[] = [
       "never a secret's value) and whether a restart is needed. The backend's part comes from its " +
       "`GET /api/setup`, kept 10 s; when it does not answer those three are `unknown`.",
     tags: ["setup"],
-    auth: ["session"],
+    auth: ["session", "apiKey"],
+    scope: "agent:read",
     success: { status: 200, description: "the setup status", schema: setupStatus },
     errors: { 401: "not signed in" },
   },

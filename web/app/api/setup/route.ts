@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
  * words); an admin also `where` and `capabilities` (each one's state and the variables to set, never their
  * values).
  */
-export const GET = route({ auth: "session" }, async (request: Request) => {
+export const GET = route({ auth: { area: "agent", access: "read" } }, async (request: Request) => {
   const ctx = webContext();
   const user = await requireSessionUser(ctx, request);
   return Response.json(await setupStatusOf(ctx, user), { headers: { "cache-control": "no-store" } });
