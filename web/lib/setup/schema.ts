@@ -61,7 +61,15 @@ export const setupStatus = z
   .object({
     role: z.enum(["admin", "user"]),
     /** Per capability: false when it is known to be off; pages then say so and disable the action. */
-    available: z.record(z.enum(CAPABILITY_IDS), z.boolean()),
+    available: z.object({
+      ai_provider: z.boolean(),
+      hosting: z.boolean(),
+      agent_runtime: z.boolean(),
+      mail: z.boolean(),
+      card_payments: z.boolean(),
+      mpp: z.boolean(),
+      identity_provider: z.boolean(),
+    } satisfies Record<CapabilityId, z.ZodBoolean>),
     unavailable: z.array(unavailableFeature),
     /** Admins only: where variables are set. */
     where: z.string().optional(),
