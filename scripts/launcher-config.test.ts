@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,13 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/common";
 import { afterAll, describe, expect, it } from "vitest";
 import { closedToOthers } from "../backend/src/hosting/local-users";
-import { loadLauncherConfig, sharedUserNotice } from "./launcher/config";
+import {
+  loadDotEnv,
+  loadLauncherConfig,
+  publicHostOf,
+  publicUrlOf,
+  sharedUserNotice,
+} from "./launcher/config";
 import { runLauncher } from "./testing/launcher";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -29,6 +35,39 @@ describe("launcher configuration", () => {
       START_SERVICES: ["backend", "web", "summarizer"],
       dataDir: "/srv/app/.data",
     });
+  });
+
+  it("the address people open is http://localhost:<WEB_PORT> unless PUBLIC_URL says otherwise (passkeys refuse IP addresses)", () => {
+    expect(publicUrlOf(loadLauncherConfig("/a", {}))).toBe("http://localhost:3000");
+    expect(publicUrlOf(loadLauncherConfig("/a", { WEB_PORT: "3100", HOST: "0.0.0.0" }))).toBe(
+      "http://localhost:3100",
+    );
+    expect(publicUrlOf(loadLauncherConfig("/a", { HOST: "10.0.0.5" }))).toBe("http://10.0.0.5:3000");
+    expect(publicUrlOf(loadLauncherConfig("/a", { PUBLIC_URL: "https://agents.example.com" }))).toBe(
+      "https://agents.example.com",
+    );
+    for (const host of ["127.0.0.1", "127.0.1.1", "::1", "::", "0.0.0.0", "localhost"])
+      expect(publicHostOf(host), host).toBe("localhost");
+    expect(publicHostOf("platform.internal")).toBe("platform.internal");
+  });
+
+  it("reads .env at the root: its variables where the environment has none, the environment winning", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-dotenv-"));
+    dirs.push(dir);
+    expect(loadDotEnv(dir, {})).toEqual([]);
+    await writeFile(
+      join(dir, ".env"),
+      '# the platform\nAI_PROVIDER_KEY=from-file\nWEB_PORT=3200\nMAIL_FROM="Agents <a@example.com>"\nEMPTY=\n',
+    );
+    const env: Record<string, string | undefined> = { WEB_PORT: "3300" };
+    expect(loadDotEnv(dir, env).sort()).toEqual(["AI_PROVIDER_KEY", "EMPTY", "MAIL_FROM"]);
+    expect(env).toEqual({
+      AI_PROVIDER_KEY: "from-file",
+      WEB_PORT: "3300",
+      MAIL_FROM: "Agents <a@example.com>",
+      EMPTY: "",
+    });
+    expect(loadLauncherConfig(dir, env).WEB_PORT).toBe(3300);
   });
 
   it("warns that local agents share the platform's OS user only when it is not root and the driver is local", () => {

@@ -38,7 +38,7 @@ describe("npm start, end to end", () => {
     const first = runLauncher(root, env);
     runs.push(first);
     await first.waitFor("Press Ctrl-C to stop.", 240_000);
-    expect(first.stdout()).toContain(`web         http://127.0.0.1:${ports.WEB_PORT}`);
+    expect(first.stdout()).toContain(`web         http://localhost:${ports.WEB_PORT}`);
 
     const backend = await getJson(`http://127.0.0.1:${ports.BACKEND_PORT}/health`);
     expect(backend.status).toBe(200);

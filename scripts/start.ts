@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole platform on one machine with zero configuration.
  *
+ * Variables come from the environment and from `.env` at the repository root (the environment wins).
  * Without DATABASE_URL it runs embedded PostgreSQL with its data in `.data/postgres` (kept between runs);
  * it closes the data directory's private parts to other users (launcher/data-dir.ts), applies migrations,
  * writes missing local secrets to `.data/secrets.json`, builds the web app when its
@@ -18,7 +19,10 @@ import { findRuntime, runtimeDirFor } from "../backend/src/runtime-install/index
 import { buildWebIfNeeded } from "./launcher/build";
 import {
   type LauncherConfig,
+  loadDotEnv,
   loadLauncherConfig,
+  publicHostOf,
+  publicUrlOf,
   type ServiceName,
   sharedUserNotice,
 } from "./launcher/config";
@@ -110,6 +114,8 @@ async function sayLocalRuntime(config: LauncherConfig): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const fromDotEnv = loadDotEnv(root);
+  if (fromDotEnv.length > 0) say(`.env: ${fromDotEnv.join(", ")}`);
   const config = loadLauncherConfig(root);
   const services = config.START_SERVICES;
   const notice = services.includes("backend") ? sharedUserNotice(config, process.getuid?.()) : null;
@@ -132,8 +138,8 @@ async function main(): Promise<void> {
   if (services.includes("web")) await buildWebIfNeeded(root, say);
   if (shuttingDown) return;
 
-  const publicHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
-  const url = (port: number) => `http://${publicHost}:${port}`;
+  const url = (port: number) => `http://${publicHostOf(config.HOST)}:${port}`;
+  const publicUrl = publicUrlOf(config);
   const { EMBEDDED_PG_PASSWORD: _dbPassword, ...serviceSecrets } = secrets;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: config.LOG_LEVEL,
     BACKEND_URL: config.BACKEND_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
     SUMMARIZER_URL: config.SUMMARIZER_URL ?? `http://127.0.0.1:${config.SUMMARIZER_PORT}`,
-    PUBLIC_URL: config.PUBLIC_URL ?? url(config.WEB_PORT),
+    PUBLIC_URL: publicUrl,
     BACKEND_PUBLIC_URL: process.env.BACKEND_PUBLIC_URL ?? `http://127.0.0.1:${config.BACKEND_PORT}`,
     LOCAL_AGENTS_DIR: process.env.LOCAL_AGENTS_DIR ?? join(config.dataDir, "agents"),
   };
@@ -178,6 +184,10 @@ async function main(): Promise<void> {
     log(`  ${name.padEnd(11)} ${url(plan.port)}   (health: ${plan.health})`);
   }
   log(`  database    ${database.description}`);
+  if (services.includes("web")) {
+    log("");
+    log(`Open ${publicUrl} in your browser (its Overview lists what is not set up yet).`);
+  }
   log("Press Ctrl-C to stop.");
 }
 

@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseEnv as parseDotEnv } from "node:util";
 import { csv, httpUrl, logLevel, optionalPort, parseEnv, port, postgresUrl } from "@svc/common";
 import { z } from "zod";
 
@@ -33,6 +35,37 @@ export const envSchema = z.object({
 });
 
 export type LauncherConfig = z.infer<typeof envSchema> & { dataDir: string; root: string };
+
+/**
+ * `.env` at the repository root, as `npm start` reads it: each of its variables not already in `env` is put
+ * there (the environment wins; an empty value counts as unset everywhere). Returns the names it set; none
+ * without the file.
+ */
+export function loadDotEnv(root: string, env: Record<string, string | undefined> = process.env): string[] {
+  const file = join(root, ".env");
+  if (!existsSync(file)) return [];
+  const added: string[] = [];
+  for (const [name, value] of Object.entries(parseDotEnv(readFileSync(file, "utf8")))) {
+    if (value === undefined || env[name] !== undefined) continue;
+    env[name] = value;
+    added.push(name);
+  }
+  return added;
+}
+
+/**
+ * The host name people open the platform at: `localhost` when the services listen on a loopback or every
+ * address (passkeys refuse IP addresses: WebAuthn needs a domain), else HOST as given.
+ */
+export function publicHostOf(host: string): string {
+  const local = ["0.0.0.0", "::", "::1", "localhost"].includes(host) || /^127\./.test(host);
+  return local ? "localhost" : host;
+}
+
+/** PUBLIC_URL as set, else `http://<public host>:<WEB_PORT>` (the address `npm start` prints). */
+export function publicUrlOf(config: Pick<LauncherConfig, "PUBLIC_URL" | "HOST" | "WEB_PORT">): string {
+  return config.PUBLIC_URL ?? `http://${publicHostOf(config.HOST)}:${config.WEB_PORT}`;
+}
 
 /** The launcher's own variables; a bad one stops the start with its name in the message. */
 export function loadLauncherConfig(

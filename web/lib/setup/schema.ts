@@ -57,19 +57,19 @@ export const unavailableFeature = z.object({
 });
 export type UnavailableFeature = z.infer<typeof unavailableFeature>;
 
-/**
- * Per capability, a boolean. Spelled out as an object (not `z.record` over the ids), so the API description
- * lists each property it requires.
- */
-const availability = z.object(
-  Object.fromEntries(CAPABILITY_IDS.map((id) => [id, z.boolean()])) as Record<CapabilityId, z.ZodBoolean>,
-);
-
 export const setupStatus = z
   .object({
     role: z.enum(["admin", "user"]),
     /** Per capability: false when it is known to be off; pages then say so and disable the action. */
-    available: availability,
+    available: z.object({
+      ai_provider: z.boolean(),
+      hosting: z.boolean(),
+      agent_runtime: z.boolean(),
+      mail: z.boolean(),
+      card_payments: z.boolean(),
+      mpp: z.boolean(),
+      identity_provider: z.boolean(),
+    } satisfies Record<CapabilityId, z.ZodBoolean>),
     unavailable: z.array(unavailableFeature),
     /** Admins only: where variables are set. */
     where: z.string().optional(),
