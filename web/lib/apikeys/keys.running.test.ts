@@ -50,10 +50,11 @@ function withKey(key: string, path: string, init: RequestInit & { json?: unknown
 async function expectRefusal(res: Response, status: number, code: string, scope?: string) {
   const body = (await res.json()) as Json;
   expect(res.status, JSON.stringify(body)).toBe(status);
+  // The web's shape `{error: message, code}`, or the runtime routes' `{error: code, message}`.
   expect(body.code ?? body.error).toBe(code);
   if (scope) {
     expect(body.scope).toBe(scope);
-    expect(body.error ?? body.message).toContain(scope);
+    expect(body.code ? body.error : body.message).toContain(scope);
     expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
   }
 }

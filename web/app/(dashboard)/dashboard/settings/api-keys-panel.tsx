@@ -41,9 +41,12 @@ function expiryOf(key: ApiKeySummary) {
   if (key.expiresAt === null) return "Never";
   const date = new Date(key.expiresAt).toLocaleDateString();
   return key.expired ? (
-    <StatusBadge status="expired" tone="bad">
-      Expired {date}
-    </StatusBadge>
+    <>
+      <StatusBadge status="expired" tone="bad">
+        Expired
+      </StatusBadge>{" "}
+      <span className="muted">{date}</span>
+    </>
   ) : (
     date
   );
@@ -139,10 +142,22 @@ export function ApiKeysPanel() {
           rowKey={(k) => k.id}
           empty={<EmptyState title="No API keys yet">Create one below for a script or a CI job.</EmptyState>}
           columns={[
-            { header: "Name", cell: (k) => <strong>{k.name}</strong> },
+            {
+              header: "Name",
+              cell: (k) => (
+                <>
+                  <strong>{k.name}</strong>
+                  {/* On a phone the expiry goes under the name, so the table fits without scrolling. */}
+                  <span className={styles.narrowOnly}>
+                    {k.expired || k.expiresAt === null ? null : "Expires "}
+                    {k.expiresAt === null ? "Never expires" : expiryOf(k)}
+                  </span>
+                </>
+              ),
+            },
             { header: "Key", hideOnNarrow: true, cell: (k) => <code>{k.prefix}…</code> },
             { header: "Can reach", cell: (k) => describeScopes(k.scopes) },
-            { header: "Expires", cell: expiryOf },
+            { header: "Expires", hideOnNarrow: true, cell: expiryOf },
             {
               header: "Created",
               hideOnNarrow: true,
