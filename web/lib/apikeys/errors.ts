@@ -2,8 +2,6 @@ import { HttpError } from "@svc/common";
 
 /** The apikeys area's failures, one constructor per code. */
 export const apiKeyNotFound = () => new HttpError(404, "not_found", "API key not found");
-export const unauthorized = () =>
-  new HttpError(401, "unauthorized", "sign in or send a valid API key as a Bearer token");
 /** A bearer credential that is no active key: unknown, revoked, or not a key at all. */
 export const invalidApiKey = () =>
   new HttpError(401, "unauthorized", "this API key is not valid: it is unknown or was deleted");

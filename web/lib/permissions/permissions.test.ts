@@ -104,7 +104,7 @@ describe("session or API key required", () => {
     for (const res of [await list(), await decide({ requestId: "perm_1_x", decision: "approve" })]) {
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({
-        error: "sign in or send a valid API key as a Bearer token",
+        error: "sign in first",
         code: "unauthorized",
       });
     }

@@ -18,13 +18,7 @@ import { type ApiAccess, type ApiArea, grantsScope, scopeName } from "@svc/commo
 import { lookUpApiKey } from "@svc/common/credentials";
 import { emailNotVerified } from "../accounts/errors";
 import { bearerToken } from "../apikeys/authenticate";
-import {
-  apiKeyExpired,
-  apiKeyNotAllowed,
-  insufficientScope,
-  invalidApiKey,
-  unauthorized,
-} from "../apikeys/errors";
+import { apiKeyExpired, apiKeyNotAllowed, insufficientScope, invalidApiKey } from "../apikeys/errors";
 import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
 import { signInFirst } from "./errors";
@@ -81,7 +75,7 @@ export async function authorizeRequest(ctx: WebContext, request: Request, auth: 
   const token = bearerToken(request);
   if (auth === "session") throw token ? apiKeyNotAllowed() : signInFirst();
   if (!token) {
-    if (!auth.optional) throw unauthorized();
+    if (!auth.optional) throw signInFirst();
     callers.set(request, null);
     return;
   }
