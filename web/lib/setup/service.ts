@@ -1,11 +1,9 @@
 import type { WebContext } from "../context";
+import { agentRuntimeCapability, aiProviderCapability, hostingCapability } from "./backend-capabilities";
 import { backendFactsOf } from "./backend-facts";
 import {
-  agentRuntimeCapability,
-  aiProviderCapability,
   type Capability,
   cardPaymentsCapability,
-  hostingCapability,
   identityProviderCapability,
   mailCapability,
   mppCapability,
