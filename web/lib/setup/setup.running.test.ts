@@ -154,10 +154,7 @@ describe("nothing configured (npm start's defaults, the runtime not installed ye
   it("signed out: 401 in the error shape", async () => {
     const { status, body } = await setupAs(servers.web.url, "nobody");
     expect(status).toBe(401);
-    expect(body).toEqual({
-      error: "sign in or send a valid API key as a Bearer token",
-      code: "unauthorized",
-    });
+    expect(body).toEqual({ error: "sign in first", code: "unauthorized" });
   });
 });
 
