@@ -241,7 +241,9 @@ describe("forgot password and the reset link", () => {
 
   it("a reset of an account whose email was never confirmed claims it: keys go, the email counts as confirmed", async () => {
     const { user, browser } = await accountWithPassword(url, "password-1", { verified: false });
-    const key = await browser.fetch("/api/keys", { json: { name: "left by whoever registered" } });
+    const key = await browser.fetch("/api/keys", {
+      json: { name: "left by whoever registered", scopes: ["all"] },
+    });
     expect(key.status).toBe(201);
     await client().fetch("/api/auth/forgot-password", { json: { email: user.email } });
     const token = tokenOf(resetLinkOf(await waitForMail(servers.dataDir, user.email, "Reset your")));
