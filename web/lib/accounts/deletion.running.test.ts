@@ -139,7 +139,7 @@ describe("DELETE /api/account", () => {
     const fileId = await uploadFile(browser, deployed);
     const stored = join(servers.dataDir, "files", fileId);
     expect(existsSync(stored)).toBe(true);
-    expect((await browser.fetch("/api/keys", { json: { name: "ci" } })).status).toBe(201);
+    expect((await browser.fetch("/api/keys", { json: { name: "ci", scopes: ["all"] } })).status).toBe(201);
     await db()
       .insert(scheduledTasks)
       .values({

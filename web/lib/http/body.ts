@@ -81,8 +81,11 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   throw invalidRequest(field && !namesField(message, field) ? `${field}: ${message}` : message);
 }
 
-/** Whether a message names the field already, as its key (`newPassword`) or in words ("New password"). */
+/**
+ * Whether a message names the field already: its key anywhere (`newPassword`), or its words at the start
+ * ("New password must …"; "is not a valid cron schedule" does not name `cronSchedule`).
+ */
 function namesField(message: string, field: string): boolean {
   const squeezed = (text: string) => text.toLowerCase().replace(/\s+/g, "");
-  return message.includes(field) || squeezed(message).includes(squeezed(field));
+  return message.includes(field) || squeezed(message).startsWith(squeezed(field));
 }
