@@ -95,6 +95,7 @@ describe("accounts in a real browser", () => {
 
     // API keys: create (shown once), listed by prefix, delete after the confirmation step.
     await page.getByLabel("Key name", { exact: true }).fill("ci");
+    await page.getByLabel("Everything (every area, now and later)").check();
     await page.getByRole("button", { name: "Create key" }).click();
     const key = await page.getByTestId("new-api-key").textContent();
     expect(key).toMatch(/^svc_[A-Za-z0-9]{40}$/);
