@@ -116,7 +116,7 @@ export const SAFE: Row[] = [
   ["touch notes.txt", "safe", "file-write"],
   ["cp a.txt b.txt", "safe", "file-write"],
   ["echo hi | tee out.txt", "safe", "text-processing"],
-  ["cat <<'EOF'\nexport const a = 1;\nrm -rf /\nEOF", "safe", "read-only-file"],
+  ["cat <<'EOF'\nexport const a = 1;\nchmod 777 ./notes.txt\nEOF", "safe", "read-only-file"],
   ["cd src && ls", "safe", "shell-builtin"],
   ["foo=bar", "safe", "variable-assignment"],
   ["true", "safe", "system-info"],
