@@ -7,7 +7,7 @@ import { nextCronRun } from "@svc/common/cron";
 import { agents, scheduledTasks } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { formatUtc } from "../lib/tasks/cron-hint";
+import { formatDate } from "../components/ui/format-date";
 import { webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
@@ -50,7 +50,7 @@ describe("Scheduled tasks page", () => {
       // between, its answer is the next day's run. Either is right; nothing else is.
       const shown = (await hint.textContent()) ?? "";
       const nextOf = (at: Date) =>
-        `Runs every day at 09:00 UTC. Next: ${formatUtc(nextCronRun("0 9 * * *", at))}`;
+        `Runs every day at 09:00 UTC. Next: ${formatDate(nextCronRun("0 9 * * *", at), { zone: true })}`;
       expect(shown.slice(0, nextOf(before).length)).toBeOneOf([nextOf(before), nextOf(new Date())]);
       await form.getByLabel("Prompt").fill("Summarize what happened overnight.");
       await expectAccessible(page);
@@ -67,7 +67,9 @@ describe("Scheduled tasks page", () => {
         enabled: true,
         status: "pending",
       });
-      expect(await table.getByTestId("task-next-run").textContent()).toBe(formatUtc(row.nextRun));
+      expect(await table.getByTestId("task-next-run").textContent()).toBe(
+        formatDate(row.nextRun, { zone: true }),
+      );
       expect(await table.getByTestId("task-state").textContent()).toContain("pending");
       await expectAccessible(page);
 

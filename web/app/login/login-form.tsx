@@ -3,9 +3,10 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
 import { api, fieldOf, messageOf } from "@/components/data";
-import { ErrorAlert, Field } from "@/components/ui";
+import { Button, ErrorAlert, Field } from "@/components/ui";
 
-export function LoginForm() {
+/** Signs in by password or passkey, then goes to `next` (a path of this site, checked by the page). */
+export function LoginForm({ next = "/dashboard" }: { next?: string }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -23,11 +24,11 @@ export function LoginForm() {
         json: { email: String(data.get("email") ?? ""), password: String(data.get("password") ?? "") },
         headers: { "x-csrf-token": csrf.header },
       });
-      window.location.assign("/dashboard");
+      window.location.assign(next);
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, ["email", "password"]);
-      if (field && !message.includes(" and ")) setErrors({ [field]: message });
+      const field = fieldOf(err, ["email", "password"]);
+      if (field) setErrors({ [field]: message });
       else setFormError(message);
       setBusy(false);
     }
@@ -50,7 +51,7 @@ export function LoginForm() {
       }>("/api/passkey/auth/options", { json: { identifier } });
       const response = await startAuthentication({ optionsJSON: options });
       await api("/api/passkey/auth/verify", { json: { response, challenge } });
-      window.location.assign("/dashboard");
+      window.location.assign(next);
     } catch (err) {
       setFormError(messageOf(err));
       setBusy(false);
@@ -82,15 +83,18 @@ export function LoginForm() {
           error={errors.password}
         />
         <ErrorAlert message={formError} />
-        <button type="submit" disabled={busy}>
+        <Button type="submit" busy={busy}>
           Sign in
-        </button>
+        </Button>
       </form>
       <div className="alternatives">
-        <button type="button" className="secondary" onClick={signInWithPasskey} disabled={busy}>
+        <Button variant="secondary" onClick={signInWithPasskey} disabled={busy}>
           Sign in with passkey
-        </button>
-        <a className="button secondary" href="/api/auth/idp">
+        </Button>
+        <a
+          className="button secondary"
+          href={next === "/dashboard" ? "/api/auth/idp" : `/api/auth/idp?next=${encodeURIComponent(next)}`}
+        >
           Continue with identity provider
         </a>
       </div>

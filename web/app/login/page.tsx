@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ErrorAlert } from "@/components/ui";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "@/lib/http/return-path";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in · Agent Platform" };
@@ -22,11 +23,14 @@ export default async function LoginPage({
   const params = await searchParams;
   const code = typeof params.error === "string" ? params.error : undefined;
   const notice = code ? (MESSAGES[code] ?? "Sign-in failed.") : undefined;
+  // The page the visitor asked for before signing in (a path of this site only).
+  const next = safeReturnPath(params.next) ?? DEFAULT_RETURN_PATH;
   return (
     <main className="narrow">
       <h1>Sign in</h1>
       <ErrorAlert message={notice} />
-      <LoginForm />
+      {next === DEFAULT_RETURN_PATH ? null : <p className="muted">Sign in to continue to that page.</p>}
+      <LoginForm next={next} />
       <p>
         New here? <a href="/signup">Create an account</a>
       </p>

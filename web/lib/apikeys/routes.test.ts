@@ -147,11 +147,11 @@ describe("POST /api/keys", () => {
   });
 
   const badInputs: Array<[string, TestRequest, RegExp]> = [
-    ["a missing name", { json: {} }, /^name: is required$/],
-    ["a number as name", { json: { name: 42 } }, /^name: must be a string$/],
-    ["a null name", { json: { name: null } }, /^name: must be a string$/],
-    ["a blank name", { json: { name: "   " } }, /^name: must not be empty$/],
-    ["a 65-character name", { json: { name: "x".repeat(65) } }, /^name: must be at most 64 characters$/],
+    ["a missing name", { json: {} }, /^Key name is required$/],
+    ["a number as name", { json: { name: 42 } }, /^Key name must be a string$/],
+    ["a null name", { json: { name: null } }, /^Key name must be a string$/],
+    ["a blank name", { json: { name: "   " } }, /^Key name must not be empty$/],
+    ["a 65-character name", { json: { name: "x".repeat(65) } }, /^Key name must be at most 64 characters$/],
     ["an unknown field", { json: { name: "ok", scope: "admin" } }, /scope/],
     ["a JSON array", { json: [{ name: "ok" }] }, /JSON object/],
     [
@@ -173,7 +173,10 @@ describe("POST /api/keys", () => {
       const res = await call(POST, { method: "POST", path: "/api/keys", jar, ...request });
       expect(res.status).toBe(400);
       const body = await res.json();
-      expect(body).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
+      const { field, ...rest } = body;
+      expect(rest).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
+      // An error about the name says so as `field`, for the form to show it beside the field.
+      expect(field).toBe(/Key name/.test(body.error) ? "name" : undefined);
       expect(await totalRows()).toBe(before);
     });
   }

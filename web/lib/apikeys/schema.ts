@@ -9,7 +9,8 @@ export const createApiKeyBody = z.strictObject({
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
     .trim()
     .min(1, "must not be empty")
-    .max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    .max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`)
+    .meta({ title: "Key name" }),
 });
 
 export type CreateApiKeyInput = z.infer<typeof createApiKeyBody>;

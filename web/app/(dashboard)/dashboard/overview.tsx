@@ -7,6 +7,7 @@ import {
   Card,
   type Column,
   DataTable,
+  DateTime,
   EmptyState,
   Notice,
   PageHeader,
@@ -84,7 +85,9 @@ function AgentCard({ health }: { health: Resource<AgentHealth> }) {
             {health.data?.checkedAt ? (
               <div>
                 <dt>Checked</dt>
-                <dd>{new Date(health.data.checkedAt).toLocaleTimeString()}</dd>
+                <dd>
+                  <DateTime value={health.data.checkedAt} style="time" />
+                </dd>
               </div>
             ) : null}
           </dl>
@@ -148,7 +151,8 @@ function TrialCard() {
           {trial.data.active ? (
             <>
               <StatusBadge status="active" />{" "}
-              {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends ${new Date(trial.data.endsAt).toLocaleDateString()})`}
+              {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends `}
+              <DateTime value={trial.data.endsAt} style="date" />)
             </>
           ) : (
             "Your free trial has ended."
@@ -165,7 +169,7 @@ function TrialCard() {
  * The overview: the agent and its health (or the deploy, when there is none yet), the trial, the pending
  * approvals (live), and the user's most recent jobs.
  */
-export function Overview({ justVerified }: { justVerified: boolean }) {
+export function Overview({ justVerified, returning }: { justVerified: boolean; returning: boolean }) {
   const user = useSessionUser();
   const account = useResource<AccountSummary>("/api/account");
   const health = useResource<AgentHealth>("/api/runtime/health");
@@ -174,7 +178,10 @@ export function Overview({ justVerified }: { justVerified: boolean }) {
 
   return (
     <>
-      <PageHeader title="Overview" description={`Welcome back, ${user.name || user.email}.`} />
+      <PageHeader
+        title="Overview"
+        description={`${returning ? "Welcome back" : "Welcome"}, ${user.name || user.email}.`}
+      />
       {justVerified ? <Notice tone="success">Your email address is confirmed.</Notice> : null}
       {account.data && !account.data.emailVerified ? (
         <Notice tone="warning">Confirm your email address with the link we sent you.</Notice>

@@ -7,6 +7,7 @@ import {
   Button,
   Card,
   DataTable,
+  DateTime,
   EmptyState,
   Field,
   Notice,
@@ -79,7 +80,7 @@ export function ListingsPanel({
       await listings.reload();
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, FIELDS);
+      const field = fieldOf(err, FIELDS);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
     } finally {
@@ -174,7 +175,7 @@ export function ListingsPanel({
           empty={<EmptyState title={`No agent has claimed "${claims.listing.title}" yet`} />}
           columns={[
             { header: "Agent", cell: (c) => <code>{c.claimerAgentId}</code> },
-            { header: "Claimed", cell: (c) => new Date(c.createdAt).toLocaleString() },
+            { header: "Claimed", cell: (c) => <DateTime value={c.createdAt} /> },
           ]}
         />
       ) : null}

@@ -1,3 +1,4 @@
+import { formatDate } from "@/components/ui";
 import type { PlatformJob } from "@/lib/jobs/schema";
 
 /** The job type a person reads. */
@@ -20,14 +21,6 @@ export function statusWord(job: PlatformJob): string {
   return isRetrying(job) ? "retrying" : job.status;
 }
 
-export function timeOf(iso: string): string {
-  return new Date(iso).toLocaleTimeString();
-}
-
-export function dateTimeOf(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
-}
-
 /** What the job was about, in a few words: a chat job's message, else its agent. */
 export function subjectOf(job: PlatformJob): string {
   const message = job.payload.message;
@@ -40,12 +33,12 @@ export function progressOf(job: PlatformJob): string {
   switch (job.status) {
     case "queued":
       return isRetrying(job)
-        ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${timeOf(job.runAt)}`
+        ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${formatDate(job.runAt, { style: "time" })}`
         : "Queued, waiting for a worker";
     case "running":
       return `Running (attempt ${job.attempts} of ${job.maxAttempts})${job.progress ? `: ${job.progress}` : ""}`;
     case "completed":
-      return `Completed${job.completedAt ? ` at ${timeOf(job.completedAt)}` : ""}`;
+      return `Completed${job.completedAt ? ` at ${formatDate(job.completedAt, { style: "time" })}` : ""}`;
     case "failed":
       return `Failed after ${job.attempts} ${job.attempts === 1 ? "attempt" : "attempts"}`;
   }

@@ -8,21 +8,14 @@ import {
   Button,
   type Column,
   DataTable,
+  DateTime,
   EmptyState,
   PageHeader,
   SelectField,
   StatusBadge,
 } from "@/components/ui";
 import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
-import {
-  dateTimeOf,
-  JOB_STATUSES,
-  JOB_TYPE_LABELS,
-  outcomeOf,
-  progressOf,
-  statusWord,
-  subjectOf,
-} from "./job-format";
+import { JOB_STATUSES, JOB_TYPE_LABELS, outcomeOf, progressOf, statusWord, subjectOf } from "./job-format";
 import styles from "./jobs.module.css";
 
 /** While any listed job is queued or running, the first page is re-read this often. */
@@ -64,7 +57,7 @@ export const jobColumns: Column<PlatformJob>[] = [
     align: "end",
     hideOnNarrow: true,
   },
-  { header: "Created", cell: (job) => dateTimeOf(job.createdAt), hideOnNarrow: true },
+  { header: "Created", cell: (job) => <DateTime value={job.createdAt} />, hideOnNarrow: true },
   {
     header: "Result or error",
     cell: (job) => <span className={isFailure(job) ? styles.error : styles.outcome}>{outcomeOf(job)}</span>,

@@ -2,7 +2,17 @@
 
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import {
+  Alert,
+  Button,
+  Card,
+  ConfirmButton,
+  DataTable,
+  DateTime,
+  EmptyState,
+  Field,
+  Notice,
+} from "@/components/ui";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/apikeys/service";
 
 /** The user's API keys: listed by prefix, created (the raw key shown once), deleted after a confirmation. */
@@ -28,7 +38,7 @@ export function ApiKeysPanel() {
       await keys.reload();
     } catch (err) {
       const message = messageOf(err);
-      if (fieldOf(message, ["name"])) setNameError(message);
+      if (fieldOf(err, ["name"])) setNameError(message);
       else setError(message);
     } finally {
       setBusy(false);
@@ -73,12 +83,12 @@ export function ApiKeysPanel() {
             {
               header: "Created",
               hideOnNarrow: true,
-              cell: (k) => new Date(k.createdAt).toLocaleDateString(),
+              cell: (k) => <DateTime value={k.createdAt} style="date" />,
             },
             {
               header: "Last used",
               hideOnNarrow: true,
-              cell: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"),
+              cell: (k) => (k.lastUsedAt ? <DateTime value={k.lastUsedAt} /> : "never"),
             },
             {
               header: "Actions",

@@ -17,7 +17,7 @@ export default async function TasksPage() {
     <>
       <PageHeader
         title="Scheduled tasks"
-        description="Prompts sent to your agents on a cron schedule (times in UTC)."
+        description="Prompts sent to your agents on a cron schedule (schedules in UTC; run times in your time zone)."
       />
       <TasksPanel agents={agents} />
     </>

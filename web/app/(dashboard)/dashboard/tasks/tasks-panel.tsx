@@ -8,13 +8,15 @@ import {
   Card,
   ConfirmButton,
   DataTable,
+  DateTime,
   EmptyState,
+  formatDate,
   Notice,
   SelectField,
   StatusBadge,
 } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import { describeCron, formatUtc } from "@/lib/tasks/cron-hint";
+import { describeCron } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView, TaskList } from "@/lib/tasks/schema";
 import { TaskForm } from "./task-form";
 
@@ -45,7 +47,7 @@ export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
     setEditing(null);
     setError("");
     setStatus(
-      `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatUtc(task.nextRun) : "none (disabled)"}.`,
+      `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatDate(task.nextRun, { zone: true }) : "none (disabled)"}.`,
     );
     await tasks.reload();
   }
@@ -146,11 +148,13 @@ export function TasksPanel({ agents }: { agents: AgentChoice[] }) {
                   </span>
                 ),
               },
-              { header: "Last run", hideOnNarrow: true, cell: (t) => formatUtc(t.lastRun) },
+              { header: "Last run", hideOnNarrow: true, cell: (t) => <DateTime value={t.lastRun} zone /> },
               {
                 header: "Next run",
                 cell: (t) => (
-                  <span data-testid="task-next-run">{t.enabled ? formatUtc(t.nextRun) : "—"}</span>
+                  <span data-testid="task-next-run">
+                    {t.enabled ? <DateTime value={t.nextRun} zone /> : "—"}
+                  </span>
                 ),
               },
               {
