@@ -36,7 +36,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <header className="shell-header">
         <a className="brand" href="/dashboard">
           <span className="brand-mark" aria-hidden="true" />
-          Agent Platform
+          <span className="brand-name">Agent Platform</span>
         </a>
         <div className="shell-user">
           <p className="shell-user-text" data-testid="signed-in-as">

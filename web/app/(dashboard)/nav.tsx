@@ -12,18 +12,24 @@ function isCurrent(pathname: string, href: string): boolean {
 
 /**
  * Scrolls the navigation (only it, never the page) so the current area's link is in view: on a phone the
- * links are one row wider than the screen, and an area far along it would otherwise be out of sight.
+ * links are one row wider than the screen, and an area far along it would otherwise be out of sight. Again
+ * when the window is resized (turning the phone, or a sidebar becoming the row).
  */
 function useCurrentLinkInView(nav: RefObject<HTMLElement | null>, pathname: string) {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the current link changes with the path
   useEffect(() => {
-    const bar = nav.current;
-    const link = bar?.querySelector<HTMLElement>('a[aria-current="page"]');
-    if (!bar || !link || bar.scrollWidth <= bar.clientWidth) return;
-    const barBox = bar.getBoundingClientRect();
-    const linkBox = link.getBoundingClientRect();
-    if (linkBox.left >= barBox.left && linkBox.right <= barBox.right) return;
-    bar.scrollLeft += linkBox.left - barBox.left - (barBox.width - linkBox.width) / 2;
+    const reveal = () => {
+      const bar = nav.current;
+      const link = bar?.querySelector<HTMLElement>('a[aria-current="page"]');
+      if (!bar || !link || bar.scrollWidth <= bar.clientWidth) return;
+      const barBox = bar.getBoundingClientRect();
+      const linkBox = link.getBoundingClientRect();
+      if (linkBox.left >= barBox.left && linkBox.right <= barBox.right) return;
+      bar.scrollLeft += linkBox.left - barBox.left - (barBox.width - linkBox.width) / 2;
+    };
+    reveal();
+    window.addEventListener("resize", reveal);
+    return () => window.removeEventListener("resize", reveal);
   }, [nav, pathname]);
 }
 

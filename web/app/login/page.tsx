@@ -29,7 +29,9 @@ export default async function LoginPage({
     <main className="narrow">
       <h1>Sign in</h1>
       <ErrorAlert message={notice} />
-      {next === DEFAULT_RETURN_PATH ? null : <p className="muted">Sign in to continue to that page.</p>}
+      {next === DEFAULT_RETURN_PATH ? null : (
+        <p className="muted">Sign in first: you will then be taken to the page you opened.</p>
+      )}
       <LoginForm next={next} />
       <p>
         New here? <a href="/signup">Create an account</a>
