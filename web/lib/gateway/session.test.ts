@@ -188,7 +188,10 @@ describe("payment sessions through the running web server (USDC on Base Sepolia)
       }
       const missing = await postDeposit({});
       expect(missing.status).toBe(400);
-      expect((await missing.json()).message).toMatch(/^deposit: /);
+      expect(await missing.json()).toMatchObject({
+        message: expect.stringMatching(/^Deposit /),
+        field: "deposit",
+      });
     });
 
     it("a deposit credential opens one session only", async () => {
