@@ -1,7 +1,8 @@
 /**
  * The web server: Next.js behind a plain node:http server, so route handlers can know the client's
  * socket address (Next route handlers have no access to the socket). Every request gets the header
- * `x-svc-client-ip` set to the remote address, replacing whatever a client sent.
+ * `x-svc-client-ip` set to the remote address, and `x-svc-request-path` to the page asked for (so sign-in
+ * can return to it), replacing whatever a client sent.
  * Every answer carries the security headers of lib/http/security-headers.ts (a Content-Security-Policy with
  * a fresh script nonce, frame-ancestors 'none', X-Frame-Options, Referrer-Policy). WebSocket upgrades of
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
@@ -19,6 +20,7 @@ import { setStartedWebConfig } from "./lib/context";
 import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
 import { sendDeclaredContentLength } from "./lib/http/content-length";
+import { REQUEST_PATH_HEADER, requestedPagePath } from "./lib/http/return-path";
 import { newNonce, securityHeaders } from "./lib/http/security-headers";
 import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
@@ -37,6 +39,7 @@ try {
   const server = createServer(
     drainUnreadBodies((req, res) => {
       req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "";
+      req.headers[REQUEST_PATH_HEADER] = requestedPagePath(req.url);
       // The answer's security headers; the request carries the same policy so Next reads its script nonce
       // (a client's own Content-Security-Policy header is replaced, never used).
       const headers = securityHeaders(newNonce(), env.PUBLIC_URL);

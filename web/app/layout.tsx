@@ -18,6 +18,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <body>
+        <noscript>
+          {/* Buttons wait for the page's script (components/ui/button.tsx): without it, say why they are off. */}
+          <p className="noscript">This site needs JavaScript: turn it on to sign in and use the dashboard.</p>
+        </noscript>
         <ZodJitless />
         {children}
       </body>

@@ -51,7 +51,7 @@ describe("Job board page", () => {
     // The server's rule shows under its field.
     await expect
       .poll(() => listingForm.locator("#listing-salaryMin-error").textContent())
-      .toBe("salaryMin must not exceed salaryMax");
+      .toBe("Minimum salary must not exceed the maximum salary");
     await listingForm.getByLabel("Maximum salary").fill("300");
     await listingForm.getByRole("button", { name: "Create draft" }).click();
     const mine = page.getByTestId("my-listings");

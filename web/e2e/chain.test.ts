@@ -69,7 +69,7 @@ describe("the Chain page", () => {
       await page.getByRole("button", { name: "Save RPC URL" }).click();
       await expect
         .poll(() => page.getByTestId("rpc-config").getByRole("alert").textContent())
-        .toContain("rpcUrl is a placeholder");
+        .toContain("RPC URL is a placeholder");
       await rpcField.fill("https://localhost:8899/?api-key=abc");
       await page.getByRole("button", { name: "Save RPC URL" }).click();
       await expect

@@ -59,7 +59,7 @@ describe("Project context page", () => {
       await page.getByRole("button", { name: "Generate" }).click();
       await expect
         .poll(() => page.locator("#path-error").textContent(), { timeout: 15_000 })
-        .toBe("path: must stay inside the project root");
+        .toBe("Path must stay inside the project root");
     } finally {
       await context.close();
     }

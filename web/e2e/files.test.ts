@@ -105,7 +105,7 @@ describe("Files page", () => {
     const alert = page.getByTestId("files-upload").getByRole("alert");
     await expect
       .poll(() => alert.textContent(), { timeout: 15_000 })
-      .toBe("“big.bin” is too large: file exceeds the 64 KB upload limit.");
+      .toBe("“big.bin” (65,537 bytes) is bigger than the per-file limit of 65,536 bytes.");
     expect(await webContext().db.select().from(files).where(eq(files.userId, user.id))).toEqual([]);
     await expectAccessible(page);
     await context.close();

@@ -28,7 +28,7 @@ describe("Partner inquiry page", () => {
     await form.getByLabel("Email").fill("grace@corp.example");
     await form.getByLabel("Message").fill("   ");
     await form.getByRole("button", { name: "Send inquiry" }).click();
-    await expect.poll(() => page.locator("#message-error").textContent()).toBe("message is required");
+    await expect.poll(() => page.locator("#message-error").textContent()).toBe("Message is required");
     await expectAccessible(page);
 
     await form.getByLabel("Company (optional)").fill("Corp <Inc>");

@@ -56,7 +56,7 @@ describe("Settings page", () => {
     await signup.getByRole("button", { name: "Create account" }).click();
     await expect
       .poll(() => signup.locator("#referralCode-error").textContent())
-      .toBe("unknown referral code");
+      .toBe("Referral code is unknown: check it, or leave it empty");
     await signup.getByLabel("Referral code (optional)", { exact: true }).fill(code);
     await signup.getByRole("button", { name: "Create account" }).click();
     await expect.poll(() => signup.getByRole("status").textContent()).toContain("Account created");

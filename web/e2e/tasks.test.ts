@@ -9,7 +9,7 @@ import { agents, scheduledTasks } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { formatUtc } from "../lib/tasks/cron-hint";
+import { formatDate } from "../components/ui/format-date";
 import { webContext } from "../lib/testing";
 import { DESKTOP_WIDTH, expectAccessible, NARROW_WIDTH } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
@@ -55,7 +55,7 @@ describe("Scheduled tasks page", () => {
       // between, its answer is the next day's run. Either is right; nothing else is.
       const shown = (await hint.textContent()) ?? "";
       const nextOf = (at: Date) =>
-        `Runs every day at 09:00 UTC. Next: ${formatUtc(nextCronRun("0 9 * * *", at))}`;
+        `Runs every day at 09:00 UTC. Next: ${formatDate(nextCronRun("0 9 * * *", at), { zone: true })}`;
       expect(shown.slice(0, nextOf(before).length)).toBeOneOf([nextOf(before), nextOf(new Date())]);
       await form.getByLabel("Prompt").fill("Summarize what happened overnight.");
       await expectAccessible(page);
@@ -72,7 +72,9 @@ describe("Scheduled tasks page", () => {
         enabled: true,
         status: "pending",
       });
-      expect(await table.getByTestId("task-next-run").textContent()).toBe(formatUtc(row.nextRun));
+      expect(await table.getByTestId("task-next-run").textContent()).toBe(
+        formatDate(row.nextRun, { zone: true }),
+      );
       // One badge: a task waiting for its next run is "scheduled", never "pending".
       expect(await table.getByTestId("task-state").textContent()).toBe("scheduled");
       expect(await table.getByTestId("task-outcome").textContent()).toBe("Not run yet.");
@@ -145,7 +147,7 @@ describe("A failing scheduled task", () => {
       expect(await task.textContent()).not.toContain("every 1 minutes");
       expect(await task.textContent()).toContain("Night owl");
       expect(await task.getByTestId("task-outcome").textContent()).toBe(
-        `Last run failed (attempt 2 of 5); next attempt at ${formatUtc(nextRun)}.`,
+        `Last run failed (attempt 2 of 5); next attempt at ${formatDate(nextRun, { zone: true })}.`,
       );
       expect(await task.getByTestId("task-error").textContent()).toBe(
         "The agent refused the platform's credentials (HTTP 401): Invalid gateway token.",

@@ -99,7 +99,13 @@ const requirements: Record<Exclude<AuthName, "none">, oas31.SecurityRequirementO
 
 /** Error bodies: the web's routes, the summarizer, the backend (`extra` fields beside them). */
 export const webErrorBody = z
-  .object({ error: z.string().meta({ description: "a message for people" }), code: z.string() })
+  .object({
+    error: z.string().meta({ description: "a message for people" }),
+    code: z.string(),
+    field: z.string().optional().meta({
+      description: "the request field the error is about, as its JSON path (`cronSchedule`, `response.id`)",
+    }),
+  })
   .catchall(z.unknown())
   .meta({ id: "WebError", description: "`{error, code}`: a message and a machine-readable code." });
 export const summarizerErrorBody = z

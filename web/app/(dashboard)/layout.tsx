@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { webContext } from "@/lib/context";
+import { loginPathFor, REQUEST_PATH_HEADER } from "@/lib/http/return-path";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { dashboardAreas } from "./areas";
 import { DashboardNav } from "./nav";
@@ -15,13 +16,14 @@ export const metadata: Metadata = {
 
 /**
  * Every dashboard page: the session is checked here, on the server, once per request (a signed-out
- * visitor is redirected to /login before any page renders); the header shows who is signed in, the
- * navigation comes from ./areas.ts.
+ * visitor is redirected to /login, which returns to the page afterwards, before any page renders); the
+ * header shows who is signed in, the navigation comes from ./areas.ts.
  */
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   const session = await findSessionUser(webContext(), token);
-  if (!session) redirect("/login");
+  // Signed out: sign in first, then back to the page asked for.
+  if (!session) redirect(loginPathFor((await headers()).get(REQUEST_PATH_HEADER)));
   // What the browser may know of the session (never the backend role it signs for).
   const user = { id: session.id, name: session.name, email: session.email, isAdmin: session.isAdmin };
   const areas = dashboardAreas.filter((area) => !area.adminOnly || user.isAdmin);
@@ -34,12 +36,14 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <header className="shell-header">
         <a className="brand" href="/dashboard">
           <span className="brand-mark" aria-hidden="true" />
-          Agent Platform
+          <span className="brand-name">Agent Platform</span>
         </a>
         <div className="shell-user">
           <p className="shell-user-text" data-testid="signed-in-as">
-            <span className="shell-user-name">{user.name || user.email}</span>{" "}
-            <span className="shell-user-email">({user.email})</span>
+            {/* The name the user gave, else the email: each person shown once. */}
+            <span className="shell-user-name" title={user.name ? user.email : undefined}>
+              {user.name || user.email}
+            </span>
             {user.isAdmin ? (
               <>
                 {" "}

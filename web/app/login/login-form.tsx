@@ -3,14 +3,23 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useRef, useState } from "react";
 import { ApiError, api, fieldOf, messageOf } from "@/components/data";
-import { ErrorAlert, Field } from "@/components/ui";
+import { Button, ErrorAlert, Field } from "@/components/ui";
 import { passkeyErrorHere } from "@/lib/passkeys/browser-errors";
 
 /**
- * Password and passkey sign-in; the identity provider's button only when one is configured. `publicUrl`
- * (PUBLIC_URL) lets a passkey failure name the address passkeys work at.
+ * Password and passkey sign-in, then goes to `next` (a path of this site, checked by the page); the
+ * identity provider's button only when one is configured. `publicUrl` (PUBLIC_URL) lets a passkey failure
+ * name the address passkeys work at.
  */
-export function LoginForm({ publicUrl, idpConfigured }: { publicUrl: string; idpConfigured: boolean }) {
+export function LoginForm({
+  publicUrl,
+  idpConfigured,
+  next = "/dashboard",
+}: {
+  publicUrl: string;
+  idpConfigured: boolean;
+  next?: string;
+}) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -28,11 +37,11 @@ export function LoginForm({ publicUrl, idpConfigured }: { publicUrl: string; idp
         json: { email: String(data.get("email") ?? ""), password: String(data.get("password") ?? "") },
         headers: { "x-csrf-token": csrf.header },
       });
-      window.location.assign("/dashboard");
+      window.location.assign(next);
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, ["email", "password"]);
-      if (field && !message.includes(" and ")) setErrors({ [field]: message });
+      const field = fieldOf(err, ["email", "password"]);
+      if (field) setErrors({ [field]: message });
       else setFormError(message);
       setBusy(false);
     }
@@ -55,7 +64,7 @@ export function LoginForm({ publicUrl, idpConfigured }: { publicUrl: string; idp
       }>("/api/passkey/auth/options", { json: { identifier } });
       const response = await startAuthentication({ optionsJSON: options });
       await api("/api/passkey/auth/verify", { json: { response, challenge } });
-      window.location.assign("/dashboard");
+      window.location.assign(next);
     } catch (err) {
       setFormError(err instanceof ApiError ? messageOf(err) : passkeyErrorHere(err, "sign-in", publicUrl));
       setBusy(false);
@@ -87,16 +96,19 @@ export function LoginForm({ publicUrl, idpConfigured }: { publicUrl: string; idp
           error={errors.password}
         />
         <ErrorAlert message={formError} />
-        <button type="submit" disabled={busy}>
+        <Button type="submit" busy={busy}>
           Sign in
-        </button>
+        </Button>
       </form>
       <div className="alternatives">
-        <button type="button" className="secondary" onClick={signInWithPasskey} disabled={busy}>
+        <Button variant="secondary" onClick={signInWithPasskey} disabled={busy}>
           Sign in with passkey
-        </button>
+        </Button>
         {idpConfigured ? (
-          <a className="button secondary" href="/api/auth/idp">
+          <a
+            className="button secondary"
+            href={next === "/dashboard" ? "/api/auth/idp" : `/api/auth/idp?next=${encodeURIComponent(next)}`}
+          >
             Continue with identity provider
           </a>
         ) : null}

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ErrorAlert, Notice } from "@/components/ui";
 import { webContext } from "@/lib/context";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "@/lib/http/return-path";
 import { idpSettings } from "@/lib/idp/service";
 import { LoginForm } from "./login-form";
 
@@ -38,6 +39,8 @@ export default async function LoginPage({
   const code = typeof params.error === "string" ? params.error : undefined;
   const notice = code ? (MESSAGES[code] ?? "Sign-in failed.") : undefined;
   const done = Object.keys(NOTICES).find((key) => params[key] === "1");
+  // The page the visitor asked for before signing in (a path of this site only).
+  const next = safeReturnPath(params.next) ?? DEFAULT_RETURN_PATH;
   return (
     <main className="narrow">
       <h1>Sign in</h1>
@@ -47,7 +50,10 @@ export default async function LoginPage({
           {NOTICES[done]}
         </Notice>
       ) : null}
-      <LoginForm publicUrl={config.PUBLIC_URL} idpConfigured={idpSettings(config) !== null} />
+      {next === DEFAULT_RETURN_PATH ? null : (
+        <p className="muted">Sign in first: you will then be taken to the page you opened.</p>
+      )}
+      <LoginForm publicUrl={config.PUBLIC_URL} idpConfigured={idpSettings(config) !== null} next={next} />
       <p>
         <a href="/forgot-password">Forgot your password?</a>
       </p>

@@ -46,7 +46,7 @@ export function PartnerForm() {
       setResult(answer);
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, ["name", "email", "message", "company", "website", "type"]);
+      const field = fieldOf(err, ["name", "email", "message", "company", "website", "type"]);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
     } finally {
@@ -110,7 +110,6 @@ export function PartnerForm() {
             id="message"
             name="message"
             required
-            maxLength={5000}
             rows={6}
             aria-invalid={fieldErrors.message ? true : undefined}
             aria-describedby={fieldErrors.message ? "message-error" : undefined}

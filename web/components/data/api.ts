@@ -74,9 +74,14 @@ function retryAfterOf(res: Response, body: Record<string, unknown>): number | un
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-/** Which form field a server message is about (`email ...`, `password ...`), if any. */
-export function fieldOf(message: string, fields: string[]): string | undefined {
-  return fields.find((field) => message.toLowerCase().startsWith(field.toLowerCase()));
+/**
+ * The form field an API error is about: the error body's `field` (a JSON path) when the form has it, or
+ * the form's field that holds it (`techStack` for `techStack.2`).
+ */
+export function fieldOf(err: unknown, fields: readonly string[]): string | undefined {
+  const field = err instanceof ApiError ? err.body.field : undefined;
+  if (typeof field !== "string") return undefined;
+  return fields.find((name) => field === name || field.startsWith(`${name}.`));
 }
 
 /** A thrown value as a message to show; a 429 says when to try again. */

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ButtonHTMLAttributes, Ref } from "react";
+import { useHydrated } from "./hydrated";
 
 export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
 
@@ -13,7 +14,11 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   ref?: Ref<HTMLButtonElement>;
 };
 
-/** The one button: `primary` for the page's main action, `secondary` otherwise, `danger` destroys. */
+/**
+ * The one button: `primary` for the page's main action, `secondary` otherwise, `danger` destroys. Every
+ * button's work is done by the page's script, so it stays disabled until the script has loaded: a press
+ * before would do nothing (a form would be sent to a page that ignores it).
+ */
 export function Button({
   variant = "primary",
   size = "md",
@@ -25,6 +30,7 @@ export function Button({
   type = "button",
   ...rest
 }: ButtonProps) {
+  const hydrated = useHydrated();
   const classes = ["btn", `btn-${variant}`, size === "sm" ? "btn-sm" : "", className ?? ""]
     .filter(Boolean)
     .join(" ");
@@ -32,7 +38,7 @@ export function Button({
     <button
       type={type}
       className={classes}
-      disabled={disabled || busy}
+      disabled={disabled || busy || !hydrated}
       aria-busy={busy || undefined}
       {...rest}
     >

@@ -1,6 +1,15 @@
 "use client";
 
-import type { InputHTMLAttributes, ReactNode, Ref, SelectHTMLAttributes } from "react";
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type Ref,
+  type SelectHTMLAttributes,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from "react";
 
 type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
   label: string;
@@ -31,19 +40,70 @@ function FieldNotes({ name, hint, error }: { name: string; hint?: string; error?
   );
 }
 
-/** A labelled input whose error sits right under it and is announced to screen readers. */
-export function Field({ label, name, error, hint, ...input }: FieldProps) {
+/** Characters as the API counts them (Unicode code points: an emoji is one). */
+const lengthOf = (value: string) => [...value].length;
+
+/**
+ * What `maxLength` becomes: the input is never cut (the browser's attribute would drop what passes it
+ * silently, a paste included); the field says it is too long, with the limit, as the API would refuse it.
+ */
+function useLengthLimit(
+  label: string,
+  maxLength: number | undefined,
+  ref: Ref<HTMLInputElement> | undefined,
+) {
+  const [length, setLength] = useState(0);
+  const input = useRef<HTMLInputElement | null>(null);
+  const measure = useCallback(() => {
+    if (input.current) setLength(lengthOf(input.current.value));
+  }, []);
+  useEffect(() => {
+    measure();
+    // A form's reset puts the default values back without an input event; they are read once it is done.
+    const form = input.current?.form;
+    const onReset = () => setTimeout(measure, 0);
+    form?.addEventListener("reset", onReset);
+    return () => form?.removeEventListener("reset", onReset);
+  }, [measure]);
+  const setRef = useCallback(
+    (element: HTMLInputElement | null) => {
+      input.current = element;
+      if (typeof ref === "function") ref(element);
+      else if (ref) ref.current = element;
+    },
+    [ref],
+  );
+  const name = label.replace(/\s*\([^)]*\)$/, "");
+  const tooLong =
+    maxLength !== undefined && length > maxLength
+      ? `${name} must be at most ${maxLength} characters (it has ${length})`
+      : undefined;
+  return { setRef, measure, tooLong };
+}
+
+/**
+ * A labelled input whose error sits right under it and is announced to screen readers. `maxLength` never
+ * cuts what is typed or pasted: past it, the field says so with the limit.
+ */
+export function Field({ label, name, error, hint, maxLength, ref, onChange, ...input }: FieldProps) {
+  const limit = useLengthLimit(label, maxLength, ref);
+  const shown = error || limit.tooLong;
   return (
     <div className="field">
       <label htmlFor={name}>{label}</label>
       <input
         id={name}
         name={name}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(name, hint, error)}
+        ref={limit.setRef}
+        aria-invalid={shown ? true : undefined}
+        aria-describedby={describedBy(name, hint, shown)}
+        onChange={(event) => {
+          if (maxLength !== undefined) limit.measure();
+          onChange?.(event);
+        }}
         {...input}
       />
-      <FieldNotes name={name} hint={hint} error={error} />
+      <FieldNotes name={name} hint={hint} error={shown} />
     </div>
   );
 }

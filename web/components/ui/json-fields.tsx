@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { DateTime } from "./date-time";
 
 /** Labels people read for the keys the platform's results use most; other keys are split into words. */
 const LABELS: Record<string, string> = {
@@ -56,8 +57,7 @@ function Value({
   if (typeof value === "number") return value.toLocaleString();
   if (typeof value === "string") {
     if (name === "agentId" && agentName) return agentName(value);
-    if (ISO_TIME.test(value))
-      return new Date(value).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    if (ISO_TIME.test(value)) return <DateTime value={value} />;
     if (/^https?:\/\//.test(value) || /Id$/.test(name) || name === "id") return <code>{value}</code>;
     return value;
   }

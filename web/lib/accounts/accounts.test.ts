@@ -149,26 +149,32 @@ describe("POST /api/register", () => {
   });
 
   it.each([
-    [{ password: "password-1" }, "email is required"],
-    [{ email: "a@example.com" }, "password is required"],
-    [{ email: "not-an-email", password: "password-1" }, "email is not a valid address"],
-    [{ email: "a@example.com", password: "short" }, "password must be at least 8 characters"],
-    [{ email: "a@example.com", password: "é".repeat(37) }, "password must be at most 72 bytes"],
-    [{ email: 42, password: "password-1" }, "email must be a string"],
+    [{ password: "password-1" }, "Email is required", "email"],
+    [{ email: "a@example.com" }, "Password is required", "password"],
+    [{ email: "not-an-email", password: "password-1" }, "Email is not a valid address", "email"],
+    [{ email: "a@example.com", password: "short" }, "Password must be at least 8 characters", "password"],
+    [{ email: "a@example.com", password: "é".repeat(37) }, "Password must be at most 72 bytes", "password"],
+    [{ email: 42, password: "password-1" }, "Email must be a string", "email"],
     [
       { email: "a@example.com", password: "password-1", referralCode: "bad code!" },
-      "referralCode must be letters, digits and hyphens, at most 20 characters",
+      "Referral code must be letters, digits and hyphens, at most 20 characters",
+      "referralCode",
     ],
     [
       { email: "a@example.com", password: "password-1", referralCode: "X".repeat(21) },
-      "referralCode must be letters, digits and hyphens, at most 20 characters",
+      "Referral code must be letters, digits and hyphens, at most 20 characters",
+      "referralCode",
     ],
-    [{ email: "a@example.com", password: "password-1", referralCode: "NOSUCHCODE" }, "unknown referral code"],
-  ])("400 for %j", async (body, message) => {
+    [
+      { email: "a@example.com", password: "password-1", referralCode: "NOSUCHCODE" },
+      "Referral code is unknown: check it, or leave it empty",
+      "referralCode",
+    ],
+  ])("400 for %j", async (body, message, field) => {
     const before = await countUsers();
     const res = await signUp(body);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBe(message);
+    expect(await res.json()).toMatchObject({ error: message, field });
     expect(await countUsers()).toBe(before);
   });
 
@@ -198,6 +204,7 @@ describe("POST /api/register", () => {
     expect(await res.json()).toEqual({
       error: "an account with this email already exists",
       code: "user_exists",
+      field: "email",
     });
   });
 
@@ -303,7 +310,11 @@ describe("CSRF and POST /api/auth/login", () => {
       ip: freshIp(),
     });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error).toBe("email and password are required");
+    expect(await missing.json()).toEqual({
+      error: "Password is required",
+      code: "invalid_request",
+      field: "password",
+    });
   });
 
   it("the 6th attempt from one address in 15 minutes gets 429, even with the right password; later it works", async () => {

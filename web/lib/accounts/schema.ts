@@ -54,15 +54,15 @@ export type RegisterInput = z.infer<typeof registerSchema>;
 export const loginSchema = z.object({
   email: z
     .string({
-      error: (i) => (i.input === undefined ? "email and password are required" : "email must be a string"),
+      error: (i) => (i.input === undefined ? "email is required" : "email must be a string"),
     })
     .trim()
-    .min(1, "email and password are required"),
+    .min(1, "email is required"),
   password: z
     .string({
-      error: (i) => (i.input === undefined ? "email and password are required" : "password must be a string"),
+      error: (i) => (i.input === undefined ? "password is required" : "password must be a string"),
     })
-    .min(1, "email and password are required"),
+    .min(1, "password is required"),
 });
 export type LoginInput = z.infer<typeof loginSchema>;
 

@@ -221,43 +221,47 @@ describe("POST /api/keys", () => {
 
   const scopes = ["all"];
   const badInputs: Array<[string, TestRequest, RegExp]> = [
-    ["a missing name", { json: { scopes } }, /^name: is required$/],
-    ["a number as name", { json: { name: 42, scopes } }, /^name: must be a string$/],
-    ["a null name", { json: { name: null, scopes } }, /^name: must be a string$/],
-    ["a blank name", { json: { name: "   ", scopes } }, /^name: must not be empty$/],
+    ["a missing name", { json: { scopes } }, /^Key name is required$/],
+    ["a number as name", { json: { name: 42, scopes } }, /^Key name must be a string$/],
+    ["a null name", { json: { name: null, scopes } }, /^Key name must be a string$/],
+    ["a blank name", { json: { name: "   ", scopes } }, /^Key name must not be empty$/],
     [
       "a 65-character name",
       { json: { name: "x".repeat(65), scopes } },
-      /^name: must be at most 64 characters$/,
+      /^Key name must be at most 64 characters$/,
     ],
     ["an unknown field", { json: { name: "ok", scopes, scope: "admin" } }, /scope/],
-    ["no scopes", { json: { name: "ok" } }, /^scopes: is required$/],
-    ["an empty scope list", { json: { name: "ok", scopes: [] } }, /^scopes: must name at least one scope$/],
+    ["no scopes", { json: { name: "ok" } }, /^Scope list is required$/],
+    [
+      "an empty scope list",
+      { json: { name: "ok", scopes: [] } },
+      /^Scope list must name at least one scope$/,
+    ],
     [
       "a scope string",
       { json: { name: "ok", scopes: "all" } },
-      /^scopes: must be a list such as \["files:read", "jobs:write"\]$/,
+      /^Scope list must be a list such as \["files:read", "jobs:write"\]$/,
     ],
     [
       "an unknown scope",
       { json: { name: "ok", scopes: ["files:read", "account:write"] } },
-      /^scopes\.1: has an unknown scope "account:write"/,
+      /^Scope list has an unknown scope "account:write"/,
     ],
-    ["0 days", { json: { name: "ok", scopes, expiresInDays: 0 } }, /^expiresInDays: must be at least 1 day$/],
+    ["0 days", { json: { name: "ok", scopes, expiresInDays: 0 } }, /^Expires in must be at least 1 day$/],
     [
       "366 days",
       { json: { name: "ok", scopes, expiresInDays: 366 } },
-      /^expiresInDays: must be at most 365 days$/,
+      /^Expires in must be at most 365 days$/,
     ],
     [
       "a fraction of a day",
       { json: { name: "ok", scopes, expiresInDays: 1.5 } },
-      /^expiresInDays: must be a whole number of days$/,
+      /^Expires in must be a whole number of days$/,
     ],
     [
       "days as a string",
       { json: { name: "ok", scopes, expiresInDays: "30" } },
-      /^expiresInDays: must be a whole/,
+      /^Expires in must be a whole/,
     ],
     ["a JSON array", { json: [{ name: "ok" }] }, /JSON object/],
     [
@@ -279,7 +283,10 @@ describe("POST /api/keys", () => {
       const res = await call(POST, { method: "POST", path: "/api/keys", jar, ...request });
       expect(res.status).toBe(400);
       const body = await res.json();
-      expect(body).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
+      const { field, ...rest } = body;
+      expect(rest).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
+      // An error about the name says so as `field`, for the form to show it beside the field.
+      expect(field).toBe(/Key name/.test(body.error) ? "name" : undefined);
       expect(await totalRows()).toBe(before);
     });
   }

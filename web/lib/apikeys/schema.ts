@@ -17,7 +17,8 @@ export const createApiKeyBody = z.strictObject({
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
     .trim()
     .min(1, "must not be empty")
-    .max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    .max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`)
+    .meta({ title: "Key name" }),
   scopes: z
     .array(
       z.string().refine(isApiScope, {
@@ -31,12 +32,14 @@ export const createApiKeyBody = z.strictObject({
     )
     .min(1, "must name at least one scope")
     .max(API_SCOPES.length, `must list at most ${API_SCOPES.length} scopes`)
-    .transform((scopes) => normalizeScopes(scopes as ApiScope[])),
+    .transform((scopes) => normalizeScopes(scopes as ApiScope[]))
+    .meta({ title: "Scope list" }),
   expiresInDays: z
     .number({ error: "must be a whole number of days, or null for a key that does not expire" })
     .int("must be a whole number of days")
     .min(1, "must be at least 1 day")
     .max(API_KEY_MAX_DAYS, `must be at most ${API_KEY_MAX_DAYS} days`)
     .nullable()
-    .optional(),
+    .optional()
+    .meta({ title: "Expires in" }),
 });

@@ -107,10 +107,10 @@ describe("POST /api/jobs/apply", () => {
     const { jar } = await signedInUser();
     const before = await applicationRows();
     for (const [json, message] of [
-      [{}, "listingId is required"],
-      [{ listingId: 7 }, "listingId must be a string"],
-      [{ listingId: "" }, "listingId must not be empty"],
-      [{ listingId: "x".repeat(101) }, "listingId must be at most 100"],
+      [{}, "Listing is required"],
+      [{ listingId: 7 }, "Listing must be a string"],
+      [{ listingId: "" }, "Listing must not be empty"],
+      [{ listingId: "x".repeat(101) }, "Listing must be at most 100"],
       [{ listingId: "lst_x", note: "hi" }, "unknown field: note"],
     ] as const) {
       const { status, body } = await apply(json, jar);

@@ -88,22 +88,23 @@ describe("POST /api/jobs/board (company)", () => {
     expect(body).toEqual({
       error: 'a company with the slug "taken-slug" already exists',
       code: "slug_taken",
+      field: "slug",
     });
     expect(await counts()).toEqual(before);
   });
 
   it.each([
-    [{ name: "A", slug: "Bad_Slug", website: "https://a.example" }, "slug may hold only lowercase"],
-    [{ name: "A", slug: "ok", website: "ftp://a.example" }, "website must be an http(s) URL"],
-    [{ name: "A", slug: "ok" }, "website is required"],
-    [{ slug: "ok", website: "https://a.example" }, "name is required"],
-    [{ name: 5, slug: "ok", website: "https://a.example" }, "name must be a string"],
+    [{ name: "A", slug: "Bad_Slug", website: "https://a.example" }, "Slug may hold only lowercase"],
+    [{ name: "A", slug: "ok", website: "ftp://a.example" }, "Website must be an http(s) URL"],
+    [{ name: "A", slug: "ok" }, "Website is required"],
+    [{ slug: "ok", website: "https://a.example" }, "Company name is required"],
+    [{ name: 5, slug: "ok", website: "https://a.example" }, "Company name must be a string"],
     [
       { name: "A", slug: "ok", website: "https://a.example", logoUrl: "javascript:alert(1)" },
-      "logoUrl must be",
+      "Logo URL must be",
     ],
     [{ name: "A", slug: "ok", website: "https://a.example", owner: "x" }, "unknown field: owner"],
-    [{ name: "x".repeat(201), slug: "ok", website: "https://a.example" }, "name must be at most 200"],
+    [{ name: "x".repeat(201), slug: "ok", website: "https://a.example" }, "Company name must be at most 200"],
   ])("bad company %# → 400 naming the field, nothing written", async (fields, message) => {
     const { jar } = await signedInUser();
     const before = await counts();
@@ -214,21 +215,21 @@ describe("POST /api/jobs/board (listing)", () => {
   });
 
   it.each([
-    [{ salaryMin: 200, salaryMax: 100 }, "salaryMin must not exceed salaryMax"],
-    [{ salaryMin: 0 }, "salaryMin must be positive"],
-    [{ salaryMax: "100" }, "salaryMax must be a number"],
-    [{ salaryMin: 10.5 }, "salaryMin must be a whole number"],
-    [{ applyUrl: "mailto:jobs@acme.example" }, "applyUrl must be an http(s) URL"],
-    [{ applyUrl: "not a url" }, "applyUrl must be an http(s) URL"],
-    [{ title: "" }, "title must not be empty"],
-    [{ title: "   " }, "title must not be empty"],
-    [{ description: undefined }, "description is required"],
-    [{ webType: "web4" }, "webType must be web2, web3 or both"],
-    [{ techStack: "ts" }, "techStack must be an array of strings"],
-    [{ type: "gig" }, 'type must be "listing" or "company"'],
+    [{ salaryMin: 200, salaryMax: 100 }, "Minimum salary must not exceed the maximum salary"],
+    [{ salaryMin: 0 }, "Minimum salary must be positive"],
+    [{ salaryMax: "100" }, "Maximum salary must be a number"],
+    [{ salaryMin: 10.5 }, "Minimum salary must be a whole number"],
+    [{ applyUrl: "mailto:jobs@acme.example" }, "Apply URL must be an http(s) URL"],
+    [{ applyUrl: "not a url" }, "Apply URL must be an http(s) URL"],
+    [{ title: "" }, "Title must not be empty"],
+    [{ title: "   " }, "Title must not be empty"],
+    [{ description: undefined }, "Description is required"],
+    [{ webType: "web4" }, "Web type must be web2, web3 or both"],
+    [{ techStack: "ts" }, "Tech stack must be an array of strings"],
+    [{ type: "gig" }, 'Type must be "listing" or "company"'],
     [{ status: "active" }, "unknown field: status"],
     [{ viewCount: 99 }, "unknown field: viewCount"],
-    [{ description: LONG_DESCRIPTION }, "description must be at most 20000"],
+    [{ description: LONG_DESCRIPTION }, "Description must be at most 20000"],
   ])("bad listing %# → 400 naming the field, nothing written", async (fields, message) => {
     const { jar } = await signedInUser();
     const company = await createCompanyAs(jar);
@@ -297,7 +298,7 @@ describe("PATCH /api/jobs/board/{id}", () => {
     const draft = await publishedListing(jar, {}, "draft");
     const bad = await setStatusAs(jar, draft.id, "published");
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toContain("status must be draft, active or closed");
+    expect((await bad.json()).error).toContain("Status must be draft, active or closed");
     const anon = await PATCH(
       makeRequest({ method: "PATCH", path: `/api/jobs/board/${draft.id}`, json: { status: "active" } }),
       withParams({ id: draft.id }),
@@ -445,9 +446,9 @@ describe("GET /api/jobs/board", () => {
 
   it("bad query parameters → 400", async () => {
     for (const [query, message] of [
-      ["?webType=web4", "webType must be web2, web3 or both"],
-      [`?search=${"x".repeat(201)}`, "search must be at most 200"],
-      ["?search=cobalt%0Aharbor", "search must not contain control characters"],
+      ["?webType=web4", "Web type must be web2, web3 or both"],
+      [`?search=${"x".repeat(201)}`, "Search must be at most 200"],
+      ["?search=cobalt%0Aharbor", "Search must not contain control characters"],
       ["?sort=salary", "unknown field: sort"],
     ]) {
       const { status, body } = await list(query);

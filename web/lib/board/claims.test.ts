@@ -153,8 +153,8 @@ describe("POST /api/jobs/{jobId}/claim", () => {
     const listing = await publishedListing(owner.jar);
     const before = await claimRows();
     for (const [json, message] of [
-      [{}, "claimerAgentId is required"],
-      [{ claimerAgentId: 1 }, "claimerAgentId must be a string"],
+      [{}, "Agent is required"],
+      [{ claimerAgentId: 1 }, "Agent must be a string"],
       [{ claimerAgentId: "agt_x", extra: true }, "unknown field: extra"],
     ] as const) {
       const { status, body } = await claim(listing.id, json, { jar: owner.jar });

@@ -50,15 +50,16 @@ export const createListingBody = z
   .strictObject(
     {
       type: z.literal("listing", { error: 'type must be "listing" or "company"' }).optional(),
-      companyId: text("companyId", 100),
+      companyId: text("companyId", 100).meta({ title: "Company" }),
       title: text("title", 200),
       description: text("description", 20_000),
-      salaryMin: positiveInt("salaryMin"),
-      salaryMax: positiveInt("salaryMax"),
+      salaryMin: positiveInt("salaryMin").meta({ title: "Minimum salary" }),
+      salaryMax: positiveInt("salaryMax").meta({ title: "Maximum salary" }),
       salaryCurrency: z
         .string(required("salaryCurrency", "a string"))
         .regex(/^[A-Z]{3}$/, "salaryCurrency must be three capital letters like USD")
-        .default("USD"),
+        .default("USD")
+        .meta({ title: "Currency" }),
       roleType: text("roleType", 50),
       techStack: z
         .array(text("techStack item", 50), required("techStack", "an array of strings"))
@@ -76,7 +77,7 @@ export const createListingBody = z
     unknownKeys,
   )
   .refine((body) => body.salaryMin <= body.salaryMax, {
-    message: "salaryMin must not exceed salaryMax",
+    message: "must not exceed the maximum salary",
     path: ["salaryMin"],
   });
 export type CreateListingInput = z.infer<typeof createListingBody>;
@@ -85,7 +86,7 @@ export type CreateListingInput = z.infer<typeof createListingBody>;
 export const createCompanyBody = z.strictObject(
   {
     type: z.literal("company"),
-    name: text("name", 200),
+    name: text("name", 200).meta({ title: "Company name" }),
     slug: z
       .string(required("slug", "a string"))
       .min(1, "slug must not be empty")
@@ -98,7 +99,8 @@ export const createCompanyBody = z.strictObject(
       .string(required("githubOrg", "a string"))
       .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "githubOrg must be an organization name")
       .nullable()
-      .default(null),
+      .default(null)
+      .meta({ title: "GitHub organization" }),
   },
   unknownKeys,
 );
@@ -156,7 +158,10 @@ export const updateListingStatusBody = z.strictObject(
 export const applyBody = z.strictObject({ listingId: text("listingId", 100) }, unknownKeys);
 
 /** `POST /api/jobs/{jobId}/claim`. */
-export const claimBody = z.strictObject({ claimerAgentId: text("claimerAgentId", 100) }, unknownKeys);
+export const claimBody = z.strictObject(
+  { claimerAgentId: text("claimerAgentId", 100).meta({ title: "Agent" }) },
+  unknownKeys,
+);
 
 // Response shapes (the API document and the dashboard's row types).
 export const companySchema = z

@@ -68,16 +68,16 @@ describe("POST /api/buddies", () => {
   });
 
   it.each([
-    ["a missing name", { type: "crab" }, "name is required"],
-    ["a blank name", { name: "   ", type: "crab" }, "name must not be empty"],
-    ["a 31-character name", { name: "x".repeat(31), type: "crab" }, "name must be at most 30 characters"],
-    ["a numeric name", { name: 42, type: "crab" }, "name must be a string"],
+    ["a missing name", { type: "crab" }, "Name is required"],
+    ["a blank name", { name: "   ", type: "crab" }, "Name must not be empty"],
+    ["a 31-character name", { name: "x".repeat(31), type: "crab" }, "Name must be at most 30 characters"],
+    ["a numeric name", { name: 42, type: "crab" }, "Name must be a string"],
     [
       "an unknown type",
       { name: "Pip", type: "unicorn" },
-      "type must be one of crab, robot, ghost, dragon, alien",
+      "Kind must be one of crab, robot, ghost, dragon, alien",
     ],
-    ["a missing type", { name: "Pip" }, "type is required"],
+    ["a missing type", { name: "Pip" }, "Kind is required"],
     ["an unknown field", { name: "Pip", type: "crab", level: 99 }, "unknown field: level"],
   ])("%s → 400 naming the field, nothing written", async (_label, json, message) => {
     const { jar } = await signedInUser();
@@ -103,7 +103,7 @@ describe("POST /api/buddies", () => {
     const before = await total();
     const { status, body } = await create({ name: "🦀".repeat(31), type: "crab" }, jar);
     expect(status).toBe(400);
-    expect(body.error).toContain("name must be at most 30 characters");
+    expect(body.error).toContain("Name must be at most 30 characters");
     expect(await total()).toBe(before);
   });
 
@@ -256,23 +256,23 @@ describe("PATCH /api/buddies/{buddyId}", () => {
     expect(ok.body.buddy.name).toBe("👻".repeat(30));
     const refused = await act(buddy.id, { action: "rename", newName: "👻".repeat(31) }, jar);
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toContain("newName must be at most 30");
+    expect(refused.body.error).toContain("New name must be at most 30");
     expect((await rowOf(buddy.id)).name).toBe("👻".repeat(30));
   });
 
   it.each([
-    ["an unknown action", { action: "pet" }, "action must be feed, play, train or rename"],
-    ["no action", {}, "action must be feed, play, train or rename"],
-    ["rename without newName", { action: "rename" }, "newName is required"],
-    ["rename to blanks", { action: "rename", newName: "  " }, "newName must not be empty"],
-    ["rename to 31 characters", { action: "rename", newName: "y".repeat(31) }, "newName must be at most 30"],
+    ["an unknown action", { action: "pet" }, "Action must be feed, play, train or rename"],
+    ["no action", {}, "Action must be feed, play, train or rename"],
+    ["rename without newName", { action: "rename" }, "New name is required"],
+    ["rename to blanks", { action: "rename", newName: "  " }, "New name must not be empty"],
+    ["rename to 31 characters", { action: "rename", newName: "y".repeat(31) }, "New name must be at most 30"],
     ["feed with an extra field", { action: "feed", amount: 100 }, "unknown field: amount"],
     [
       "play with newName and an extra field",
       { action: "play", newName: "x", mood: 1 },
       "unknown field: mood",
     ],
-    ["feed with a numeric newName", { action: "feed", newName: 7 }, "newName must be a string or null"],
+    ["feed with a numeric newName", { action: "feed", newName: 7 }, "New name must be a string or null"],
   ])("%s → 400, the buddy unchanged", async (_label, json, message) => {
     const { jar } = await signedInUser();
     const buddy = await hatch(jar);

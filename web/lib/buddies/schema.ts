@@ -29,10 +29,12 @@ const ignoredNewName = z.string({ error: "newName must be a string or null" }).n
 export const createBuddyBody = z.strictObject(
   {
     name: buddyName("name"),
-    type: z.enum(buddyTypes, {
-      error: (i) =>
-        i.input === undefined ? "type is required" : `type must be one of ${buddyTypes.join(", ")}`,
-    }),
+    type: z
+      .enum(buddyTypes, {
+        error: (i) =>
+          i.input === undefined ? "type is required" : `type must be one of ${buddyTypes.join(", ")}`,
+      })
+      .meta({ title: "Kind" }),
   },
   unknownKeys,
 );

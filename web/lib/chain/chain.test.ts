@@ -229,7 +229,7 @@ describe("GET /api/l1/wallet", () => {
       expect(res.status).toBe(400);
       const body = await res.json();
       expect(body.code).toBe("invalid_request");
-      expect(body.error).toMatch(/^address/);
+      expect(body.error).toMatch(/^Address/);
     }
     expect((await call(WALLET, { path: `/api/l1/wallet?address=${ADDRESS}` })).status).toBe(401);
     expect(rpc.requests.length).toBe(before);
@@ -421,7 +421,7 @@ describe("GET /api/l1/verify", () => {
   it("400 for a bad address; 502 when the RPC fails", async () => {
     const bad = await call(VERIFY, { path: "/api/l1/verify?address=not-base58!" });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toBe("address must be a base58 address of 32 to 44 characters");
+    expect((await bad.json()).error).toBe("Address must be a base58 address of 32 to 44 characters");
     rpc.failWith(500);
     const down = await call(VERIFY, { path: `/api/l1/verify?address=${ADDRESS}` });
     expect(down.status).toBe(502);
@@ -460,37 +460,37 @@ describe("GET/POST /api/l1/rpc-config", () => {
   it("400 for each refused URL, with the reason, and nothing saved", async () => {
     const { user, jar } = await signedInUser();
     const cases: [unknown, string][] = [
-      [{}, "rpcUrl: is required"],
-      [{ rpcUrl: 42 }, "rpcUrl: must be a string"],
-      [{ rpcUrl: "not a url" }, "rpcUrl is not a valid URL"],
-      [{ rpcUrl: "http://rpc.helius.xyz/" }, "rpcUrl must use https"],
+      [{}, "RPC URL is required"],
+      [{ rpcUrl: 42 }, "RPC URL must be a string"],
+      [{ rpcUrl: "not a url" }, "RPC URL is not a valid URL"],
+      [{ rpcUrl: "http://rpc.helius.xyz/" }, "RPC URL must use https"],
       [
         { rpcUrl: "https://mainnet.helius-rpc.com/?api-key=" },
-        "rpcUrl is a placeholder: the api-key value is empty",
+        "RPC URL is a placeholder: the api-key value is empty",
       ],
       [
         { rpcUrl: "https://rpc.example.com/" },
-        "rpcUrl is a placeholder: rpc.example.com is an example host, not your RPC provider",
+        "RPC URL is a placeholder: rpc.example.com is an example host, not your RPC provider",
       ],
       [
         { rpcUrl: "https://your-rpc.provider.io/" },
-        "rpcUrl is a placeholder: your-rpc.provider.io is an example host, not your RPC provider",
+        "RPC URL is a placeholder: your-rpc.provider.io is an example host, not your RPC provider",
       ],
       [
         { rpcUrl: "https://rpc.provider.io/<YOUR_KEY>" },
-        "rpcUrl is a placeholder: replace the <…> part with your value",
+        "RPC URL is a placeholder: replace the <…> part with your value",
       ],
       [
         { rpcUrl: "https://127.0.0.1/" },
-        "rpcUrl is not allowed: refused to fetch 127.0.0.1: it resolves to a loopback address (127.0.0.1)",
+        "RPC URL is not allowed: refused to fetch 127.0.0.1: it resolves to a loopback address (127.0.0.1)",
       ],
       [
         { rpcUrl: "https://10.1.2.3/" },
-        "rpcUrl is not allowed: refused to fetch 10.1.2.3: it resolves to a private address (10.1.2.3)",
+        "RPC URL is not allowed: refused to fetch 10.1.2.3: it resolves to a private address (10.1.2.3)",
       ],
       [
         { rpcUrl: "https://169.254.169.254/" },
-        "rpcUrl is not allowed: refused to fetch 169.254.169.254: it resolves to a link-local address (169.254.169.254)",
+        "RPC URL is not allowed: refused to fetch 169.254.169.254: it resolves to a link-local address (169.254.169.254)",
       ],
     ];
     for (const [json, message] of cases) {

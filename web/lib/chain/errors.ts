@@ -7,5 +7,6 @@ export const walletLookupFailed = (reason: string) =>
   new HttpError(500, "l1_rpc_failed", `the wallet could not be read: ${reason}`);
 export const verifyRpcFailed = (reason: string) =>
   new HttpError(502, "l1_rpc_failed", `the token balance could not be read: ${reason}`);
-/** A refused rpcUrl; the message says why. */
-export const badRpcUrl = (reason: string) => new HttpError(400, "invalid_rpc_url", `rpcUrl ${reason}`);
+/** A refused `rpcUrl`; the message says why, naming the field as the form does. */
+export const badRpcUrl = (reason: string) =>
+  new HttpError(400, "invalid_rpc_url", `RPC URL ${reason}`, { field: "rpcUrl" });

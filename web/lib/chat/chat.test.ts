@@ -281,27 +281,31 @@ describe("POST /api/gateway/chat", () => {
   });
 
   it.each([
-    ["no message", { json: {} }, { error: "message is required", code: "invalid_request" }],
+    ["no message", { json: {} }, { error: "Message is required", code: "invalid_request", field: "message" }],
     [
       "an empty message",
       { json: { message: "" } },
-      { error: "message is required", code: "invalid_request" },
+      { error: "Message is required", code: "invalid_request", field: "message" },
     ],
     [
       "a blank message",
       { json: { message: " \n\t " } },
-      { error: "message is required", code: "invalid_request" },
+      { error: "Message is required", code: "invalid_request", field: "message" },
     ],
     [
       "a null message",
       { json: { message: null } },
-      { error: "message must be a string", code: "invalid_request" },
+      { error: "Message must be a string", code: "invalid_request", field: "message" },
     ],
-    ["a number", { json: { message: 42 } }, { error: "message must be a string", code: "invalid_request" }],
+    [
+      "a number",
+      { json: { message: 42 } },
+      { error: "Message must be a string", code: "invalid_request", field: "message" },
+    ],
     [
       "a message over 32,000 characters",
       { json: { message: "x".repeat(32_001) } },
-      { error: "message must be at most 32000 characters", code: "invalid_request" },
+      { error: "Message must be at most 32000 characters", code: "invalid_request", field: "message" },
     ],
     [
       "the removed sessionKey parameter",

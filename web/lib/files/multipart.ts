@@ -11,7 +11,11 @@ import {
 
 /** The upload was cut off: the file passed `limit` bytes. Nothing of it may be kept. */
 export class UploadCutOff extends Error {
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    /** The name the client sent for the file (not sanitized). */
+    readonly filename: string,
+  ) {
     super(`upload cut off at ${limit} bytes`);
     this.name = "UploadCutOff";
   }
@@ -138,7 +142,7 @@ export function receiveMultipart(options: ReceiveOptions): Promise<{
       // Its failures reach us through storeFile's promise; an unlistened 'error' would crash the process.
       stream.on("error", () => undefined);
       stream.on("limit", () => {
-        cutOff = new UploadCutOff(options.maxFileBytes);
+        cutOff = new UploadCutOff(options.maxFileBytes, filename);
         stream.destroy(cutOff);
       });
       stored = options.storeFile(stream, { filename, contentType }, new Map(fields));
@@ -147,7 +151,7 @@ export function receiveMultipart(options: ReceiveOptions): Promise<{
     parser.on("field", (name, value, nameTruncated, valueTruncated) => {
       if (settled) return;
       if (!options.textFields.includes(name) || nameTruncated) void finish(unknownField(name));
-      else if (valueTruncated) void finish(fieldTooLong(name));
+      else if (valueTruncated) void finish(fieldTooLong(name, MAX_FIELD_BYTES));
       else if (fields.has(name)) void finish(fieldTwice(name));
       else fields.set(name, value);
     });

@@ -271,26 +271,26 @@ export function describeFileRoutes(
         const before = await under.storedFiles();
         const file = { name: "file", filename: "a.txt", type: "text/plain", data: bytes(1000) };
         const cases: Array<[Buffer, string]> = [
-          [multipart([{ name: "agentId", value: agent.id }]), "file: is required"],
+          [multipart([{ name: "agentId", value: agent.id }]), "File is required"],
           [
             multipart([
               { name: "agentId", value: agent.id },
               { ...file, filename: "", data: new Uint8Array() },
             ]),
-            "file: is required",
+            "File is required",
           ],
-          [multipart([file]), "agentId: is required"],
-          [multipart([{ name: "agentId", value: "  " }, file]), "agentId: is required"],
+          [multipart([file]), "Agent is required"],
+          [multipart([{ name: "agentId", value: "  " }, file]), "Agent is required"],
           [
             multipart([{ name: "agentId", value: agent.id }, { name: "note", value: "x" }, file]),
-            "note: unknown field",
+            "unknown field: note",
           ],
           [
             multipart([
               { name: "agentId", value: agent.id },
               { ...file, name: "attachment" },
             ]),
-            "attachment: unknown field",
+            "unknown field: attachment",
           ],
           [
             multipart([{ name: "agentId", value: agent.id }, file, { ...file, filename: "b.txt" }]),
@@ -298,9 +298,12 @@ export function describeFileRoutes(
           ],
           [
             multipart([{ name: "agentId", value: agent.id }, { name: "agentId", value: agent.id }, file]),
-            "agentId: sent more than once",
+            "Agent was sent more than once",
           ],
-          [multipart([{ name: "agentId", value: "x".repeat(2000) }, file]), "agentId: is too long"],
+          [
+            multipart([{ name: "agentId", value: "x".repeat(2000) }, file]),
+            "Agent must be at most 1024 bytes",
+          ],
           [
             Buffer.from(
               `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc`,
@@ -360,9 +363,11 @@ export function describeFileRoutes(
         const res = await POST(uploadRequest(jar, sending.body));
         expect(res.status).toBe(413);
         expect(await res.json()).toEqual({
-          error: "file exceeds the 800 KB upload limit",
+          error: "“big.bin” is bigger than the per-file limit of 800 KB",
           code: "file_too_large",
           maxBytes: MAX_BYTES,
+          filename: "big.bin",
+          field: "file",
         });
         expect(sending.sent()).toBeLessThan(body.length);
         sending.release();
@@ -384,10 +389,12 @@ export function describeFileRoutes(
         const res = await upload(jar, agent.id, bytes(600 * KIB), "second.bin");
         expect(res.status).toBe(413);
         expect(await res.json()).toEqual({
-          error: "storage limit exceeded: 600 KB of your 1 MB are used",
+          error: "“second.bin” is bigger than the free space left: 424 KB free of your 1 MB",
           code: "storage_limit_exceeded",
           quotaBytes: MIB,
           usedBytes: 600 * KIB,
+          filename: "second.bin",
+          field: "file",
         });
         expect((await rowsOf(user.id)).map((r) => r.id)).toEqual([first.id]);
         expect(await reservationsOf(user.id)).toEqual([]);
@@ -579,7 +586,7 @@ export function describeFileRoutes(
             jar: owner.jar,
           });
           expect(res.status).toBe(400);
-          expect((await res.json()).error).toMatch(/fileId/);
+          expect((await res.json()).field).toBe("fileId");
         }
         expect((await remove(new CookieJar(), file.id)).status).toBe(401);
       });

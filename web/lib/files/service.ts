@@ -132,8 +132,8 @@ export async function uploadFile(
     const refusal =
       err instanceof UploadCutOff && reservation
         ? reservation.limitedByQuota
-          ? storageLimitExceeded(reservation.quotaBytes, reservation.usedBytes)
-          : fileTooLarge(deps.config.FILE_MAX_BYTES)
+          ? storageLimitExceeded(reservation.quotaBytes, reservation.usedBytes, err.filename)
+          : fileTooLarge(deps.config.FILE_MAX_BYTES, err.filename)
         : err;
     if (isHttpError(refusal) && refusal.status === 413) refusedUploadsCounter().inc({ reason: refusal.code });
     throw refusal;

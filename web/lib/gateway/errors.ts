@@ -93,6 +93,8 @@ export const notConfigured = (variable: string, what: string) =>
   new HttpError(503, "not_configured", `${what} is not configured: set ${variable}`);
 export const sessionNotFound = () => new HttpError(404, "not_found", "payment session not found");
 export const depositOutOfRange = (min: string, max: string) =>
-  new HttpError(400, "invalid_request", `deposit: must be between ${min} and ${max} USD`);
+  new HttpError(400, "invalid_request", `Deposit must be between ${min} and ${max} USD`, {
+    field: "deposit",
+  });
 export const badSignature = (reason: string) =>
   new HttpError(400, "invalid_signature", `webhook signature check failed: ${reason}`);

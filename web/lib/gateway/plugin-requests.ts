@@ -113,7 +113,10 @@ const schemas = {
  * chat plugins; 400 `invalid_request` naming the field that is unknown, missing or over its cap.
  */
 export function pluginRequest(plugin: PluginId, body: Record<string, unknown>): Record<string, unknown> {
-  const { stream: _stream, ...request } = parseWith(schemas[plugin], body) as Record<string, unknown>;
+  const { stream: _stream, ...request } = parseWith(schemas[plugin], body, { keys: true }) as Record<
+    string,
+    unknown
+  >;
   if (plugin !== "agent" && plugin !== "generate-text") return request;
   const caps = CHAT_CAPS[plugin];
   const prompt = [request.messages, request.tools, request.response_format]
@@ -123,6 +126,7 @@ export function pluginRequest(plugin: PluginId, body: Record<string, unknown>): 
     throw invalidRequest(
       `messages: the prompt (messages, tools and response_format as JSON) is ${prompt} characters; ` +
         `plugin "${plugin}" takes at most ${caps.promptChars}`,
+      "messages",
     );
   if (request.max_tokens === undefined && request.max_completion_tokens === undefined)
     request.max_tokens = caps.maxTokens;

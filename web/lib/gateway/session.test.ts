@@ -184,11 +184,14 @@ describe("payment sessions through the running web server (USDC on Base Sepolia)
       for (const deposit of ["0.99", "100.01"]) {
         const out = await postDeposit({ deposit });
         expect(out.status).toBe(400);
-        expect((await out.json()).message).toBe("deposit: must be between 1.00 and 100.00 USD");
+        expect((await out.json()).message).toBe("Deposit must be between 1.00 and 100.00 USD");
       }
       const missing = await postDeposit({});
       expect(missing.status).toBe(400);
-      expect((await missing.json()).message).toMatch(/^deposit: /);
+      expect(await missing.json()).toMatchObject({
+        message: expect.stringMatching(/^Deposit /),
+        field: "deposit",
+      });
     });
 
     it("a deposit credential opens one session only", async () => {
@@ -266,7 +269,7 @@ describe("payment sessions through the running web server (USDC on Base Sepolia)
       expect((await read("ps_unknown", session.walletAddress)).status).toBe(404);
       const bad = await read(session.sessionId);
       expect(bad.status).toBe(400);
-      expect((await bad.json()).message).toMatch(/^X-Wallet-Address: /);
+      expect((await bad.json()).message).toMatch(/^X-Wallet-Address (is required|must be)/);
     });
   });
 

@@ -218,19 +218,19 @@ describe("heartbeat access and validation", () => {
     const cases: [unknown, string][] = [
       [
         { enabled: true, frequency: "10x" },
-        "frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
+        "Frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
       ],
       [
         { enabled: true, frequency: "0m" },
-        "frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
+        "Frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
       ],
       [
         { enabled: true, frequency: "25h" },
-        "frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
+        "Frequency must be minutes or hours like 15m, 30m or 1h (1m to 24h)",
       ],
-      [{ enabled: true }, "frequency is required"],
-      [{ frequency: "30m" }, "enabled is required"],
-      [{ enabled: "yes", frequency: "30m" }, "enabled must be true or false"],
+      [{ enabled: true }, "Frequency is required"],
+      [{ frequency: "30m" }, "Enabled is required"],
+      [{ enabled: "yes", frequency: "30m" }, "Enabled must be true or false"],
       [{ enabled: true, frequency: "30m", message: "hi" }, "unknown field: message"],
     ];
     for (const [json, error] of cases) {

@@ -181,7 +181,7 @@ describe("session routes: 1 MB", () => {
     const name = (bytes: number) => ({ name: "k".repeat(bytes) });
     const mid = await call(createKey, { method: "POST", path: "/api/keys", json: name(100 * KB), jar });
     expect(mid.status).toBe(400);
-    expect((await mid.json()).error).toBe("name: must be at most 64 characters");
+    expect((await mid.json()).error).toBe("Key name must be at most 64 characters");
 
     const big = await call(createKey, { method: "POST", path: "/api/keys", json: name(1024 * KB), jar });
     expect(big.status).toBe(413);

@@ -13,13 +13,17 @@ export const FLOW_TTL_MS = 10 * 60 * 1000;
 /** Sent only to the idp routes (the callback is under this path). */
 const FLOW_COOKIE_PATH = "/api/auth/idp";
 
-/** A fresh flow: random state and nonce, a 64-character verifier (RFC 7636 allows 43 to 128). */
-export function newFlowState(now: Date): FlowState {
+/**
+ * A fresh flow: random state and nonce, a 64-character verifier (RFC 7636 allows 43 to 128), and the page
+ * to return to.
+ */
+export function newFlowState(now: Date, next?: string): FlowState {
   return {
     state: randomToken(32),
     nonce: randomToken(32),
     codeVerifier: randomToken(48),
     startedAt: now.getTime(),
+    ...(next ? { next } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export const flowStateSchema = z.object({
   codeVerifier: z.string().min(43).max(128),
   /** When the flow started (ms since epoch), so the 10-minute lifetime is checked on the server too. */
   startedAt: z.number(),
+  /** The page to return to after signing in (checked again when followed). */
+  next: z.string().max(2048).optional(),
 });
 export type FlowState = z.infer<typeof flowStateSchema>;
 

@@ -11,6 +11,7 @@ import { claimUnprovenAccount } from "../accounts/claim";
 import { createUser, findUserByEmail } from "../accounts/users";
 import type { WebConfig } from "../config";
 import type { WebContext } from "../context";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "../http/return-path";
 import { healClaimedAgents } from "../runtime/operations";
 import { createSession } from "../sessions/service";
 import { discoverOidc, exchangeCode, IdpUpstreamError, idTokenKeys } from "./client";
@@ -64,8 +65,14 @@ export const loginErrorUrl = (config: WebConfig, code: IdpErrorCode) =>
 
 export const idpTokenKey = (config: WebConfig) => deriveKey(config.SESSION_SECRET, "idp-tokens");
 
-/** Where GET /api/auth/idp sends the browser, and the sealed flow cookie when it goes to the provider. */
-export async function startIdpSignIn(ctx: WebContext): Promise<{ location: string; sealedFlow?: string }> {
+/**
+ * Where GET /api/auth/idp sends the browser, and the sealed flow cookie when it goes to the provider; the
+ * flow keeps `next`, the page to return to once signed in.
+ */
+export async function startIdpSignIn(
+  ctx: WebContext,
+  next?: string,
+): Promise<{ location: string; sealedFlow?: string }> {
   const settings = idpSettings(ctx.config);
   if (!settings) return { location: loginErrorUrl(ctx.config, "IdpNotConfigured") };
   let authorizationEndpoint: string;
@@ -75,7 +82,7 @@ export async function startIdpSignIn(ctx: WebContext): Promise<{ location: strin
     ctx.logger.error({ err }, "identity provider discovery failed");
     return { location: loginErrorUrl(ctx.config, "IdpAuthError") };
   }
-  const flow = newFlowState(ctx.clock.now());
+  const flow = newFlowState(ctx.clock.now(), safeReturnPath(next) ?? undefined);
   const url = new URL(authorizationEndpoint);
   const params: Record<string, string> = {
     response_type: "code",
@@ -102,7 +109,8 @@ export interface IdpCallbackInput {
 }
 
 /**
- * Finishes the sign-in. Never throws: the answer is a redirect to `/dashboard` with a new session token,
+ * Finishes the sign-in. Never throws: the answer is a redirect to the flow's `next` page (`/dashboard`
+ * unless sign-in was asked from another page) with a new session token,
  * or to `/login?error=<code>`.
  */
 export async function completeIdpSignIn(
@@ -112,7 +120,11 @@ export async function completeIdpSignIn(
   try {
     const userId = await signInWithProvider(ctx, input);
     const { token } = await createSession(ctx, userId, { ip: input.ip, userAgent: input.userAgent });
-    return { location: publicUrl(ctx.config, "/dashboard"), sessionToken: token };
+    const next = openFlowState(ctx.config, input.flowCookie, ctx.clock.now())?.next;
+    return {
+      location: publicUrl(ctx.config, safeReturnPath(next) ?? DEFAULT_RETURN_PATH),
+      sessionToken: token,
+    };
   } catch (err) {
     const code: IdpErrorCode = err instanceof IdpSignInError ? err.code : "IdpAuthError";
     const log = { code, err };

@@ -119,6 +119,20 @@ describe("GET /api/auth/idp/callback", () => {
     expect(session.tokenHash).toBe(sha256Hex(jar.get("svc-session") ?? ""));
   });
 
+  it("returns to the page sign-in was asked from (`next`), never to another site", async () => {
+    fake.setAccount({ sub: "sub-next-1", email: "next@example.com", email_verified: true, name: "Next" });
+    const back = await signInThroughProvider(new CookieJar(), {
+      startPath: `/api/auth/idp?next=${encodeURIComponent("/dashboard/files?agent=a1")}`,
+    });
+    expect(back.location).toBe("http://localhost:3000/dashboard/files?agent=a1");
+    for (const next of ["//evil.example/x", "https://evil.example/x", "/\\evil.example", "/api/keys"]) {
+      const trip = await signInThroughProvider(new CookieJar(), {
+        startPath: `/api/auth/idp?next=${encodeURIComponent(next)}`,
+      });
+      expect(trip.location, next).toBe("http://localhost:3000/dashboard");
+    }
+  });
+
   it("exchanges the code with the PKCE verifier whose S256 challenge went to /authorize", async () => {
     fake.setAccount({ sub: "sub-pkce", email: "pkce@example.com", email_verified: true, name: "P" });
     const before = fake.upstream.requests.length;

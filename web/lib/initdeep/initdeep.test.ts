@@ -183,13 +183,13 @@ describe("POST /api/init-deep", () => {
     for (const path of ["../outside", "src/../../outside", outside]) {
       const { status: code, body } = await generate(jar, { path, force: true });
       expect(code, path).toBe(400);
-      expect(body.error).toBe("path: must stay inside the project root");
+      expect(body).toMatchObject({ error: "Path must stay inside the project root", field: "path" });
     }
     // Through the link: the same answer as a path that does not exist.
     for (const path of ["linked", "linked/", "nope"]) {
       const { status: code, body } = await generate(jar, { path, force: true });
       expect(code, path).toBe(400);
-      expect(body.error).toBe("path: not a directory inside the project root");
+      expect(body).toMatchObject({ error: "Path is not a directory inside the project root", field: "path" });
     }
     expect(await exists(join(outside, "AGENTS.md"))).toBe(false);
     for (const file of agentsFiles) expect(await exists(join(root, file))).toBe(false);
@@ -199,9 +199,12 @@ describe("POST /api/init-deep", () => {
     const { jar } = await admin();
     const depth = await generate(jar, { maxDepth: "five" });
     expect(depth.status).toBe(400);
-    expect(depth.body.error).toMatch(/^maxDepth/);
+    expect(depth.body).toMatchObject({ error: "Depth must be a number", field: "maxDepth" });
     expect((await generate(jar, { maxDepth: 11 })).status).toBe(400);
-    expect((await generate(jar, { force: "yes" })).body.error).toMatch(/^force/);
+    expect((await generate(jar, { force: "yes" })).body).toMatchObject({
+      error: "Force must be true or false",
+      field: "force",
+    });
     expect((await generate(jar, { extra: 1 })).status).toBe(400);
   });
 
@@ -264,7 +267,11 @@ describe("GET /api/init-deep (public)", () => {
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     expect(answers[0]).toEqual({
       status: 400,
-      body: { error: "path: not a directory inside the project root", code: "invalid_request" },
+      body: {
+        error: "Path is not a directory inside the project root",
+        code: "invalid_request",
+        field: "path",
+      },
     });
   });
 

@@ -16,7 +16,8 @@ export const initDeepBody = z.strictObject({
     .int("must be a whole number")
     .min(0, "must be 0 or more")
     .max(INIT_DEEP_MAX_DEPTH, `must be at most ${INIT_DEEP_MAX_DEPTH}`)
-    .default(5),
+    .default(5)
+    .meta({ title: "Depth" }),
 });
 export type InitDeepInput = z.infer<typeof initDeepBody>;
 

@@ -119,23 +119,24 @@ describe("GET /api/jobs", () => {
 
   it("400 naming the parameter; nothing reaches the backend for the web's own checks", async () => {
     const { jar } = await signedInUser();
-    const cases: Array<[string, string]> = [
-      ["?limit=0", "limit must be a whole number from 1 to 100"],
-      ["?limit=500", "limit must be a whole number from 1 to 100"],
-      ["?limit=x", "limit must be a whole number from 1 to 100"],
+    const cases: Array<[string, string, string]> = [
+      ["?limit=0", "Limit must be a whole number from 1 to 100", "limit"],
+      ["?limit=500", "Limit must be a whole number from 1 to 100", "limit"],
+      ["?limit=x", "Limit must be a whole number from 1 to 100", "limit"],
       [
         "?type=nope",
-        "type must be one of provision_managed_runtime, gateway_chat_completion, runtime_sync, retry_repair",
+        "Type must be one of provision_managed_runtime, gateway_chat_completion, runtime_sync, retry_repair",
+        "type",
       ],
-      ["?status=nope", "status must be one of queued, running, completed, failed"],
+      ["?status=nope", "Status must be one of queued, running, completed, failed", "status"],
     ];
-    for (const [query, error] of cases) {
+    for (const [query, error, field] of cases) {
       const before = backend.exchanges.length;
       const res = await list(jar, query);
       expect({ query, status: res.status, body: await res.json() }).toEqual({
         query,
         status: 400,
-        body: { error, code: "invalid_request" },
+        body: { error, code: "invalid_request", field },
       });
       expect(backend.exchanges.length).toBe(before);
     }

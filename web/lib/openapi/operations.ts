@@ -226,6 +226,12 @@ const operations: readonly ApiOperation[] = [
     summary: "Start signing in with the identity provider",
     tags: ["auth"],
     auth: ["none"],
+    query: z.object({
+      next: z
+        .string()
+        .optional()
+        .meta({ description: "a path of this site to return to after signing in (default `/dashboard`)" }),
+    }),
     success: redirect("to the provider, or `/login?error=IdpNotConfigured`"),
   },
   {
@@ -235,7 +241,7 @@ const operations: readonly ApiOperation[] = [
     tags: ["auth"],
     auth: ["none"],
     query: callbackQuerySchema,
-    success: redirect("to `/dashboard` with a session, or `/login?error=<code>`"),
+    success: redirect("to the `next` page (default `/dashboard`) with a session, or `/login?error=<code>`"),
   },
   {
     method: "post",

@@ -118,14 +118,14 @@ describe("POST /api/partner", () => {
   it("bad input → 400 naming the field, nothing stored and no mail", async () => {
     const before = await total();
     for (const [json, message] of [
-      [{ email: base.email, message: base.message }, "name is required"],
-      [{ name: "G", message: base.message }, "email is required"],
-      [{ name: "G", email: base.email }, "message is required"],
-      [{ ...base, name: "   " }, "name is required"],
-      [{ ...base, email: "not-an-email" }, "email is not a valid address"],
-      [{ ...base, type: "partnership" }, "type must be one of general, ai_provider"],
-      [{ ...base, company: 5 }, "company must be a string"],
-      [{ ...base, message: "m".repeat(5001) }, "message must be at most 5000"],
+      [{ email: base.email, message: base.message }, "Your name is required"],
+      [{ name: "G", message: base.message }, "Email is required"],
+      [{ name: "G", email: base.email }, "Message is required"],
+      [{ ...base, name: "   " }, "Your name is required"],
+      [{ ...base, email: "not-an-email" }, "Email is not a valid address"],
+      [{ ...base, type: "partnership" }, "Kind of partnership must be one of general, ai_provider"],
+      [{ ...base, company: 5 }, "Company must be a string"],
+      [{ ...base, message: "m".repeat(5001) }, "Message must be at most 5000"],
       [{ ...base, phone: "555" }, "unknown field: phone"],
     ] as const) {
       const { status, body } = await send(json);

@@ -25,14 +25,15 @@ const optionalText = (name: string, max: number) =>
 /** `POST /api/partner`: name, email and message required; company, website, type optional. */
 export const partnerInquiryBody = z.strictObject(
   {
-    name: text("name", 200),
+    name: text("name", 200).meta({ title: "Your name" }),
     email: text("email", 254).pipe(z.email("email is not a valid address")),
     message: text("message", 5000),
     company: optionalText("company", 200),
     website: optionalText("website", 500),
     type: z
       .enum(partnerInquiryTypes, { error: `type must be one of ${partnerInquiryTypes.join(", ")}` })
-      .default("general"),
+      .default("general")
+      .meta({ title: "Kind of partnership" }),
   },
   unknownKeys,
 );

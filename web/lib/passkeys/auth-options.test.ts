@@ -41,15 +41,15 @@ describe("POST /api/passkey/auth/options", () => {
   });
 
   const missing: [string, unknown, string][] = [
-    ["missing", {}, "identifier is required"],
-    ["empty", { identifier: "  " }, "identifier is required"],
-    ["not a string", { identifier: ["a@example.com"] }, "identifier must be a string"],
+    ["missing", {}, "Identifier is required"],
+    ["empty", { identifier: "  " }, "Identifier is required"],
+    ["not a string", { identifier: ["a@example.com"] }, "Identifier must be a string"],
   ];
   for (const [name, json, message] of missing) {
     it(`400 when the identifier is ${name}`, async () => {
       const res = await call(authOptionsRoute, { method: "POST", json });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+      expect(await res.json()).toEqual({ error: message, code: "invalid_request", field: "identifier" });
     });
   }
 

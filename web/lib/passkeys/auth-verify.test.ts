@@ -62,38 +62,42 @@ describe("POST /api/passkey/auth/verify", () => {
   });
 
   describe("bad input: 400 with a message, nothing written and the challenge kept", () => {
-    const cases: [string, (response: object, challenge: string) => unknown, string][] = [
-      ["missing challenge", (response) => ({ response }), "challenge is required"],
-      ["missing response", (_r, challenge) => ({ challenge }), "response is required"],
+    const cases: [string, (response: object, challenge: string) => unknown, string, string][] = [
+      ["missing challenge", (response) => ({ response }), "Challenge is required", "challenge"],
+      ["missing response", (_r, challenge) => ({ challenge }), "Response is required", "response"],
       [
         "response not an object",
         (_r, challenge) => ({ response: "x", challenge }),
-        "response must be an object",
+        "Response must be an object",
+        "response",
       ],
       [
         "response without id",
         (_r, challenge) => ({ response: { signCount: 5 }, challenge }),
-        "response.id is required",
+        "Response ID is required",
+        "response.id",
       ],
       [
         "response id not a string",
         (_r, challenge) => ({ response: { id: 5 }, challenge }),
-        "response.id must be a string",
+        "Response ID must be a string",
+        "response.id",
       ],
       [
         "malformed challenge",
         (response) => ({ response, challenge: "abc" }),
-        "challenge must be a 0x-prefixed hex string of 32 bytes",
+        "Challenge must be a 0x-prefixed hex string of 32 bytes",
+        "challenge",
       ],
     ];
-    for (const [name, body, message] of cases) {
+    for (const [name, body, message, field] of cases) {
       it(name, async () => {
         const { user, authenticator } = await userWithPasskey(config);
         const { options, challenge } = await authOptions(user.email);
         const json = body(authenticator.authenticate(options), challenge);
         const res = await call(authVerifyRoute, { method: "POST", json });
         expect(res.status).toBe(400);
-        expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+        expect(await res.json()).toEqual({ error: message, code: "invalid_request", field });
         expect(await challengeRow(challenge)).toBeDefined();
         expect(await sessionsOf(user.id)).toEqual([]);
         expect((await passkeyRow(authenticator.id)).signCount).toBe(0);

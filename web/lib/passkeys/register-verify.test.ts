@@ -62,41 +62,46 @@ describe("POST /api/passkey/register/verify", () => {
   });
 
   describe("bad input: 400 with a message, nothing written and the challenge kept", () => {
-    const cases: [string, (credential: object, challenge: string) => object, string][] = [
-      ["missing credential", (_c, challenge) => ({ challenge }), "credential is required"],
-      ["missing challenge", (credential) => ({ credential }), "challenge is required"],
+    const cases: [string, (credential: object, challenge: string) => object, string, string?][] = [
+      ["missing credential", (_c, challenge) => ({ challenge }), "Credential is required", "credential"],
+      ["missing challenge", (credential) => ({ credential }), "Challenge is required", "challenge"],
       [
         "credential not an object",
         (_c, challenge) => ({ credential: "abc", challenge }),
-        "credential must be an object",
+        "Credential must be an object",
+        "credential",
       ],
       [
         "credential an array",
         (_c, challenge) => ({ credential: [], challenge }),
-        "credential must be an object",
+        "Credential must be an object",
+        "credential",
       ],
       [
         "challenge not a string",
         (credential) => ({ credential, challenge: 42 }),
-        "challenge must be a string",
+        "Challenge must be a string",
+        "challenge",
       ],
       [
         "label too long",
         (credential, challenge) => ({ credential, challenge, label: "x".repeat(65) }),
-        "label must be at most 64 characters",
+        "Passkey name must be at most 64 characters",
+        "label",
       ],
       [
         "label not a string",
         (credential, challenge) => ({ credential, challenge, label: 7 }),
-        "label must be a string",
+        "Passkey name must be a string",
+        "label",
       ],
       [
         "an unknown field",
         (credential, challenge) => ({ credential, challenge, admin: true }),
-        'Unrecognized key: "admin"',
+        "unknown field: admin",
       ],
     ];
-    for (const [name, body, message] of cases) {
+    for (const [name, body, message, field] of cases) {
       it(name, async () => {
         const { user, jar } = await signedInUser();
         const { options, challenge } = await registerOptions(jar);
@@ -107,7 +112,11 @@ describe("POST /api/passkey/register/verify", () => {
           json: body(credential, challenge),
         });
         expect(res.status).toBe(400);
-        expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+        expect(await res.json()).toEqual({
+          error: message,
+          code: "invalid_request",
+          ...(field ? { field } : {}),
+        });
         expect(await passkeysOf(user.id)).toEqual([]);
         expect(await challengeRow(challenge)).toBeDefined();
       });

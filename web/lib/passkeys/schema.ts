@@ -24,6 +24,7 @@ export const registerVerifyBody = z.strictObject({
     .string({ error: "label must be a string" })
     .trim()
     .max(PASSKEY_LABEL_MAX, `label must be at most ${PASSKEY_LABEL_MAX} characters`)
+    .meta({ title: "Passkey name" })
     .optional()
     // An empty label means "no label": the spec's default.
     .transform((label) => label || DEFAULT_PASSKEY_LABEL),

@@ -237,20 +237,32 @@ describe("POST /api/permissions", () => {
     const { user, jar } = await signedInUser();
     const request = await pendingRequest(user.id);
     const before = exchanges.length;
-    const cases: [unknown, string][] = [
-      [{ decision: "approve" }, "requestId is required"],
-      [{ requestId: "", decision: "approve" }, "requestId is required"],
-      [{ requestId: 42, decision: "approve" }, "requestId must be a string"],
-      [{ requestId: request.id }, "decision is required"],
-      [{ requestId: request.id, decision: "allow" }, "decision must be approve, reject or approve_always"],
-      [{ requestId: request.id, decision: "approve", feedback: 3 }, "feedback must be a string"],
-      [{ requestId: request.id, decision: "approve", modifiedInput: {} }, "modifiedInput must be a string"],
+    const cases: [unknown, string, string?][] = [
+      [{ decision: "approve" }, "Request is required", "requestId"],
+      [{ requestId: "", decision: "approve" }, "Request is required", "requestId"],
+      [{ requestId: 42, decision: "approve" }, "Request must be a string", "requestId"],
+      [{ requestId: request.id }, "Decision is required", "decision"],
+      [
+        { requestId: request.id, decision: "allow" },
+        "Decision must be approve, reject or approve_always",
+        "decision",
+      ],
+      [{ requestId: request.id, decision: "approve", feedback: 3 }, "Feedback must be a string", "feedback"],
+      [
+        { requestId: request.id, decision: "approve", modifiedInput: {} },
+        "Modified input must be a string",
+        "modifiedInput",
+      ],
       [{ requestId: request.id, decision: "approve", tier: "safe" }, "unknown field: tier"],
     ];
-    for (const [json, message] of cases) {
+    for (const [json, message, field] of cases) {
       const res = await decide(json, jar);
       expect(res.status, JSON.stringify(json)).toBe(400);
-      expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+      expect(await res.json()).toEqual({
+        error: message,
+        code: "invalid_request",
+        ...(field ? { field } : {}),
+      });
     }
     const badJson = await call(DECIDE, {
       method: "POST",

@@ -175,7 +175,10 @@ describe("POST /api/runtime/character-qa", () => {
     expect(bad.body.code).toBe("invalid_json");
     const dims = await run(jar, { dimensions: ["humour"] });
     expect(dims.status).toBe(400);
-    expect(dims.body.error).toMatch(/dimensions/);
+    expect(dims.body).toMatchObject({
+      error: expect.stringMatching(/^Dimensions /),
+      field: expect.stringMatching(/^dimensions/),
+    });
     const unknown = await run(jar, { probeSet: "default", extra: 1 });
     expect(unknown.status).toBe(400);
     expect(agentCalls()).toBe(before);

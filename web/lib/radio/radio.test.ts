@@ -55,10 +55,13 @@ describe("GET/PATCH /api/user/radio-wallet", () => {
   it("400 for a missing or invalid wallet, nothing written; 401 without a session", async () => {
     const { user, jar } = await signedInUser();
     const cases: [unknown, string][] = [
-      [{}, "wallet is required"],
-      [{ wallet: "0x123" }, "wallet must be 0x followed by 40 hex characters, null or empty"],
-      [{ wallet: `0x${"g".repeat(40)}` }, "wallet must be 0x followed by 40 hex characters, null or empty"],
-      [{ wallet: 42 }, "wallet must be 0x followed by 40 hex characters, null or empty"],
+      [{}, "Radio wallet is required"],
+      [{ wallet: "0x123" }, "Radio wallet must be 0x followed by 40 hex characters, null or empty"],
+      [
+        { wallet: `0x${"g".repeat(40)}` },
+        "Radio wallet must be 0x followed by 40 hex characters, null or empty",
+      ],
+      [{ wallet: 42 }, "Radio wallet must be 0x followed by 40 hex characters, null or empty"],
     ];
     for (const [json, message] of cases) {
       const res = await patch(jar, json);

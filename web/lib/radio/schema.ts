@@ -2,23 +2,25 @@ import { z } from "zod";
 
 /** `PATCH /api/user/radio-wallet` body: `{wallet}` required; 0x + 40 hex (stored lower-case), or null / "" to unlink. */
 export const radioWalletBody = z.strictObject({
-  wallet: z.union(
-    [
-      z.null(),
-      z.literal(""),
-      z
-        .string()
-        .trim()
-        .regex(/^0x[0-9a-fA-F]{40}$/, "wallet must be 0x followed by 40 hex characters")
-        .transform((w) => w.toLowerCase()),
-    ],
-    {
-      error: (issue) =>
-        issue.input === undefined
-          ? "wallet is required"
-          : "wallet must be 0x followed by 40 hex characters, null or empty",
-    },
-  ),
+  wallet: z
+    .union(
+      [
+        z.null(),
+        z.literal(""),
+        z
+          .string()
+          .trim()
+          .regex(/^0x[0-9a-fA-F]{40}$/, "wallet must be 0x followed by 40 hex characters")
+          .transform((w) => w.toLowerCase()),
+      ],
+      {
+        error: (issue) =>
+          issue.input === undefined
+            ? "wallet is required"
+            : "wallet must be 0x followed by 40 hex characters, null or empty",
+      },
+    )
+    .meta({ title: "Radio wallet" }),
 });
 
 export const radioWalletSchema = z.object({ wallet: z.string().nullable() }).meta({ id: "RadioWallet" });

@@ -1,8 +1,8 @@
 import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
 import { findSession } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
-import { sessions, type User } from "@svc/db/schema";
-import { eq } from "drizzle-orm";
+import { agents, sessions, type User } from "@svc/db/schema";
+import { and, eq, ne } from "drizzle-orm";
 import type { WebConfig } from "../config";
 import { readCookie, serializeCookie } from "../http/cookies";
 
@@ -120,6 +120,29 @@ export async function deleteSession(deps: { db: Database }, token: string | unde
 /** Deletes every session of a user (security events, account takeover protection). */
 export async function deleteUserSessions(deps: { db: Database }, userId: string): Promise<void> {
   await deps.db.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+/**
+ * Whether the user has been here before this session: another session of theirs (signed in elsewhere, or
+ * earlier and still open) or an agent they made. The overview welcomes a first visit, not "back".
+ */
+export async function hasVisitedBefore(
+  deps: { db: Database },
+  userId: string,
+  token: string,
+): Promise<boolean> {
+  const [other] = await deps.db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, sha256Hex(token))))
+    .limit(1);
+  if (other) return true;
+  const [agent] = await deps.db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(eq(agents.userId, userId))
+    .limit(1);
+  return agent !== undefined;
 }
 
 export function sessionCookie(config: WebConfig, token: string): string {

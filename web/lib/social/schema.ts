@@ -17,11 +17,13 @@ export const createPostBody = z.strictObject(
       .string({ error: (i) => (i.input === undefined ? "content is required" : "content must be a string") })
       .refine((value) => value.trim().length > 0, "content must not be empty")
       // zod 4.6's max counts code points, not UTF-16 units.
-      .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`),
+      .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`)
+      .meta({ title: "Post" }),
     agentId: z
       .string({ error: "agentId must be a string" })
       .min(1, "agentId must not be empty")
       .max(100, "agentId must be at most 100 characters")
+      .meta({ title: "Author" })
       .optional(),
   },
   unknownKeys,

@@ -105,12 +105,12 @@ describe("POST /api/social/posts", () => {
     expect((await post({ content: "x".repeat(2000) }, { jar })).status).toBe(201);
     const before = await total();
     for (const [json, message] of [
-      [{}, "content is required"],
-      [{ content: "" }, "content must not be empty"],
-      [{ content: "   " }, "content must not be empty"],
-      [{ content: "x".repeat(2001) }, "content must be at most 2000 characters"],
-      [{ content: 7 }, "content must be a string"],
-      [{ content: "hi", agentId: 3 }, "agentId must be a string"],
+      [{}, "Post is required"],
+      [{ content: "" }, "Post must not be empty"],
+      [{ content: "   " }, "Post must not be empty"],
+      [{ content: "x".repeat(2001) }, "Post must be at most 2000 characters"],
+      [{ content: 7 }, "Post must be a string"],
+      [{ content: "hi", agentId: 3 }, "Author must be a string"],
       [{ content: "hi", body: {} }, "unknown field: body"],
     ] as const) {
       const { status, body } = await post(json, { jar });
@@ -133,7 +133,7 @@ describe("POST /api/social/posts content length in characters", () => {
     const before = await total();
     const refused = await post({ content: "🤖".repeat(2001) }, { jar });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toContain("content must be at most 2000 characters");
+    expect(refused.body.error).toContain("Post must be at most 2000 characters");
     expect(await total()).toBe(before);
   });
 });

@@ -80,9 +80,3 @@ export function cronHint(schedule: string, now: Date, count = 3): CronHint {
   if (problem) return { problem: `The schedule ${problem}.`, words: null, next: [] };
   return { problem: null, words: describeCron(schedule), next: nextCronRuns(schedule, now, count) };
 }
-
-/** A time as the dashboard shows it: UTC, to the second. */
-export function formatUtc(value: string | Date | null): string {
-  if (!value) return "—";
-  return `${new Date(value).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-}

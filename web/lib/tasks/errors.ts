@@ -16,7 +16,8 @@ export const scheduleTooFrequent = (plan: string, shortestSeconds: number, minSe
   new HttpError(
     400,
     "schedule_too_frequent",
-    `cronSchedule: runs ${spell(shortestSeconds)} apart at its closest; the "${plan}" plan allows one run every ${spell(minSeconds)} at most`,
+    `Schedule runs ${spell(shortestSeconds)} apart at its closest; the "${plan}" plan allows one run every ${spell(minSeconds)} at most`,
+    { field: "cronSchedule" },
   );
 
 /** Seconds in words: "1 second", "90 seconds", "5 minutes", "2 hours". */

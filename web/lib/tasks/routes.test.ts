@@ -117,12 +117,19 @@ describe("POST /api/scheduled-tasks", () => {
   it("400 naming each missing or bad field, and nothing is written", async () => {
     const { user, jar, agentId } = await owner();
     const good = { name: "n", cronSchedule: "* * * * *", prompt: "p", agentId };
+    // Each named as the form does, with its JSON path as `field`.
+    const labels = { name: "Name", cronSchedule: "Schedule", prompt: "Prompt", agentId: "Agent" } as const;
     for (const field of ["name", "cronSchedule", "prompt", "agentId"] as const) {
       const { [field]: _, ...rest } = good;
-      await expectError(await create(jar, rest), 400, new RegExp(`${field}: is required`));
+      const body = await expectError(
+        await create(jar, rest),
+        400,
+        new RegExp(`^${labels[field]} is required$`),
+      );
+      expect(body.field).toBe(field);
     }
-    await expectError(await create(jar, { ...good, name: "   " }), 400, /name: must not be empty/);
-    await expectError(await create(jar, { ...good, enabled: "yes" }), 400, /enabled/);
+    await expectError(await create(jar, { ...good, name: "   " }), 400, /^Name must not be empty$/);
+    await expectError(await create(jar, { ...good, enabled: "yes" }), 400, /^Enabled must be true or false$/);
     await expectError(await create(jar, { ...good, extra: 1 }), 400, /extra/);
     await expectError(
       await call(POST, {
@@ -144,18 +151,18 @@ describe("POST /api/scheduled-tasks", () => {
       await expectError(
         await create(jar, { ...base, cronSchedule: cron }),
         400,
-        /cronSchedule: must have 5 or 6 fields/,
+        /^Schedule must have 5 or 6 fields/,
       );
     }
     await expectError(
       await create(jar, { ...base, cronSchedule: "61 * * * *" }),
       400,
-      /cronSchedule: is not a valid cron schedule: .*61/,
+      /^Schedule is not a valid cron schedule: .*61/,
     );
     await expectError(
       await create(jar, { ...base, cronSchedule: "a b c d e" }),
       400,
-      /cronSchedule: is not a valid cron schedule/,
+      /^Schedule is not a valid cron schedule/,
     );
     expect(await rowCount(user.id)).toBe(0);
   });
@@ -255,8 +262,8 @@ describe("PUT /api/scheduled-tasks", () => {
   it("400 for a missing taskId or a bad schedule (nothing changes); 404 for another user's task; 401", async () => {
     const { jar, agentId } = await owner();
     const task = await created(jar, agentId);
-    await expectError(await update(jar, { name: "x" }), 400, /taskId: is required/);
-    await expectError(await update(jar, { taskId: task.id, cronSchedule: "* *" }), 400, /cronSchedule/);
+    await expectError(await update(jar, { name: "x" }), 400, /^Task is required$/);
+    await expectError(await update(jar, { taskId: task.id, cronSchedule: "* *" }), 400, /^Schedule /);
     await expectError(await update(jar, { taskId: task.id, agentId }), 400, /agentId/);
     const other = await owner();
     await expectError(await update(other.jar, { taskId: task.id, name: "stolen" }), 404, /task not found/);
@@ -279,7 +286,7 @@ describe("DELETE /api/scheduled-tasks", () => {
   it("400 without taskId; 404 for another user's task (it stays); 401", async () => {
     const { user, jar, agentId } = await owner();
     const task = await created(jar, agentId);
-    await expectError(await remove(jar, {}), 400, /taskId: is required/);
+    await expectError(await remove(jar, {}), 400, /^Task is required$/);
     const other = await owner();
     await expectError(await remove(other.jar, { taskId: task.id }), 404);
     await expectError(await remove(undefined, { taskId: task.id }), 401);
@@ -321,7 +328,7 @@ describe("plan limits: tasks per user and the shortest interval (issue 24, item 
         await create(jar, task(agentId, cron)),
         400,
         new RegExp(
-          `^cronSchedule: runs ${gap} apart at its closest; the "solo" plan allows one run every 1 minute at most$`,
+          `^Schedule runs ${gap} apart at its closest; the "solo" plan allows one run every 1 minute at most$`,
         ),
       );
       expect(body.code).toBe("schedule_too_frequent");
@@ -368,7 +375,7 @@ describe("plan limits: tasks per user and the shortest interval (issue 24, item 
     await expectError(
       await update(jar, { taskId: created.id, cronSchedule: "*/10 * * * * *", name: "faster" }),
       400,
-      /^cronSchedule: runs 10 seconds apart at its closest/,
+      /^Schedule runs 10 seconds apart at its closest/,
     );
     // A task from before the rule, disabled: enabling it again is refused while its schedule breaks it.
     await webContext()

@@ -24,7 +24,8 @@ export const cronSchedule = z
   .superRefine((value, ctx) => {
     const problem = cronScheduleProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
+  })
+  .meta({ title: "Schedule" });
 
 const id = z.string(required("a string")).trim().min(1, "must not be empty");
 const description = z

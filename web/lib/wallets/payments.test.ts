@@ -233,25 +233,27 @@ describe("what make-payment cannot send, and offers it cannot read", () => {
     const { user, jar, agent } = await payer();
     const before = v2.requests.length;
     const url = `${viaLocalhost(v2.url)}/x`;
-    const cases: [Record<string, unknown>, string][] = [
-      [{ body: { a: 1 } }, "a body needs method POST, PUT, PATCH, DELETE (method is GET)"],
-      [{ method: "get", body: {} }, "a body needs method POST, PUT, PATCH, DELETE (method is GET)"],
-      [{ headers: { "a b": "x" } }, 'headers: "a b" is not a valid header name'],
-      [{ headers: { "": "x" } }, 'headers: "" is not a valid header name'],
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ body: { a: 1 } }, "Body needs method POST, PUT, PATCH, DELETE (method is GET)", "body"],
+      [{ method: "get", body: {} }, "Body needs method POST, PUT, PATCH, DELETE (method is GET)", "body"],
+      [{ headers: { "a b": "x" } }, 'Headers: "a b" is not a valid header name', "headers"],
+      [{ headers: { "": "x" } }, 'Headers: "" is not a valid header name', "headers"],
       [
         { headers: { "x-token": "secret\r\nx-injected: 1" } },
-        "headers: the value of x-token has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+        "Headers: the value of x-token has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+        "headers",
       ],
       [
         { headers: { "x-note": "€" } },
-        "headers: the value of x-note has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+        "Headers: the value of x-note has a character HTTP does not allow (a line break, a control character or a non-Latin-1 character)",
+        "headers",
       ],
     ];
-    for (const [fields, message] of cases) {
+    for (const [fields, message, field] of cases) {
       const res = await post(jar, { action: "make-payment", agentId: agent.id, url, ...fields });
       expect(res.status, JSON.stringify(fields)).toBe(400);
       const body = await res.json();
-      expect(body).toEqual({ error: message, code: "invalid_request" });
+      expect(body).toEqual({ error: message, code: "invalid_request", field });
       expect(JSON.stringify(body)).not.toContain("secret");
     }
     expect(v2.requests.length).toBe(before);
@@ -456,26 +458,26 @@ describe("the outbound guard refuses internal targets, every hop", () => {
     const { user, jar, agent } = await payer();
     const before = v2.requests.length;
     const cases: [string, string][] = [
-      [`${v2.url}/paid`, "url is not allowed: refused to fetch 127.0.0.1: loopback address"],
-      ["http://10.0.0.7/paid", "url is not allowed: refused to fetch 10.0.0.7: private address"],
+      [`${v2.url}/paid`, "URL is not allowed: refused to fetch 127.0.0.1: loopback address"],
+      ["http://10.0.0.7/paid", "URL is not allowed: refused to fetch 10.0.0.7: private address"],
       [
         "http://169.254.169.254/latest/meta-data",
-        "url is not allowed: refused to fetch 169.254.169.254: link-local address",
+        "URL is not allowed: refused to fetch 169.254.169.254: link-local address",
       ],
-      ["file:///etc/passwd", "url is not allowed: only http and https URLs can be fetched (got file)"],
+      ["file:///etc/passwd", "URL is not allowed: only http and https URLs can be fetched (got file)"],
       [
         `${viaLocalhost(v2.url)}/redirect?to=${encodeURIComponent("http://192.168.1.20/admin")}`,
-        "url is not allowed: refused to fetch 192.168.1.20: private address",
+        "URL is not allowed: refused to fetch 192.168.1.20: private address",
       ],
       [
         `${viaLocalhost(v2.url)}/redirect?to=${encodeURIComponent(`${v2.url}/paid`)}`,
-        "url is not allowed: refused to fetch 127.0.0.1: loopback address",
+        "URL is not allowed: refused to fetch 127.0.0.1: loopback address",
       ],
     ];
     for (const [url, message] of cases) {
       const res = await post(jar, { action: "make-payment", agentId: agent.id, url });
       expect(res.status, url).toBe(400);
-      expect(await res.json()).toEqual({ error: message, code: "url_refused" });
+      expect(await res.json()).toEqual({ error: message, code: "url_refused", field: "url" });
     }
     // Only the two redirecting requests reached the seller; nothing was paid or recorded.
     expect(v2.requests.slice(before).map((r) => r.path.split("?")[0])).toEqual(["/redirect", "/redirect"]);

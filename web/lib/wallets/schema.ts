@@ -20,13 +20,15 @@ export const walletPostBody = z.looseObject({ action: z.unknown().optional() });
 
 export const createWalletInput = z.object({
   agentId: text,
-  companyId: text.max(COMPANY_ID_MAX, `companyId must be 1 to ${COMPANY_ID_MAX} characters`),
+  companyId: text
+    .max(COMPANY_ID_MAX, `companyId must be 1 to ${COMPANY_ID_MAX} characters`)
+    .meta({ title: "Label" }),
 });
 export type CreateWalletInput = z.infer<typeof createWalletInput>;
 
 /** The order of secp256k1: a private key is an integer in [1, n). */
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-export const INVALID_PRIVATE_KEY = "privateKey is not a valid secp256k1 private key (1 to the curve order)";
+export const INVALID_PRIVATE_KEY = "Private key is not a valid secp256k1 private key (1 to the curve order)";
 
 const PRIVATE_KEY_HEX = /^(0x)?[0-9a-fA-F]{64}$/;
 
@@ -82,7 +84,7 @@ export const makePaymentInput = makePaymentFields.superRefine((input, ctx) => {
     ctx.addIssue({
       code: "custom",
       path: ["body"],
-      message: `a body needs method ${BODY_METHODS.join(", ")} (method is ${input.method})`,
+      message: `needs method ${BODY_METHODS.join(", ")} (method is ${input.method})`,
     });
 });
 export type MakePaymentInput = z.infer<typeof makePaymentInput>;

@@ -93,7 +93,8 @@ describe("create-wallet and register-wallet", () => {
   it("answers the spec's 400 messages word for word, and writes nothing", async () => {
     const { jar, agent } = await userWithAgent();
     const before = await walletRows();
-    const cases: [unknown, string][] = [
+    // The spec's words for missing fields (with `field` where there is one); the schema's in the form's words.
+    const cases: [unknown, string, string?][] = [
       [{ action: "create-wallet", agentId: agent.id }, "agentId and companyId required"],
       [{ action: "create-wallet", companyId: "acme" }, "agentId and companyId required"],
       [{ action: "create-wallet", agentId: agent.id, companyId: "  " }, "agentId and companyId required"],
@@ -101,22 +102,28 @@ describe("create-wallet and register-wallet", () => {
         { action: "register-wallet", agentId: agent.id, companyId: "acme" },
         "agentId, companyId, and privateKey required",
       ],
-      [{ action: "make-payment", agentId: agent.id }, "url required"],
+      [{ action: "make-payment", agentId: agent.id }, "url required", "url"],
       [{ action: "transfer-everything" }, "Invalid action"],
       [{}, "Invalid action"],
       [
         { action: "register-wallet", agentId: agent.id, companyId: "acme", privateKey: "0x1234" },
-        "privateKey must be a 32-byte hex string",
+        "Private key must be a 32-byte hex string",
+        "privateKey",
       ],
       [
         { action: "create-wallet", agentId: agent.id, companyId: "x".repeat(65) },
-        "companyId must be 1 to 64 characters",
+        "Label must be 1 to 64 characters",
+        "companyId",
       ],
     ];
-    for (const [json, message] of cases) {
+    for (const [json, message, field] of cases) {
       const res = await post(jar, json);
       expect(res.status, JSON.stringify(json)).toBe(400);
-      expect(await res.json()).toEqual({ error: message, code: "invalid_request" });
+      expect(await res.json()).toEqual({
+        error: message,
+        code: "invalid_request",
+        ...(field ? { field } : {}),
+      });
     }
     const badGet = await get(jar, "?action=steal");
     expect(badGet.status).toBe(400);
@@ -138,8 +145,9 @@ describe("create-wallet and register-wallet", () => {
       });
       expect(res.status, key).toBe(400);
       expect(await res.json()).toEqual({
-        error: "privateKey is not a valid secp256k1 private key (1 to the curve order)",
+        error: "Private key is not a valid secp256k1 private key (1 to the curve order)",
         code: "invalid_request",
+        field: "privateKey",
       });
     }
     const logged = output.text().toLowerCase();

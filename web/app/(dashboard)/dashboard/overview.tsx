@@ -7,6 +7,7 @@ import {
   Card,
   type Column,
   DataTable,
+  DateTime,
   EmptyState,
   Notice,
   PageHeader,
@@ -84,7 +85,9 @@ function AgentCard({ health }: { health: Resource<AgentHealth> }) {
             {health.data?.checkedAt ? (
               <div>
                 <dt>Checked</dt>
-                <dd>{new Date(health.data.checkedAt).toLocaleTimeString()}</dd>
+                <dd>
+                  <DateTime value={health.data.checkedAt} style="time" />
+                </dd>
               </div>
             ) : null}
           </dl>
@@ -149,7 +152,8 @@ function TrialCard() {
           {trial.data.active ? (
             <>
               <StatusBadge status="active" />{" "}
-              {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends ${new Date(trial.data.endsAt).toLocaleDateString()})`}
+              {`${trial.data.daysRemaining} ${trial.data.daysRemaining === 1 ? "day" : "days"} left (ends `}
+              <DateTime value={trial.data.endsAt} style="date" />)
             </>
           ) : (
             "Your free trial has ended."
@@ -166,7 +170,15 @@ function TrialCard() {
  * The overview: what this server cannot do yet (an admin's setup checklist), the agent and its health (or
  * the deploy, when there is none yet), the trial, the pending approvals (live), and the most recent jobs.
  */
-export function Overview({ justVerified, setup }: { justVerified: boolean; setup: SetupStatus }) {
+export function Overview({
+  justVerified,
+  returning,
+  setup,
+}: {
+  justVerified: boolean;
+  returning: boolean;
+  setup: SetupStatus;
+}) {
   const user = useSessionUser();
   const account = useResource<AccountSummary>("/api/account");
   const health = useResource<AgentHealth>("/api/runtime/health");
@@ -179,7 +191,10 @@ export function Overview({ justVerified, setup }: { justVerified: boolean; setup
 
   return (
     <>
-      <PageHeader title="Overview" description={`Welcome back, ${user.name || user.email}.`} />
+      <PageHeader
+        title="Overview"
+        description={`${returning ? "Welcome back" : "Welcome"}, ${user.name || user.email}.`}
+      />
       {justVerified ? <Notice tone="success">Your email address is confirmed.</Notice> : null}
       {account.data && !account.data.emailVerified ? (
         <Notice tone="warning">Confirm your email address with the link we sent you.</Notice>

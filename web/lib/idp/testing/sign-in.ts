@@ -27,9 +27,11 @@ export async function signInThroughProvider(
     editCallback?: (url: URL) => void;
     /** Runs between the provider's answer and the callback (e.g. to drop cookies or move the clock). */
     beforeCallback?: () => void | Promise<void>;
+    /** The start route's path and query (default `/api/auth/idp`; `?next=` asks to return to a page). */
+    startPath?: string;
   } = {},
 ): Promise<IdpTrip> {
-  const start = await call(startRoute, { path: "/api/auth/idp", jar });
+  const start = await call(startRoute, { path: options.startPath ?? "/api/auth/idp", jar });
   const startLocation = start.headers.get("location") ?? "";
   if (start.status !== 302 || new URL(startLocation).pathname === "/login") {
     return {

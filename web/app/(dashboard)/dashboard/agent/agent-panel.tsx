@@ -3,10 +3,10 @@
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, Field, Notice, StatusBadge } from "@/components/ui";
+import { Alert, Button, Card, ConfirmButton, Field, formatDate, Notice, StatusBadge } from "@/components/ui";
 import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/schema";
 import type { PlatformJob } from "@/lib/jobs/schema";
-import { isRetrying, progressOf, timeOf } from "../jobs/job-format";
+import { isRetrying, progressOf } from "../jobs/job-format";
 import { AgentName } from "./agent-name";
 import { type AgentRuntime, useDeployJob } from "./use-agent-runtime";
 
@@ -60,7 +60,7 @@ function deployText(job: PlatformJob): string {
   if (job.status === "failed")
     return `Failed after ${job.attempts} ${job.attempts === 1 ? "attempt" : "attempts"}${job.error ? `: ${job.error}` : ""}`;
   if (isRetrying(job))
-    return `Attempt ${job.attempts} of ${job.maxAttempts} failed${job.error ? ` (${job.error})` : ""}; retry at ${timeOf(job.runAt)}`;
+    return `Attempt ${job.attempts} of ${job.maxAttempts} failed${job.error ? ` (${job.error})` : ""}; retry at ${formatDate(job.runAt, { style: "time" })}`;
   // A running attempt after a failed one keeps the failure's error until it ends.
   if (job.status === "running" && job.error && job.attempts > 1)
     return `${progressOf(job)}. Attempt ${job.attempts - 1} failed: ${job.error}`;

@@ -1,13 +1,11 @@
 "use client";
 
 import { type Json, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
+import { Alert, Button, Card, DataTable, EmptyState, formatDate, StatusBadge } from "@/components/ui";
 import type { GatewayStatus } from "@/lib/health/gateway-status";
 import { describeInterval } from "@/lib/tasks/cron-hint";
 
-function when(at: string | null): string {
-  return at ? new Date(at).toLocaleString() : "—";
-}
+const when = (at: string | null) => formatDate(at);
 
 function every(ms: number | null, kind: string): string {
   return ms === null ? kind : describeInterval(ms);

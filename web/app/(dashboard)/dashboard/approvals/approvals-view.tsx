@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { messageOf, useAgentNames } from "@/components/data";
-import { Alert, Button, Card, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
+import { Alert, Button, Card, DateTime, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import type { PermissionDecision } from "@/lib/permissions/schema";
 import styles from "./approvals.module.css";
 import { LiveConnection } from "./live-status";
@@ -65,7 +65,9 @@ function RequestCard({
           </div>
           <div>
             <dt>Asked</dt>
-            <dd>{new Date(row.timestamp).toLocaleString()}</dd>
+            <dd>
+              <DateTime value={row.timestamp} />
+            </dd>
           </div>
         </dl>
         <p className={styles.inputLabel}>

@@ -1,7 +1,7 @@
 "use client";
 
 import { messageOf, type Resource } from "@/components/data";
-import { Alert, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
+import { Alert, Card, DataTable, DateTime, EmptyState, StatusBadge } from "@/components/ui";
 import type { ApplicationWithListingView } from "@/lib/board/schema";
 
 /** The caller's applications, newest first, with the listing each one went to. */
@@ -32,7 +32,7 @@ export function ApplicationsPanel({
               header: "Status",
               cell: (a) => <StatusBadge status={a.listing?.status ?? "unpublished"} />,
             },
-            { header: "Applied", hideOnNarrow: true, cell: (a) => new Date(a.createdAt).toLocaleString() },
+            { header: "Applied", hideOnNarrow: true, cell: (a) => <DateTime value={a.createdAt} /> },
           ]}
         />
       ) : null}

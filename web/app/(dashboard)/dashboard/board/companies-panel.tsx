@@ -41,7 +41,7 @@ export function CompaniesPanel({ companies }: { companies: Resource<{ companies:
       await companies.reload();
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, FIELDS);
+      const field = fieldOf(err, FIELDS);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
     } finally {

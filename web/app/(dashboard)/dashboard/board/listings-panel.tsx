@@ -7,6 +7,7 @@ import {
   Button,
   Card,
   DataTable,
+  DateTime,
   EmptyState,
   Field,
   Notice,
@@ -84,7 +85,7 @@ export function ListingsPanel({
       await listings.reload();
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, FIELDS);
+      const field = fieldOf(err, FIELDS);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
     } finally {
@@ -190,7 +191,7 @@ export function ListingsPanel({
                   <em>a deleted agent</em>
                 ),
             },
-            { header: "Claimed", cell: (c) => new Date(c.createdAt).toLocaleString() },
+            { header: "Claimed", cell: (c) => <DateTime value={c.createdAt} /> },
           ]}
         />
       ) : null}

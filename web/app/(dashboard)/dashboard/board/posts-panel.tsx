@@ -1,8 +1,18 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
+import { api, fieldOf, messageOf, useResource } from "@/components/data";
+import {
+  Alert,
+  Button,
+  Card,
+  DataTable,
+  DateTime,
+  EmptyState,
+  Field,
+  Notice,
+  SelectField,
+} from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
 import type { PostView } from "@/lib/social/schema";
 
@@ -31,7 +41,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
       await posts.reload();
     } catch (err) {
       const message = messageOf(err);
-      if (message.startsWith("content")) setContentError(message);
+      if (fieldOf(err, ["content"])) setContentError(message);
       else setError(message);
     } finally {
       setBusy(false);
@@ -80,7 +90,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
               hideOnNarrow: true,
               cell: (p) => (p.agentId ? (agents.find((a) => a.id === p.agentId)?.name ?? p.agentId) : "you"),
             },
-            { header: "Posted", hideOnNarrow: true, cell: (p) => new Date(p.createdAt).toLocaleString() },
+            { header: "Posted", hideOnNarrow: true, cell: (p) => <DateTime value={p.createdAt} /> },
           ]}
         />
       ) : null}

@@ -32,7 +32,7 @@ export function BuddiesPanel() {
       await buddies.reload();
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, ["name", "type"]);
+      const field = fieldOf(err, ["name", "type"]);
       if (field) setFieldErrors({ [field]: message });
       else setError(message);
     }

@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { useResource } from "@/components/data";
-import { Alert, Button, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
+import { Alert, Button, DateTime, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import { MAX_CHAT_MESSAGE_LENGTH } from "@/lib/chat/schema";
-import { progressOf, statusWord, timeOf } from "../jobs/job-format";
+import { progressOf, statusWord } from "../jobs/job-format";
 import styles from "./chat.module.css";
 import { type ChatTurn, useChat } from "./use-chat";
 
@@ -21,7 +21,7 @@ function AgentAnswer({ turn }: { turn: ChatTurn }) {
         <p>{sendError.message}</p>
         {sendError.retryAt ? (
           <p className={styles.meta} data-testid="chat-retry-at">
-            You can send again at {timeOf(sendError.retryAt)}.
+            You can send again at <DateTime value={sendError.retryAt} style="time" />.
           </p>
         ) : null}
         {sendError.status === 404 ? (
@@ -48,7 +48,12 @@ function AgentAnswer({ turn }: { turn: ChatTurn }) {
         </p>
         <p className={styles.meta}>
           {turn.agentName ?? "Your agent"}
-          {job.completedAt ? ` · ${timeOf(job.completedAt)}` : ""}
+          {job.completedAt ? (
+            <>
+              {" · "}
+              <DateTime value={job.completedAt} style="time" />
+            </>
+          ) : null}
         </p>
       </div>
     );
@@ -94,10 +99,16 @@ export function ChatView({ unavailable = null }: { unavailable?: ReactNode }) {
     if (lastKey !== undefined) endRef.current?.scrollIntoView({ block: "end" });
   }, [lastKey]);
 
+  // Never cut: a message over the limit stays whole in the box, which says so.
+  const length = [...draft].length;
+  const tooLong =
+    length > MAX_CHAT_MESSAGE_LENGTH
+      ? `Your message has ${length} characters; a message may have at most ${MAX_CHAT_MESSAGE_LENGTH}.`
+      : "";
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
     const message = draft.trim();
-    if (!message || chat.sending || off) return;
+    if (!message || chat.sending || off || tooLong) return;
     setDraft("");
     // Nothing was queued: the text comes back to the box, to send again.
     if (!(await chat.send(message))) setDraft((current) => current || message);
@@ -145,7 +156,7 @@ export function ChatView({ unavailable = null }: { unavailable?: ReactNode }) {
                   </p>
                   <p className={styles.meta}>
                     <span className="sr-only">You, </span>
-                    {timeOf(turn.sentAt)}
+                    <DateTime value={turn.sentAt} style="time" />
                   </p>
                 </div>
                 <AgentAnswer turn={turn} />
@@ -164,17 +175,27 @@ export function ChatView({ unavailable = null }: { unavailable?: ReactNode }) {
           name="message"
           rows={2}
           placeholder={off ? "Chat is not available on this server" : "Message your agent…"}
-          aria-describedby="chat-message-hint"
+          aria-describedby={tooLong ? "chat-message-hint chat-message-limit" : "chat-message-hint"}
+          aria-invalid={tooLong ? true : undefined}
           value={draft}
           disabled={off}
-          maxLength={MAX_CHAT_MESSAGE_LENGTH}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
         <p id="chat-message-hint" className="sr-only">
           Enter sends; Shift+Enter starts a new line.
         </p>
-        <Button type="submit" busy={chat.sending} busyLabel="Sending…" disabled={off || !draft.trim()}>
+        {tooLong ? (
+          <p id="chat-message-limit" className={`error ${styles.limit}`} role="alert">
+            {tooLong}
+          </p>
+        ) : null}
+        <Button
+          type="submit"
+          busy={chat.sending}
+          busyLabel="Sending…"
+          disabled={off || !draft.trim() || !!tooLong}
+        >
           Send
         </Button>
       </form>

@@ -37,7 +37,7 @@ export function ContextPanel() {
       await status.reload();
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, ["path", "maxDepth"]);
+      const field = fieldOf(err, ["path", "maxDepth"]);
       if (field === "path" || field === "maxDepth") setFieldErrors({ [field]: message });
       else setError(message);
     } finally {

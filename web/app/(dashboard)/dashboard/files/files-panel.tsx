@@ -8,6 +8,7 @@ import {
   Card,
   ConfirmButton,
   DataTable,
+  DateTime,
   EmptyState,
   Field,
   Notice,
@@ -17,13 +18,35 @@ import type { AgentChoice } from "@/lib/agents/choices";
 import type { FileList, FileQuota, FileView, UploadedFile } from "@/lib/files/schema";
 import { formatBytes } from "@/lib/files/sizes";
 
-/** The upload's failure in words; a 413 says which limit and what to do. */
-function uploadFailure(err: unknown, filename: string): string {
-  if (err instanceof ApiError && err.status === 413) {
-    return err.code === "storage_limit_exceeded"
-      ? `“${filename}” does not fit in your storage: ${err.message}. Delete files to make room, then try again.`
-      : `“${filename}” is too large: ${err.message}.`;
+/** Two sizes in words that tell them apart: exact bytes when rounding would write both the same. */
+function sizesApart(size: number, limit: number): [string, string] {
+  const [a, b] = [formatBytes(size), formatBytes(limit)];
+  return a === b ? [`${size.toLocaleString()} bytes`, `${limit.toLocaleString()} bytes`] : [a, b];
+}
+
+/**
+ * Why `file` cannot be uploaded, known before sending it: bigger than the per-file limit (first: deleting
+ * files would not help), else bigger than the free space left. Null when it fits (or the quota is unknown).
+ */
+function tooBigFor(file: File, quota: FileQuota | undefined): string | null {
+  if (!quota) return null;
+  if (file.size > quota.maxFileBytes) {
+    const [size, limit] = sizesApart(file.size, quota.maxFileBytes);
+    return `“${file.name}” (${size}) is bigger than the per-file limit of ${limit}.`;
   }
+  const free = Math.max(0, quota.quotaBytes - quota.usedBytes);
+  if (file.size > free) {
+    const [size, room] = sizesApart(file.size, free);
+    return `“${file.name}” (${size}) is bigger than the free space left: ${room} free of your ${formatBytes(quota.quotaBytes)}. Delete files to make room, then try again.`;
+  }
+  return null;
+}
+
+/** The upload's failure in words; the server's 413 names the file and the limit it passed. */
+function uploadFailure(err: unknown, filename: string): string {
+  if (err instanceof ApiError && err.code === "storage_limit_exceeded")
+    return `${err.message}. Delete files to make room, then try again.`;
+  if (err instanceof ApiError && err.status === 413) return `${err.message}.`;
   return `“${filename}” was not uploaded: ${messageOf(err)}`;
 }
 
@@ -69,6 +92,11 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
     setStatus("");
     if (!(file instanceof File) || file.name === "") {
       setFileError("Choose a file to upload.");
+      return;
+    }
+    const tooBig = tooBigFor(file, quota.data);
+    if (tooBig) {
+      setFileError(tooBig);
       return;
     }
     // The agent first: the server checks it before storing any byte.
@@ -175,7 +203,7 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
               {
                 header: "Uploaded",
                 hideOnNarrow: true,
-                cell: (f) => <time dateTime={f.createdAt}>{new Date(f.createdAt).toLocaleString()}</time>,
+                cell: (f) => <DateTime value={f.createdAt} />,
               },
               {
                 header: "Actions",

@@ -1,3 +1,4 @@
+import { formatDate } from "@/components/ui";
 import { labelOf, orderedEntries } from "@/components/ui/json-fields";
 import type { PlatformJob } from "@/lib/jobs/schema";
 
@@ -21,14 +22,6 @@ export function statusWord(job: PlatformJob): string {
   return isRetrying(job) ? "retrying" : job.status;
 }
 
-export function timeOf(iso: string): string {
-  return new Date(iso).toLocaleTimeString();
-}
-
-export function dateTimeOf(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
-}
-
 /** The name of one of the user's agents by id (`useAgentNames`); the id itself without one. */
 export type AgentNameOf = (agentId: string) => string;
 
@@ -46,12 +39,12 @@ export function progressOf(job: PlatformJob): string {
   switch (job.status) {
     case "queued":
       return isRetrying(job)
-        ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${timeOf(job.runAt)}`
+        ? `Attempt ${job.attempts} of ${job.maxAttempts} failed; retry at ${formatDate(job.runAt, { style: "time" })}`
         : "Queued, waiting for a worker";
     case "running":
       return `Running (attempt ${job.attempts} of ${job.maxAttempts})${job.progress ? `: ${job.progress}` : ""}`;
     case "completed":
-      return `Completed${job.completedAt ? ` at ${timeOf(job.completedAt)}` : ""}`;
+      return `Completed${job.completedAt ? ` at ${formatDate(job.completedAt, { style: "time" })}` : ""}`;
     case "failed":
       return `Failed after ${job.attempts} ${job.attempts === 1 ? "attempt" : "attempts"}`;
   }

@@ -8,6 +8,7 @@ import {
   Button,
   type Column,
   DataTable,
+  DateTime,
   EmptyState,
   PageHeader,
   SelectField,
@@ -16,7 +17,6 @@ import {
 import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
 import {
   type AgentNameOf,
-  dateTimeOf,
   JOB_STATUSES,
   JOB_TYPE_LABELS,
   outcomeOf,
@@ -66,7 +66,7 @@ export const jobColumns = (agentName: AgentNameOf): Column<PlatformJob>[] => [
     align: "end",
     hideOnNarrow: true,
   },
-  { header: "Created", cell: (job) => dateTimeOf(job.createdAt), hideOnNarrow: true },
+  { header: "Created", cell: (job) => <DateTime value={job.createdAt} />, hideOnNarrow: true },
   {
     header: "Result or error",
     cell: (job) => (

@@ -2,6 +2,8 @@
  * A line chart of values from 0 to 1 over time, in SVG (one line needs no chart library). Marked points
  * (drift) are drawn larger in the "bad" colour; the chart's text alternative lists every point.
  */
+import { formatDate } from "@/components/ui";
+
 export interface ChartPoint {
   /** A stable key of the point (the run's id). */
   id: string;
@@ -16,7 +18,7 @@ const HEIGHT = 220;
 const PAD = { top: 12, right: 16, bottom: 28, left: 40 };
 
 const percent = (v: number) => `${Math.round(v * 100)}%`;
-const dateOf = (at: string) => new Date(at).toLocaleString();
+const dateOf = (at: string) => formatDate(at);
 
 export function LineChart({
   title,
@@ -76,7 +78,7 @@ export function LineChart({
         {points.length > 0 ? (
           <>
             <text x={x(0)} y={HEIGHT - 8} fontSize="11" fill="var(--text-muted)" textAnchor="start">
-              {new Date(points[0].at).toLocaleDateString()}
+              {formatDate(points[0].at, { style: "date" })}
             </text>
             <text
               x={x(points.length - 1)}
@@ -85,7 +87,7 @@ export function LineChart({
               fill="var(--text-muted)"
               textAnchor="end"
             >
-              {new Date(points[points.length - 1].at).toLocaleDateString()}
+              {formatDate(points[points.length - 1].at, { style: "date" })}
             </text>
           </>
         ) : null}

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { ApiError, api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, EmptyState, Notice, SelectField, StatusBadge } from "@/components/ui";
+import { Alert, Button, Card, DateTime, EmptyState, Notice, SelectField, StatusBadge } from "@/components/ui";
 import {
   PERSONA_DIMENSIONS,
   type PersonaDimension,
@@ -112,7 +112,15 @@ export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean })
           <Card
             title="Scores"
             testId="persona-scores-card"
-            description={latest ? `Latest run ${new Date(latest.timestamp).toLocaleString()}` : "No run yet."}
+            description={
+              latest ? (
+                <>
+                  Latest run <DateTime value={latest.timestamp} />
+                </>
+              ) : (
+                "No run yet."
+              )
+            }
             actions={
               data.driftDetected ? (
                 <StatusBadge status="drift" tone="bad" testId="persona-drift">

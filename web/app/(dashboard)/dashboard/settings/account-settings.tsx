@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { api, messageOf, type Resource, useResource } from "@/components/data";
-import { Alert, Button, Card, Field, Notice } from "@/components/ui";
+import { Alert, Button, Card, DateTime, Field, Notice } from "@/components/ui";
 import { accountFieldOf } from "@/lib/accounts/form-fields";
 import type { AccountSummary } from "@/lib/accounts/service";
 import { AccountPanels } from "./account-panel";
@@ -148,8 +148,8 @@ function EmailCard({ account, reload }: CardProps) {
       {account.pendingEmail ? (
         <Notice tone="info" testId="pending-email">
           Waiting for you to open the link we mailed to <strong>{account.pendingEmail.email}</strong> (until{" "}
-          {new Date(account.pendingEmail.expiresAt).toLocaleString()}). Until then the account keeps{" "}
-          {account.email}.
+          <DateTime value={account.pendingEmail.expiresAt} />
+          ). Until then the account keeps {account.email}.
         </Notice>
       ) : null}
       <form method="post" onSubmit={change} aria-label="Change your email address">

@@ -9,8 +9,10 @@ import {
   Card,
   ConfirmButton,
   DataTable,
+  DateTime,
   EmptyState,
   Field,
+  formatDate,
   Notice,
   SelectField,
   StatusBadge,
@@ -39,7 +41,7 @@ function scopesOf(data: FormData): ApiScope[] {
 
 function expiryOf(key: ApiKeySummary) {
   if (key.expiresAt === null) return "Never";
-  const date = new Date(key.expiresAt).toLocaleDateString();
+  const date = formatDate(key.expiresAt, { style: "date" });
   return key.expired ? (
     <>
       <StatusBadge status="expired" tone="bad">
@@ -92,7 +94,7 @@ export function ApiKeysPanel() {
       await keys.reload();
     } catch (err) {
       const message = messageOf(err);
-      if (fieldOf(message, ["name"])) setNameError(message);
+      if (fieldOf(err, ["name"])) setNameError(message);
       else setError(message);
     } finally {
       setBusy(false);
@@ -161,12 +163,12 @@ export function ApiKeysPanel() {
             {
               header: "Created",
               hideOnNarrow: true,
-              cell: (k) => new Date(k.createdAt).toLocaleDateString(),
+              cell: (k) => <DateTime value={k.createdAt} style="date" />,
             },
             {
               header: "Last used",
               hideOnNarrow: true,
-              cell: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"),
+              cell: (k) => (k.lastUsedAt ? <DateTime value={k.lastUsedAt} /> : "never"),
             },
             {
               header: "Actions",
@@ -191,7 +193,7 @@ export function ApiKeysPanel() {
           <p>
             Key <strong>{created.name}</strong> created ({describeScopes(created.scopes)};{" "}
             {created.expiresAt
-              ? `expires ${new Date(created.expiresAt).toLocaleDateString()}`
+              ? `expires ${formatDate(created.expiresAt, { style: "date" })}`
               : "never expires"}
             ). Copy it now; it is not shown again:
           </p>

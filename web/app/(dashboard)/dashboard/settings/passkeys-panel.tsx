@@ -3,7 +3,17 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import { ApiError, api, type Json, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, DataTable, EmptyState, Field, Notice } from "@/components/ui";
+import {
+  Alert,
+  Button,
+  Card,
+  ConfirmButton,
+  DataTable,
+  DateTime,
+  EmptyState,
+  Field,
+  Notice,
+} from "@/components/ui";
 import { passkeyErrorHere } from "@/lib/passkeys/browser-errors";
 import type { PasskeySummary } from "@/lib/passkeys/service";
 
@@ -72,11 +82,11 @@ export function PasskeysPanel({ publicUrl }: { publicUrl: string }) {
           empty={<EmptyState title="No passkeys yet">Add one to sign in without a password.</EmptyState>}
           columns={[
             { header: "Name", cell: (p) => <strong>{p.label}</strong> },
-            { header: "Added", cell: (p) => new Date(p.createdAt).toLocaleDateString() },
+            { header: "Added", cell: (p) => <DateTime value={p.createdAt} style="date" /> },
             {
               header: "Last used",
               hideOnNarrow: true,
-              cell: (p) => (p.lastUsedAt ? new Date(p.lastUsedAt).toLocaleString() : "never"),
+              cell: (p) => (p.lastUsedAt ? <DateTime value={p.lastUsedAt} /> : "never"),
             },
             {
               header: "Actions",

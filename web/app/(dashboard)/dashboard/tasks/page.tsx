@@ -19,7 +19,7 @@ export default async function TasksPage() {
     <>
       <PageHeader
         title="Scheduled tasks"
-        description="Prompts sent to your agents on a cron schedule (times in UTC)."
+        description="Prompts sent to your agents on a cron schedule (schedules in UTC; run times in your time zone)."
       />
       <FeatureUnavailable status={setup} capability="ai_provider">
         Scheduled tasks cannot be created on this server: it has no AI provider set up yet, so your agent

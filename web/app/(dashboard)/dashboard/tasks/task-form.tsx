@@ -2,9 +2,9 @@
 
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf } from "@/components/data";
-import { Alert, Button, Field, SelectField } from "@/components/ui";
+import { Alert, Button, Field, formatDate, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import { cronHint, formatUtc } from "@/lib/tasks/cron-hint";
+import { cronHint } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView } from "@/lib/tasks/schema";
 
 const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"];
@@ -16,7 +16,7 @@ function scheduleHint(schedule: string): string {
   if (hint.next.length === 0)
     return "5 fields (minute hour day month weekday) or 6 with seconds first, in UTC. Example: 30 9 * * 1-5";
   const words = hint.words ? `Runs ${hint.words}. ` : "";
-  return `${words}Next: ${hint.next.map(formatUtc).join(", ")}.`;
+  return `${words}Next: ${hint.next.map((at) => formatDate(at, { zone: true })).join("; ")}.`;
 }
 
 /**
@@ -73,7 +73,7 @@ export function TaskForm({
       await onSaved(saved);
     } catch (err) {
       const message = messageOf(err);
-      const field = fieldOf(message, FIELDS);
+      const field = fieldOf(err, FIELDS);
       if (field) setErrors({ [field]: message });
       else setError(message);
     } finally {
@@ -129,7 +129,6 @@ export function TaskForm({
           name="prompt"
           required
           rows={3}
-          maxLength={20_000}
           defaultValue={task?.prompt}
           aria-invalid={errors.prompt ? true : undefined}
           aria-describedby={errors.prompt ? "prompt-error" : undefined}

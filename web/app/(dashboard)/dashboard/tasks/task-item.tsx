@@ -1,7 +1,7 @@
 "use client";
 
-import { Button, ConfirmButton, StatusBadge } from "@/components/ui";
-import { describeCron, formatUtc } from "@/lib/tasks/cron-hint";
+import { Button, ConfirmButton, formatDate, StatusBadge } from "@/components/ui";
+import { describeCron } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView } from "@/lib/tasks/schema";
 import { lastRunOutcome, taskBadge, taskErrorInWords } from "@/lib/tasks/task-status";
 import styles from "./tasks.module.css";
@@ -10,11 +10,11 @@ import styles from "./tasks.module.css";
 function outcomeText(task: ScheduledTaskView): string {
   const outcome = lastRunOutcome(task);
   if (outcome.kind === "none") return "Not run yet.";
-  if (outcome.kind === "succeeded") return `Last run succeeded at ${formatUtc(outcome.at)}.`;
+  if (outcome.kind === "succeeded") return `Last run succeeded at ${formatDate(outcome.at, { zone: true })}.`;
   if (outcome.gaveUp)
     return `Last run failed after ${outcome.attempts} ${outcome.attempts === 1 ? "attempt" : "attempts"}; it does not run again until you enable it.`;
   const attempt = outcome.attempts > 0 ? ` (attempt ${outcome.attempts} of ${outcome.maxAttempts})` : "";
-  return `Last run failed${attempt}${outcome.retryAt ? `; next attempt at ${formatUtc(outcome.retryAt)}` : ""}.`;
+  return `Last run failed${attempt}${outcome.retryAt ? `; next attempt at ${formatDate(outcome.retryAt, { zone: true })}` : ""}.`;
 }
 
 /** One task: its name and single state badge, its actions, then schedule, agent, runs and the last error. */
@@ -82,7 +82,7 @@ export function TaskItem({
         <div>
           <dt>Next run</dt>
           <dd data-testid="task-next-run">
-            {task.enabled && task.status !== "failed" ? formatUtc(task.nextRun) : "—"}
+            {task.enabled && task.status !== "failed" ? formatDate(task.nextRun, { zone: true }) : "—"}
           </dd>
         </div>
       </dl>

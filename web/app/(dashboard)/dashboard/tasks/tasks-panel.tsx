@@ -2,9 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { api, messageOf, usePolling, useResource } from "@/components/data";
-import { Alert, Card, EmptyState, Notice, SelectField } from "@/components/ui";
+import { Alert, Card, EmptyState, formatDate, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import { formatUtc } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView, TaskList } from "@/lib/tasks/schema";
 import { TaskForm } from "./task-form";
 import { TaskItem } from "./task-item";
@@ -44,7 +43,7 @@ export function TasksPanel({
     setEditing(null);
     setError("");
     setStatus(
-      `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatUtc(task.nextRun) : "none (disabled)"}.`,
+      `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatDate(task.nextRun, { zone: true }) : "none (disabled)"}.`,
     );
     await tasks.reload();
   }

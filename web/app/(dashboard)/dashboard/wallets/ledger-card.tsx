@@ -1,7 +1,7 @@
 "use client";
 
 import { messageOf } from "@/components/data";
-import { Alert, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
+import { Alert, Card, DataTable, DateTime, EmptyState, StatusBadge } from "@/components/ui";
 import type { PaymentRecord } from "@/lib/wallets/schema";
 
 const outcomeTone = { paid: "ok", pending: "warn", refused: "bad", failed: "bad", error: "bad" } as const;
@@ -23,7 +23,7 @@ export function LedgerCard(props: {
           rowKey={(p) => p.id}
           empty={<EmptyState title="No payments yet">Attempts appear here, paid or refused.</EmptyState>}
           columns={[
-            { header: "When", hideOnNarrow: true, cell: (p) => new Date(p.createdAt).toLocaleString() },
+            { header: "When", hideOnNarrow: true, cell: (p) => <DateTime value={p.createdAt} /> },
             { header: "Agent", cell: (p) => props.nameOf(p.agentId) },
             { header: "Host", cell: (p) => p.host },
             { header: "Amount", align: "end", cell: (p) => (p.amountUsd ? `${p.amountUsd} USD` : "—") },

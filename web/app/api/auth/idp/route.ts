@@ -5,10 +5,14 @@ import { startIdpSignIn } from "@/lib/idp/service";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/auth/idp: 302 to the provider's account selector, or to `/login?error=IdpNotConfigured`. */
-export const GET = route({ auth: "public" }, async () => {
+/**
+ * GET /api/auth/idp[?next=<path>]: 302 to the provider's account selector, or to
+ * `/login?error=IdpNotConfigured`; after signing in, the callback goes to `next` (a path of this site).
+ */
+export const GET = route({ auth: "public" }, async (request: Request) => {
   const ctx = webContext();
-  const { location, sealedFlow } = await startIdpSignIn(ctx);
+  const next = new URL(request.url).searchParams.get("next") ?? undefined;
+  const { location, sealedFlow } = await startIdpSignIn(ctx, next);
   const headers = new Headers({ location, "cache-control": "no-store" });
   if (sealedFlow) headers.append("set-cookie", flowCookie(ctx.config, sealedFlow));
   return new Response(null, { status: 302, headers });

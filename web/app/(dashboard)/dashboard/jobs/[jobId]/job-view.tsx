@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, api, messageOf, useAgentNames, usePolling } from "@/components/data";
-import { Alert, Card, EmptyState, JsonFields, PageHeader, StatusBadge } from "@/components/ui";
+import { Alert, Card, DateTime, EmptyState, JsonFields, PageHeader, StatusBadge } from "@/components/ui";
 import type { PlatformJob } from "@/lib/jobs/schema";
-import { dateTimeOf, JOB_TYPE_LABELS, progressOf, statusWord } from "../job-format";
+import { JOB_TYPE_LABELS, progressOf, statusWord } from "../job-format";
 import styles from "../jobs.module.css";
 
 /** How often a queued or running job is re-read. */
@@ -89,15 +89,21 @@ export function JobView({ jobId }: { jobId: string }) {
               </div>
               <div>
                 <dt>Created</dt>
-                <dd>{dateTimeOf(job.createdAt)}</dd>
+                <dd>
+                  <DateTime value={job.createdAt} />
+                </dd>
               </div>
               <div>
                 <dt>Started</dt>
-                <dd>{dateTimeOf(job.startedAt)}</dd>
+                <dd>
+                  <DateTime value={job.startedAt} />
+                </dd>
               </div>
               <div>
                 <dt>{job.status === "queued" ? "Runs at" : "Finished"}</dt>
-                <dd>{job.status === "queued" ? dateTimeOf(job.runAt) : dateTimeOf(job.completedAt)}</dd>
+                <dd>
+                  <DateTime value={job.status === "queued" ? job.runAt : job.completedAt} />
+                </dd>
               </div>
             </dl>
           </Card>
