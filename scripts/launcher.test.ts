@@ -33,12 +33,16 @@ describe("npm start, end to end", () => {
       SUMMARIZER_PORT: String(await freePort()),
       EMBEDDED_PG_PORT: String(await freePort()),
     };
-    const env = { ...ports, DATA_DIR: dataDir };
+    const env = { ...ports, DATA_DIR: dataDir, ADMIN_EMAILS: "" };
 
     const first = runLauncher(root, env);
     runs.push(first);
     await first.waitFor("Press Ctrl-C to stop.", 240_000);
     expect(first.stdout()).toContain(`web         http://localhost:${ports.WEB_PORT}`);
+    // Nobody is an admin yet: the start says how to see the setup checklist.
+    expect(first.stdout()).toContain(
+      `To see the setup checklist there, put your email in ADMIN_EMAILS in .env, restart, then sign up with it and open the link mailed to it (without SMTP_URL: the newest file in ${join(dataDir, "mail")}).`,
+    );
 
     const backend = await getJson(`http://127.0.0.1:${ports.BACKEND_PORT}/health`);
     expect(backend.status).toBe(200);

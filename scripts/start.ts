@@ -187,6 +187,12 @@ async function main(): Promise<void> {
   if (services.includes("web")) {
     log("");
     log(`Open ${publicUrl} in your browser (its Overview lists what is not set up yet).`);
+    // Only an ADMIN_EMAILS account sees the setup checklist: a first start says how to become one.
+    if (!process.env.ADMIN_EMAILS?.trim())
+      log(
+        "To see the setup checklist there, put your email in ADMIN_EMAILS in .env, restart, then sign up with it and open the link mailed to it (without SMTP_URL: the newest file in " +
+          `${join(config.dataDir, "mail")}).`,
+      );
   }
   log("Press Ctrl-C to stop.");
 }

@@ -10,6 +10,7 @@ import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
 import { createHostingPlatform } from "../hosting";
@@ -490,7 +491,7 @@ describe("lifecycle", () => {
       gatewayToken: token,
       adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
       aiProvider: "openrouter",
-      model: "openai/gpt-4o-mini",
+      model: PLATFORM_DEFAULT_MODEL,
       agentType: "creative",
       plan: "solo",
       agentId: agent.id,

@@ -10,6 +10,22 @@ export type AiBudgetConfig = Pick<
   "AI_REQUESTS_PER_HOUR" | "AI_TOKENS_PER_DAY" | "AI_DEFAULT_MODEL" | "AI_MODELS" | "AI_PLAN_LIMITS"
 >;
 
+/**
+ * The model an agent deployed on the platform's default asks for: the AI proxy answers it with
+ * AI_DEFAULT_MODEL as set at the time of the call. A changed AI_DEFAULT_MODEL (a newcomer sets the AI
+ * provider and its model after deploying) then reaches every such agent without a redeploy; an agent
+ * configured with a model's own name keeps asking for that one.
+ */
+export const PLATFORM_DEFAULT_MODEL = "platform-default";
+
+/** The model a request is for: AI_DEFAULT_MODEL when it names none or the platform's default. */
+export function requestedModel(
+  config: Pick<BackendConfig, "AI_DEFAULT_MODEL">,
+  model: string | undefined,
+): string {
+  return model === undefined || model === PLATFORM_DEFAULT_MODEL ? config.AI_DEFAULT_MODEL : model;
+}
+
 /** What one plan may do on `/api/ai/chat`. */
 export interface AiPlanBudget {
   plan: string;

@@ -5,6 +5,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
+import { PLATFORM_DEFAULT_MODEL } from "./budget";
 
 const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
 const logger = createLogger("backend-test", "silent");
@@ -43,6 +44,17 @@ describe("POST /api/ai/gateway (the v1 gateway's AI plugins)", () => {
     const sent = fake.requests.at(-1);
     expect(sent?.body).toMatchObject({ model: "openai/gpt-4o-mini", temperature: 0 });
     expect(sent?.headers.authorization).toBe("Bearer provider-key-xyz");
+  });
+
+  it("the platform's default model is AI_DEFAULT_MODEL as set when the call is made (agents keep it across a change)", async () => {
+    for (const model of ["openai/gpt-4o-mini", "acme/newer-model"]) {
+      const res = await request(app({ AI_DEFAULT_MODEL: model }))
+        .post("/api/ai/gateway")
+        .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
+        .send({ model: PLATFORM_DEFAULT_MODEL, messages: [{ role: "user", content: "Hi?" }] });
+      expect(res.status).toBe(200);
+      expect(fake.requests.at(-1)?.body).toMatchObject({ model });
+    }
   });
 
   it("streams server-sent events with stream: true", async () => {

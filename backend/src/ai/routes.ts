@@ -13,6 +13,7 @@ import {
   type AiUsageSlot,
   aiPlanBudget,
   recordAiUsage,
+  requestedModel,
   requireAllowedModel,
   reserveAiRequest,
 } from "./budget";
@@ -84,10 +85,10 @@ export function aiRoutes(db: Database, config: AiRoutesConfig, clock: Clock = sy
     timeoutMs: config.AI_PROVIDER_TIMEOUT_MS,
   });
   const router = Router();
-  /** The request body, asking for AI_DEFAULT_MODEL (which every plan may use) when it names no model. */
+  /** The request body, asking for AI_DEFAULT_MODEL (which every plan may use) when it names no model or the platform's default. */
   const completionRequest = (body: unknown): ChatCompletionRequest => {
     const request = parseBody(chatCompletionBody, body);
-    return { ...request, model: request.model ?? config.AI_DEFAULT_MODEL };
+    return { ...request, model: requestedModel(config, request.model) };
   };
   const chat: RequestHandler = async (req, res) => {
     const request = completionRequest(req.body);

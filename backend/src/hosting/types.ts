@@ -122,7 +122,7 @@ export interface AgentEnvironmentInput {
   /** The wrapper's admin password (`wrapperAdminPassword` of the data encryption key, agent id and token). */
   adminPassword: string;
   aiProvider: string;
-  /** The model the agent's runtime uses (AI_DEFAULT_MODEL): the wrapper writes it into OpenClaw's config. */
+  /** The model the agent's runtime asks for (PLATFORM_DEFAULT_MODEL: the AI proxy answers AI_DEFAULT_MODEL): the wrapper writes it into OpenClaw's config. */
   model: string;
   agentType: string;
   plan: string;

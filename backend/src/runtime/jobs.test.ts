@@ -8,6 +8,7 @@ import type { PlatformJob } from "@svc/db/schema";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createRuntimeOperations } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
+import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
 import { platformProcessors, runtimeJobConfig } from "../jobs/registry";
 import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
@@ -143,7 +144,7 @@ describe("provision_managed_runtime", () => {
         gatewayToken: token,
         adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
         aiProvider: "anthropic",
-        model: "openai/gpt-4o-mini",
+        model: PLATFORM_DEFAULT_MODEL,
         agentType: "coder",
         plan: "pro",
         agentId: agent.id,

@@ -8,6 +8,7 @@ import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { updateAgentRuntime } from "../agents/service";
 import type { GatewayTokenStore } from "../agents/tokens";
+import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import type { BackendConfig } from "../config";
 import { hostingHttpError, hostingNotConfigured } from "../hosting/errors";
 import {
@@ -77,7 +78,7 @@ export async function resolveService(
 /** What an agent's environment is made of besides the agent: the admin password's key, URL and model. */
 export interface AgentEnvironmentSource {
   tokens: Pick<GatewayTokenStore, "adminPassword">;
-  config: Pick<BackendConfig, "BACKEND_PUBLIC_URL" | "AI_DEFAULT_MODEL">;
+  config: Pick<BackendConfig, "BACKEND_PUBLIC_URL">;
 }
 
 /** Exactly the environment the agent's service gets (see `agentEnvironment`). */
@@ -90,7 +91,8 @@ export function environmentFor(
     gatewayToken,
     adminPassword: source.tokens.adminPassword(agent.id, gatewayToken),
     aiProvider: agent.aiProvider,
-    model: source.config.AI_DEFAULT_MODEL,
+    // Resolved by the AI proxy at each call, so a changed AI_DEFAULT_MODEL needs no redeploy.
+    model: PLATFORM_DEFAULT_MODEL,
     agentType: agent.agentType,
     plan: agent.plan,
     agentId: agent.id,

@@ -295,7 +295,7 @@ describe("forgot password and the reset link", () => {
     ]);
     const noToken = await browser.fetch("/api/auth/reset-password", { json: { password: "long-enough-1" } });
     expect((await noToken.json()).error).toBe(
-      "the reset link's token is missing: open the link from the mail again",
+      "The reset link's token is missing: open the link from the mail again",
     );
     for (let i = 0; i < 10; i++) {
       const res = await browser.fetch("/api/auth/reset-password", {

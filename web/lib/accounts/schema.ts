@@ -11,6 +11,7 @@ function newPassword(label: string) {
       .min(8, `${label} must be at least 8 characters`)
       // bcrypt reads at most 72 bytes: a longer password would be silently cut, so refuse it.
       .refine((p) => Buffer.byteLength(p, "utf8") <= 72, `${label} must be at most 72 bytes`)
+      .meta({ title: label })
   );
 }
 
@@ -21,7 +22,8 @@ function emailAddress(label: string) {
     .trim()
     .min(1, `${label} is required`)
     .max(254, `${label} is too long`)
-    .pipe(z.email(`${label} is not a valid address`));
+    .pipe(z.email(`${label} is not a valid address`))
+    .meta({ title: label });
 }
 
 /** A password being checked (never validated beyond presence: it is compared with the stored hash). */
@@ -29,7 +31,8 @@ function currentPassword(label: string) {
   return z
     .string({ error: (i) => (i.input === undefined ? `${label} is required` : `${label} must be a string`) })
     .min(1, `${label} is required`)
-    .max(1024, `${label} is too long`);
+    .max(1024, `${label} is too long`)
+    .meta({ title: label });
 }
 
 /** `POST /api/register`. */
@@ -40,7 +43,7 @@ export const registerSchema = z.object({
     .min(1, "email is required")
     .max(254, "email is too long")
     .pipe(z.email("email is not a valid address")),
-  password: newPassword("password"),
+  password: newPassword("Password"),
   name: z.string("name must be a string").trim().max(100, "name must be at most 100 characters").optional(),
   referralCode: z
     .string("referralCode must be a string")
@@ -79,9 +82,10 @@ export type ForgotPasswordInput = z.infer<typeof forgotPasswordSchema>;
 /** `POST /api/auth/reset-password`: the token of the mailed link and the new password. */
 export const resetPasswordSchema = z.object({
   token: z
-    .string({ error: "the reset link's token is missing: open the link from the mail again" })
-    .min(1, "the reset link's token is missing: open the link from the mail again")
-    .max(200, "the reset link's token is not valid: ask for a new link"),
+    .string({ error: "The reset link's token is missing: open the link from the mail again" })
+    .min(1, "The reset link's token is missing: open the link from the mail again")
+    .max(200, "The reset link's token is not valid: ask for a new link")
+    .meta({ title: "The reset link's token" }),
   password: newPassword("New password"),
 });
 export type ResetPasswordInput = z.infer<typeof resetPasswordSchema>;

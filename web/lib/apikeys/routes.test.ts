@@ -285,8 +285,11 @@ describe("POST /api/keys", () => {
       const body = await res.json();
       const { field, ...rest } = body;
       expect(rest).toEqual({ error: expect.stringMatching(message), code: expect.any(String) });
-      // An error about the name says so as `field`, for the form to show it beside the field.
-      expect(field).toBe(/Key name/.test(body.error) ? "name" : undefined);
+      // An error about a field says which as `field` (its JSON path), for the form to show it beside it.
+      const named = /^(Key name|Scope list|Expires in)\b/.exec(body.error)?.[1];
+      const fieldOf: Record<string, string> = { "Key name": "name", "Expires in": "expiresInDays" };
+      if (named === "Scope list") expect(field).toMatch(/^scopes(\.\d+)?$/);
+      else expect(field).toBe(named ? fieldOf[named] : undefined);
       expect(await totalRows()).toBe(before);
     });
   }
