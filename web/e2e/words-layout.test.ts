@@ -20,7 +20,11 @@ import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";
 
 const KB = 1024;
-const stack = useDashboardStack({ webEnv: { FILE_MAX_BYTES: String(64 * KB), FILE_QUOTA_MB: "1" } });
+const stack = useDashboardStack({
+  // Scheduled tasks need an AI provider set (the page disables new tasks otherwise); it is never called here.
+  backendEnv: { AI_PROVIDER_KEY: "e2e-provider-key", AI_PROVIDER_URL: "http://127.0.0.1:9/v1" },
+  webEnv: { FILE_MAX_BYTES: String(64 * KB), FILE_QUOTA_MB: "1" },
+});
 
 async function addAgent(userId: string, name = "Scout") {
   const [agent] = await webContext()
@@ -364,6 +368,7 @@ describe("buttons before the page's script has loaded", () => {
     await hydrated(create);
     await expect.poll(() => create.isEnabled()).toBe(true);
     await page.getByLabel("Key name", { exact: true }).fill("ci");
+    await page.getByLabel("Everything (every area, now and later)").check();
     await create.click();
     await expect
       .poll(() => page.getByTestId("new-api-key").textContent(), { timeout: 15_000 })

@@ -19,6 +19,8 @@ import { PLUGIN_ID, PLUGIN_VERSION, STATUS_METHOD } from "./index.js";
 
 const PLUGIN_DIR = fileURLToPath(new URL(".", import.meta.url)).replace(/\/$/, "");
 const TOKEN = "runtime-test-gateway-token-0123456789";
+/** Each OpenClaw CLI call loads the whole runtime (seconds each, more on a busy machine): a test makes two. */
+const CLI_TEST_TIMEOUT_MS = 150_000;
 
 interface Runtime {
   version: string;
@@ -108,40 +110,48 @@ describe.skipIf(runtimes.length === 0)(
         if (dir) await rm(dir, { recursive: true, force: true });
       });
 
-      it("its config validates; a config without classifyUrl does not", async () => {
-        const valid = await cli(["config", "validate", "--json"]);
-        expect(valid.code, valid.stderr).toBe(0);
-        expect(json(valid.stdout)).toMatchObject({ valid: true });
+      it(
+        "its config validates; a config without classifyUrl does not",
+        async () => {
+          const valid = await cli(["config", "validate", "--json"]);
+          expect(valid.code, valid.stderr).toBe(0);
+          expect(json(valid.stdout)).toMatchObject({ valid: true });
 
-        const badPath = join(dir, "bad.json");
-        await writeFile(badPath, JSON.stringify(openclawJson({ waitSeconds: 30 })));
-        const invalid = await cli(["config", "validate", "--json"], { OPENCLAW_CONFIG_PATH: badPath });
-        expect(invalid.code).not.toBe(0);
-        expect(json(invalid.stdout)).toMatchObject({
-          valid: false,
-          issues: [expect.objectContaining({ path: `plugins.entries.${PLUGIN_ID}.config.classifyUrl` })],
-        });
-      });
+          const badPath = join(dir, "bad.json");
+          await writeFile(badPath, JSON.stringify(openclawJson({ waitSeconds: 30 })));
+          const invalid = await cli(["config", "validate", "--json"], { OPENCLAW_CONFIG_PATH: badPath });
+          expect(invalid.code).not.toBe(0);
+          expect(json(invalid.stdout)).toMatchObject({
+            valid: false,
+            issues: [expect.objectContaining({ path: `plugins.entries.${PLUGIN_ID}.config.classifyUrl` })],
+          });
+        },
+        CLI_TEST_TIMEOUT_MS,
+      );
 
-      it("plugins inspect: loaded, with its before_tool_call hook and status method", async () => {
-        // Later versions load into the CLI only with --runtime; 2026.4.11 always does and lacks the flag.
-        const help = await cli(["plugins", "inspect", "--help"]);
-        const runtimeFlag = help.stdout.includes("--runtime") ? ["--runtime"] : [];
-        const inspect = await cli(["plugins", "inspect", PLUGIN_ID, ...runtimeFlag, "--json"]);
-        expect(inspect.code, inspect.stderr).toBe(0);
-        const report = json(inspect.stdout);
-        expect(report.plugin).toMatchObject({
-          id: PLUGIN_ID,
-          version: PLUGIN_VERSION,
-          status: "loaded",
-          enabled: true,
-          configSchema: true,
-        });
-        expect(report.typedHooks).toEqual([{ name: "before_tool_call" }]);
-        expect(report.gatewayMethods).toEqual([STATUS_METHOD]);
-        const errors = (report.diagnostics as Array<{ level: string }>).filter((d) => d.level === "error");
-        expect(errors).toEqual([]);
-      });
+      it(
+        "plugins inspect: loaded, with its before_tool_call hook and status method",
+        async () => {
+          // Later versions load into the CLI only with --runtime; 2026.4.11 always does and lacks the flag.
+          const help = await cli(["plugins", "inspect", "--help"]);
+          const runtimeFlag = help.stdout.includes("--runtime") ? ["--runtime"] : [];
+          const inspect = await cli(["plugins", "inspect", PLUGIN_ID, ...runtimeFlag, "--json"]);
+          expect(inspect.code, inspect.stderr).toBe(0);
+          const report = json(inspect.stdout);
+          expect(report.plugin).toMatchObject({
+            id: PLUGIN_ID,
+            version: PLUGIN_VERSION,
+            status: "loaded",
+            enabled: true,
+            configSchema: true,
+          });
+          expect(report.typedHooks).toEqual([{ name: "before_tool_call" }]);
+          expect(report.gatewayMethods).toEqual([STATUS_METHOD]);
+          const errors = (report.diagnostics as Array<{ level: string }>).filter((d) => d.level === "error");
+          expect(errors).toEqual([]);
+        },
+        CLI_TEST_TIMEOUT_MS,
+      );
 
       it("a running gateway loaded it: platform-guard.status answers", async () => {
         const port = await freePort();
