@@ -96,17 +96,20 @@ describe("PATCH /api/agents/{agentId}", () => {
   });
 
   it.each([
-    [{}, "name is required"],
-    [{ name: 7 }, "name must be a string"],
-    [{ name: "   " }, "name must not be empty"],
-    [{ name: "x".repeat(61) }, "name must be at most 60 characters"],
+    [{}, "Agent name is required"],
+    [{ name: 7 }, "Agent name must be a string"],
+    [{ name: "   " }, "Agent name must not be empty"],
+    [{ name: "x".repeat(61) }, "Agent name must be at most 60 characters"],
     [{ name: "Ok", colour: "red" }, "unknown field: colour"],
   ])("400 for %j (%s), and the name stays", async (json, message) => {
     const { user, jar } = await signedInUser();
     const id = await seed(user.id);
     const res = await call(jar, `/api/agents/${id}`, { method: "PATCH", json });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toContain(message);
+    const body = await res.json();
+    expect(body.error).toContain(message);
+    // An error about the name says so, for the form to show it beside its field.
+    expect(body.field).toBe(message.startsWith("Agent name") ? "name" : undefined);
     expect(await nameOf(id)).toBe("Scout");
   });
 

@@ -13,7 +13,8 @@ export const agentName = z
   .string({ error: (i) => (i.input === undefined ? "name is required" : "name must be a string") })
   .trim()
   .min(1, "name must not be empty")
-  .max(MAX_AGENT_NAME_LENGTH, `name must be at most ${MAX_AGENT_NAME_LENGTH} characters`);
+  .max(MAX_AGENT_NAME_LENGTH, `name must be at most ${MAX_AGENT_NAME_LENGTH} characters`)
+  .meta({ title: "Agent name" });
 
 /** `PATCH /api/agents/{agentId}` `{name}`. */
 export const renameAgentBody = z.strictObject({ name: agentName }, unknownKeys);
