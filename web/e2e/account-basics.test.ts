@@ -187,7 +187,7 @@ describe("account basics in the browser", () => {
     expect(await loginNotice(page)).toBe("Your account is deleted. We mailed you a last confirmation.");
     expect(await webContext().db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
     await page.goto("/dashboard/settings");
-    await page.waitForURL("**/login");
+    await page.waitForURL("**/login?next=%2Fdashboard%2Fsettings");
     await page.context().close();
   }, 120_000);
 });

@@ -20,7 +20,11 @@ import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";
 
 const KB = 1024;
-const stack = useDashboardStack({ webEnv: { FILE_MAX_BYTES: String(64 * KB), FILE_QUOTA_MB: "1" } });
+// Tasks can be created only where an AI provider is set; none is called here.
+const stack = useDashboardStack({
+  webEnv: { FILE_MAX_BYTES: String(64 * KB), FILE_QUOTA_MB: "1" },
+  backendEnv: { AI_PROVIDER_KEY: "e2e-provider-key", AI_PROVIDER_URL: "http://127.0.0.1:9/v1" },
+});
 
 async function addAgent(userId: string, name = "Scout") {
   const [agent] = await webContext()
@@ -292,6 +296,7 @@ describe("layout", () => {
     const { page, context } = await signedOutPage();
     await page.goto("/signup");
     await hydrated(page.getByRole("button", { name: "Create account" }));
+    await expectAccessible(page);
     const email = `next-${randomBytes(4).toString("hex")}@example.com`;
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill("a long enough password");
@@ -364,6 +369,7 @@ describe("buttons before the page's script has loaded", () => {
     await hydrated(create);
     await expect.poll(() => create.isEnabled()).toBe(true);
     await page.getByLabel("Key name", { exact: true }).fill("ci");
+    await page.getByLabel("Everything (every area, now and later)").check();
     await create.click();
     await expect
       .poll(() => page.getByTestId("new-api-key").textContent(), { timeout: 15_000 })
