@@ -19,6 +19,7 @@ describe("Partner inquiry page", () => {
     const context = await stack.browser.newContext({ baseURL: stack.web.url, userAgent: DESKTOP_UA });
     const page = await context.newPage();
     await page.goto("/");
+    await expectAccessible(page);
     await page.getByRole("link", { name: "Partner with us" }).click();
     await page.waitForURL("**/partners");
     await expectAccessible(page);

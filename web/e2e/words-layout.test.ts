@@ -296,6 +296,7 @@ describe("layout", () => {
     const { page, context } = await signedOutPage();
     await page.goto("/signup");
     await hydrated(page.getByRole("button", { name: "Create account" }));
+    await expectAccessible(page);
     const email = `next-${randomBytes(4).toString("hex")}@example.com`;
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill("a long enough password");

@@ -1,10 +1,18 @@
 import type { ReactNode } from "react";
 
+/**
+ * An error line's class. Its first letter is shown capitalised, unless the message opens with a quotation
+ * (“notes.pdf” (48 KB) is bigger than…): a quoted name stays as it is written.
+ */
+export function errorClass(message: ReactNode): string {
+  return typeof message === "string" && /^[“"‘']/.test(message) ? "error as-written" : "error";
+}
+
 /** An error line, announced to screen readers at once; nothing when there is no message. */
 export function Alert({ message, children }: { message?: string | null; children?: ReactNode }) {
   const content = children ?? message;
   return content ? (
-    <p className="error" role="alert">
+    <p className={errorClass(content)} role="alert">
       {content}
     </p>
   ) : null;

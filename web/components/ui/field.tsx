@@ -10,6 +10,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { errorClass } from "./alert";
 
 type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
   label: string;
@@ -32,7 +33,7 @@ function FieldNotes({ name, hint, error }: { name: string; hint?: string; error?
         </p>
       ) : null}
       {error ? (
-        <p id={`${name}-error`} className="error" role="alert">
+        <p id={`${name}-error`} className={errorClass(error)} role="alert">
           {error}
         </p>
       ) : null}

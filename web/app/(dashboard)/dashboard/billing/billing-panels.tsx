@@ -11,6 +11,19 @@ const CHECKOUT_URL = "/api/v1/payments/card/create?plugin=agent";
 /** Why a plugin cannot be called, in the price list's words. */
 const UNAVAILABLE_WORDS = { no_upstream: "no upstream", no_ai_provider: "no AI provider" } as const;
 
+/** Whether a plugin can be called here, or why not. */
+function PluginStatus({ plugin }: { plugin: BillingOverview["plugins"][number] }) {
+  return plugin.available ? (
+    <StatusBadge status="ok" tone="ok">
+      available
+    </StatusBadge>
+  ) : (
+    <StatusBadge status="unconfigured" tone="neutral">
+      {plugin.unavailableReason ? UNAVAILABLE_WORDS[plugin.unavailableReason] : "unavailable"}
+    </StatusBadge>
+  );
+}
+
 /**
  * The user's card credit with its "Buy credit" button (or, card payments off, `cardUnavailable` in its
  * place), and the plugins' prices per call.
@@ -60,23 +73,22 @@ export function BillingPanels({ cardUnavailable }: { cardUnavailable: ReactNode 
             rowKey={(p) => p.id}
             empty={<EmptyState title="No plugins">This server registers no gateway plugins.</EmptyState>}
             columns={[
-              { header: "Plugin", cell: (p) => <code>{p.id}</code> },
+              {
+                header: "Plugin",
+                cell: (p) => (
+                  <>
+                    <code>{p.id}</code>
+                    {/* On a phone the status sits under the plugin: three columns would not fit. */}
+                    <div className="narrow-only" style={{ marginTop: "var(--space-1)" }}>
+                      <PluginStatus plugin={p} />
+                    </div>
+                  </>
+                ),
+              },
               { header: "Name", hideOnNarrow: true, cell: (p) => p.name },
               { header: "Price per call", cell: (p) => `${p.price} USD` },
               { header: "Streams", hideOnNarrow: true, cell: (p) => (p.streaming ? "yes" : "no") },
-              {
-                header: "Status",
-                cell: (p) =>
-                  p.available ? (
-                    <StatusBadge status="ok" tone="ok">
-                      available
-                    </StatusBadge>
-                  ) : (
-                    <StatusBadge status="unconfigured" tone="neutral">
-                      {p.unavailableReason ? UNAVAILABLE_WORDS[p.unavailableReason] : "unavailable"}
-                    </StatusBadge>
-                  ),
-              },
+              { header: "Status", hideOnNarrow: true, cell: (p) => <PluginStatus plugin={p} /> },
             ]}
           />
         ) : null}

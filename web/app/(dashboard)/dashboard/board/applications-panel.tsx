@@ -27,7 +27,7 @@ export function ApplicationsPanel({
               cell: (a) =>
                 a.listing ? <strong>{a.listing.title}</strong> : <em>Listing no longer published</em>,
             },
-            { header: "Company", cell: (a) => a.listing?.company.name ?? "—" },
+            { header: "Company", hideOnNarrow: true, cell: (a) => a.listing?.company.name ?? "—" },
             {
               header: "Status",
               cell: (a) => <StatusBadge status={a.listing?.status ?? "unpublished"} />,

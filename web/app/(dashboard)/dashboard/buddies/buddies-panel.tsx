@@ -122,14 +122,22 @@ export function BuddiesPanel() {
             description={`A level ${buddy.level} ${buddy.type}`}
           >
             <dl className="facts">
-              <dt>Level</dt>
-              <dd data-testid="level">{buddy.level}</dd>
-              <dt>XP</dt>
-              <dd data-testid="xp">{buddy.xp}</dd>
-              <dt>Energy</dt>
-              <dd data-testid="energy">{buddy.energy} / 100</dd>
-              <dt>Happiness</dt>
-              <dd data-testid="happiness">{buddy.happiness} / 100</dd>
+              <div>
+                <dt>Level</dt>
+                <dd data-testid="level">{buddy.level}</dd>
+              </div>
+              <div>
+                <dt>XP</dt>
+                <dd data-testid="xp">{buddy.xp}</dd>
+              </div>
+              <div>
+                <dt>Energy</dt>
+                <dd data-testid="energy">{buddy.energy} / 100</dd>
+              </div>
+              <div>
+                <dt>Happiness</dt>
+                <dd data-testid="happiness">{buddy.happiness} / 100</dd>
+              </div>
             </dl>
             <div className="actions">
               <Button size="sm" aria-label={`Feed ${buddy.name}`} onClick={() => act(buddy, "feed")}>

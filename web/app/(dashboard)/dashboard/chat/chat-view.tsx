@@ -18,10 +18,13 @@ function AgentAnswer({ turn }: { turn: ChatTurn }) {
         <p className={styles.meta}>
           <StatusBadge status="failed">not sent</StatusBadge>
         </p>
-        <p>{sendError.message}</p>
+        <p className={styles.text}>{sendError.message}</p>
         {sendError.retryAt ? (
           <p className={styles.meta} data-testid="chat-retry-at">
-            You can send again at <DateTime value={sendError.retryAt} style="time" />.
+            {/* One flex item: the sentence's words keep their own spacing around the time. */}
+            <span>
+              You can send again at <DateTime value={sendError.retryAt} style="time" />.
+            </span>
           </p>
         ) : null}
         {sendError.status === 404 ? (
@@ -47,13 +50,15 @@ function AgentAnswer({ turn }: { turn: ChatTurn }) {
           {reply}
         </p>
         <p className={styles.meta}>
-          {turn.agentName ?? "Your agent"}
-          {job.completedAt ? (
-            <>
-              {" · "}
-              <DateTime value={job.completedAt} style="time" />
-            </>
-          ) : null}
+          <span>
+            {turn.agentName ?? "Your agent"}
+            {job.completedAt ? (
+              <>
+                {" · "}
+                <DateTime value={job.completedAt} style="time" />
+              </>
+            ) : null}
+          </span>
         </p>
       </div>
     );

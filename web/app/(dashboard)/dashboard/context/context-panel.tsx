@@ -107,7 +107,14 @@ export function ContextPanel() {
             defaultValue={5}
             error={fieldErrors.maxDepth}
           />
-          <label style={{ display: "inline-flex", gap: "var(--space-2)", margin: "var(--space-2) 0" }}>
+          <label
+            style={{
+              display: "inline-flex",
+              alignItems: "center",
+              gap: "var(--space-2)",
+              margin: "var(--space-2) 0",
+            }}
+          >
             <input type="checkbox" name="force" /> Replace existing AGENTS.md files
           </label>
           <div className="actions">

@@ -196,7 +196,7 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
             rowKey={(f) => f.id}
             empty={<EmptyState title="No files yet">Upload one above; your agents can use it.</EmptyState>}
             columns={[
-              { header: "Name", cell: (f) => <strong>{f.filename}</strong> },
+              { header: "Name", cell: (f) => <strong className="break-anywhere">{f.filename}</strong> },
               { header: "Agent", hideOnNarrow: true, cell: (f) => agentName.get(f.agentId) ?? f.agentId },
               { header: "Size", align: "end", cell: (f) => formatBytes(f.size) },
               { header: "Type", hideOnNarrow: true, cell: (f) => <code>{f.mimeType}</code> },

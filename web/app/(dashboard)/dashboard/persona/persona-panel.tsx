@@ -177,7 +177,12 @@ export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean })
             {PERSONA_DIMENSIONS.map((d) => (
               <label
                 key={d}
-                style={{ marginRight: "var(--space-4)", display: "inline-flex", gap: "var(--space-1)" }}
+                style={{
+                  marginRight: "var(--space-4)",
+                  display: "inline-flex",
+                  alignItems: "center",
+                  gap: "var(--space-1)",
+                }}
               >
                 <input type="checkbox" name={`dim-${d}`} defaultChecked /> {LABELS[d]}
               </label>

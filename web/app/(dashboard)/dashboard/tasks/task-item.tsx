@@ -72,7 +72,7 @@ export function TaskItem({
           <dt>Schedule</dt>
           <dd>
             {words ? <>{words} </> : null}
-            <code>{task.cronSchedule}</code>
+            <code className={styles.cron}>{task.cronSchedule}</code>
           </dd>
         </div>
         <div>

@@ -25,7 +25,7 @@ export function LedgerCard(props: {
           columns={[
             { header: "When", hideOnNarrow: true, cell: (p) => <DateTime value={p.createdAt} /> },
             { header: "Agent", cell: (p) => props.nameOf(p.agentId) },
-            { header: "Host", cell: (p) => p.host },
+            { header: "Host", cell: (p) => <span className="break-anywhere">{p.host}</span> },
             { header: "Amount", align: "end", cell: (p) => (p.amountUsd ? `${p.amountUsd} USD` : "—") },
             { header: "Protocol", hideOnNarrow: true, cell: (p) => p.protocol ?? "—" },
             { header: "Network", hideOnNarrow: true, cell: (p) => p.network ?? "—" },
@@ -40,7 +40,7 @@ export function LedgerCard(props: {
             {
               header: "Reason / reference",
               hideOnNarrow: true,
-              cell: (p) => <code>{p.reason ?? p.reference ?? ""}</code>,
+              cell: (p) => <code className="break-anywhere">{p.reason ?? p.reference ?? ""}</code>,
             },
           ]}
         />

@@ -55,7 +55,7 @@ export function WalletList(props: {
           columns={[
             { header: "Agent", cell: (w) => <strong>{props.nameOf(w.agentId)}</strong> },
             { header: "Label", hideOnNarrow: true, cell: (w) => w.companyId },
-            { header: "Address", cell: (w) => <code>{w.address}</code> },
+            { header: "Address", cell: (w) => <code className="break-anywhere">{w.address}</code> },
             {
               header: "Balance",
               align: "end",
