@@ -1,6 +1,6 @@
 "use client";
 
-import { Button, ConfirmButton, formatDate, StatusBadge } from "@/components/ui";
+import { Button, ConfirmButton, DateTime, formatDate, StatusBadge } from "@/components/ui";
 import { describeCron } from "@/lib/tasks/cron-hint";
 import type { ScheduledTaskView } from "@/lib/tasks/schema";
 import { lastRunOutcome, taskBadge, taskErrorInWords } from "@/lib/tasks/task-status";
@@ -82,7 +82,8 @@ export function TaskItem({
         <div>
           <dt>Next run</dt>
           <dd data-testid="task-next-run">
-            {task.enabled && task.status !== "failed" ? formatDate(task.nextRun, { zone: true }) : "—"}
+            {/* A <time> with the moment itself, as every date of the dashboard is written. */}
+            {task.enabled && task.status !== "failed" ? <DateTime value={task.nextRun} zone /> : "—"}
           </dd>
         </div>
       </dl>
