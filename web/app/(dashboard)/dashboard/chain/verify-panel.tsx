@@ -68,9 +68,18 @@ export function VerifyPanel() {
           rowKey={(t) => t.name}
           empty={null}
           columns={[
-            { header: "Tier", cell: (t) => <strong>{t.name}</strong> },
+            {
+              header: "Tier",
+              cell: (t) => (
+                <>
+                  <strong>{t.name}</strong>
+                  {/* On a phone the credits sit under the tier: five columns would not fit. */}
+                  <div className="narrow-only hint">{t.credits} credits</div>
+                </>
+              ),
+            },
             { header: "Minimum", align: "end", cell: (t) => formatAmount(t.min) },
-            { header: "Credits", align: "end", cell: (t) => t.credits },
+            { header: "Credits", align: "end", hideOnNarrow: true, cell: (t) => t.credits },
             { header: "Radio perk", hideOnNarrow: true, cell: (t) => t.basefm },
             {
               header: "Reached",

@@ -82,6 +82,7 @@ export function TaskItem({
         <div>
           <dt>Next run</dt>
           <dd data-testid="task-next-run">
+            {/* A <time> with the moment itself, as every date of the dashboard is written. */}
             {task.enabled && task.status !== "failed" ? <DateTime value={task.nextRun} zone /> : "—"}
           </dd>
         </div>
