@@ -7,16 +7,20 @@
  * `mpp_used_nonces` by `(payer, nonce)` before it is settled through the facilitator, so one credential
  * settles once however often it is sent.
  */
+
+import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "@svc/common";
 import type { Database } from "@svc/db";
 import { mppUsedNonces } from "@svc/db/schema";
 import { and, eq, sql } from "drizzle-orm";
-import { Challenge, Credential } from "mppx";
-import { Types } from "mppx/evm";
+import { Challenge, Credential, Errors, Expires, PaymentRequest } from "mppx";
+import { Methods, Types } from "mppx/evm";
 import { evm, Mppx } from "mppx/server";
+import { getAddress } from "viem";
 import type { WebConfig } from "../../config";
 import { notConfigured, settlementStillUnknown, settlementUnknown } from "../errors";
 import { microsToUsd } from "../pricing";
+import { authorizationDigest, eip712DomainSeparator, recoverSigner } from "./eip3009";
 import { type Eip3009Authorization, settleAuthorization } from "./facilitator";
 
 type MppConfig = Pick<
@@ -156,20 +160,23 @@ export function paymentCredentialOf(authorization: string | null): string | null
   return Credential.extractPaymentScheme(authorization) ? authorization.trim() : null;
 }
 
-/** Checks a credential offline against `charge`; throws MppRefusal naming the reason. No network, no state. */
+/**
+ * Checks a credential offline against `charge`; throws MppRefusal naming the reason. No network, no state.
+ * The checks and their order are mppx 0.11's `validateCredential` for an EVM charge (method, challenge HMAC,
+ * expiry, payload shape, scope, route binding, then the EIP-3009 terms and signature), with mppx's own
+ * errors; what differs is the cost: the route's expected request is derived once per price, and the
+ * signature is recovered by `recoverSigner` (eip3009.ts) with the token's domain separator hashed once.
+ */
 export async function verifyMppCredential(
   config: MppConfig,
   credential: string,
   charge: MppCharge,
 ): Promise<VerifiedMppPayment> {
-  const server = mppServer(config);
+  const verifier = mppVerifier(config);
   let parsed: Credential.Credential<Eip3009Authorization & { type: string }>;
   try {
     parsed = Credential.deserialize(credential);
-    await server.validateCredential(parsed, {
-      request: { amount: microsToUsd(charge.micros) },
-      scope: charge.scope,
-    });
+    validateCharge(verifier, parsed, charge);
   } catch (err) {
     throw new MppRefusal(err instanceof Error ? err.message : "the payment credential is not valid");
   }
@@ -181,6 +188,218 @@ export async function verifyMppCredential(
     authorization: { from, to, value, validAfter, validBefore, nonce, signature },
     expiresAt: expires ? new Date(expires) : null,
   };
+}
+
+/** What a configuration's credentials are checked against, derived once (see mppVerifier). */
+interface MppVerifier {
+  secretKey: string;
+  realm: string;
+  /** The EVM charge method's defaults: chain, token, recipient, decimals, credential types. */
+  defaults: Record<string, unknown>;
+  token: { name: string; version: string };
+  /** The request a route charging `amount` issues (mppx's charge schema applied to the defaults). */
+  requests: Map<string, Record<string, unknown>>;
+  /** EIP-712 domain separators by `chainId:token`. */
+  domains: Map<string, Uint8Array>;
+}
+
+const verifiers = new WeakMap<object, MppVerifier>();
+/** Prices seen in a process are a few plugin prices and deposit amounts; past this the table starts over. */
+const MAX_REMEMBERED_PRICES = 1000;
+
+function mppVerifier(config: MppConfig): MppVerifier {
+  const known = verifiers.get(config);
+  if (known) return known;
+  const server = mppServer(config);
+  const method = server.methods.find(
+    (m) => m.name === Methods.charge.name && m.intent === Methods.charge.intent,
+  );
+  if (!method) throw new Error("the mppx server has no EVM charge method");
+  const verifier: MppVerifier = {
+    secretKey: config.MPP_SECRET as string,
+    realm: server.realm as string,
+    defaults: method.defaults as Record<string, unknown>,
+    token: config.mppToken,
+    requests: new Map(),
+    domains: new Map(),
+  };
+  verifiers.set(config, verifier);
+  return verifier;
+}
+
+/** mppx's `validateCredential` (server/Mppx.js) then its EVM charge `validate` (evm/server/Charge.js). */
+function validateCharge(
+  verifier: MppVerifier,
+  credential: Credential.Credential<Eip3009Authorization & { type: string }>,
+  charge: MppCharge,
+): void {
+  const { challenge } = credential;
+  const id = challenge.id;
+  // The route scope and other server data travel in `opaque`; mppx reads them from there, not from `meta`.
+  const meta = challenge.opaque === undefined ? challenge.meta : PaymentRequest.deserialize(challenge.opaque);
+  if (challenge.method !== Methods.charge.name || challenge.intent !== Methods.charge.intent) {
+    throw new Errors.InvalidChallengeError({
+      id,
+      reason: `no registered method for ${challenge.method}/${challenge.intent}`,
+    });
+  }
+  if (!Challenge.verify(challenge, { secretKey: verifier.secretKey })) {
+    throw new Errors.InvalidChallengeError({ id, reason: "challenge was not issued by this server" });
+  }
+  Expires.assert(challenge.expires, id);
+  // A payload of the wrong shape is refused with the schema's own error, as mppx does.
+  const payload: Eip3009Authorization = Types.ChargePayloadSchema.parse(credential.payload);
+  if ((meta as Record<string, unknown> | undefined)?.[SCOPE_KEY] !== charge.scope) {
+    throw new Errors.InvalidChallengeError({
+      id,
+      reason: "credential scope does not match this route's requirements",
+    });
+  }
+  const mismatch = routeMismatch(verifier, challenge, meta, charge);
+  if (mismatch) {
+    throw new Errors.InvalidChallengeError({
+      id,
+      reason: `credential ${mismatch} does not match this route's requirements`,
+    });
+  }
+
+  const request = challenge.request as ChargeRequest;
+  const refuse = (reason: string) => new Errors.VerificationFailedError({ reason });
+  if (!request.methodDetails.credentialTypes?.includes("authorization")) {
+    throw refuse("EVM authorization credentials are not supported for this challenge");
+  }
+  if (request.methodDetails.splits?.length)
+    throw refuse("EVM authorization credentials do not support splits");
+  if (!sameAddress(payload.to, request.recipient)) throw refuse("EVM authorization recipient mismatch");
+  if (payload.value !== request.amount) throw refuse("EVM authorization amount mismatch");
+  if (payload.nonce !== Types.challengeHash(challenge))
+    throw refuse("EVM authorization challenge hash mismatch");
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if (BigInt(payload.validAfter) > now) throw refuse("EVM authorization is not valid yet");
+  if (BigInt(payload.validBefore) <= now) throw refuse("EVM authorization has expired");
+  const chainId = request.methodDetails.chainId;
+  const signer = recoverSigner(
+    authorizationDigest(domainOf(verifier, chainId, request.currency), payload),
+    payload.signature,
+  );
+  if (!sameAddress(signer, payload.from)) throw refuse("EVM authorization signature mismatch");
+  if (
+    credential.source &&
+    credential.source !== Types.toSource({ address: getAddress(payload.from), chainId })
+  ) {
+    throw refuse("EVM authorization source mismatch");
+  }
+}
+
+/** mppx's reserved `meta` key binding a challenge to its route's scope. */
+const SCOPE_KEY = "_mppx_scope";
+
+type ChargeRequest = {
+  amount: string;
+  currency: `0x${string}`;
+  recipient: string;
+  methodDetails: { chainId: number; credentialTypes?: string[]; splits?: unknown[] };
+};
+
+/** Two addresses are one when their 20 bytes are (viem's `getAddress` equality). */
+function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+function domainOf(verifier: MppVerifier, chainId: number, token: `0x${string}`): Uint8Array {
+  const key = `${chainId}:${token}`;
+  let separator = verifier.domains.get(key);
+  if (!separator) {
+    separator = eip712DomainSeparator({ ...verifier.token, chainId, verifyingContract: token });
+    verifier.domains.set(key, separator);
+  }
+  return separator;
+}
+
+/**
+ * The first field in which the credential's challenge differs from the one this route would issue for
+ * `charge` (mppx's pinned binding: method, intent, realm, the scope in `opaque`, then amount, currency,
+ * recipient, chain, memo, session protocol, splits, unit type), or undefined. The HMAC has already shown the
+ * challenge is one this server issued; this shows it was issued for this price and scope.
+ */
+function routeMismatch(
+  verifier: MppVerifier,
+  challenge: Challenge.Challenge,
+  meta: unknown,
+  charge: MppCharge,
+): string | undefined {
+  if (challenge.method !== Methods.charge.name) return "method";
+  if (challenge.intent !== Methods.charge.intent) return "intent";
+  if (challenge.realm !== verifier.realm) return "realm";
+  if (!isDeepStrictEqual({ [SCOPE_KEY]: charge.scope }, meta)) return "opaque";
+  const expected = pinnedBinding(routeRequest(verifier, microsToUsd(charge.micros)));
+  const actual = pinnedBinding(challenge.request);
+  for (const field of PINNED_FIELDS) {
+    if (!isDeepStrictEqual(expected[field], actual[field])) return field;
+  }
+  return undefined;
+}
+
+function routeRequest(verifier: MppVerifier, amount: string): Record<string, unknown> {
+  let request = verifier.requests.get(amount);
+  if (!request) {
+    request = PaymentRequest.fromMethod(Methods.charge, { ...verifier.defaults, amount } as never) as Record<
+      string,
+      unknown
+    >;
+    if (verifier.requests.size >= MAX_REMEMBERED_PRICES) verifier.requests.clear();
+    verifier.requests.set(amount, request);
+  }
+  return request;
+}
+
+const PINNED_FIELDS = [
+  "amount",
+  "currency",
+  "recipient",
+  "chainId",
+  "memo",
+  "sessionProtocol",
+  "splits",
+  "unitType",
+] as const;
+
+/** mppx's `getPinnedRequestBinding`: the economically significant fields, normalized for comparison. */
+function pinnedBinding(request: Record<string, unknown>): Record<(typeof PINNED_FIELDS)[number], unknown> {
+  const details = (request.methodDetails ?? {}) as Record<string, unknown>;
+  return {
+    amount: scalar(request.amount ?? details.amount),
+    currency: scalar(request.currency ?? details.currency),
+    recipient: scalar(request.recipient ?? details.recipient),
+    chainId: scalar(request.chainId ?? details.chainId),
+    memo: hex(details.memo),
+    sessionProtocol: scalar(details.sessionProtocol),
+    splits: comparable(details.splits),
+    unitType: scalar(request.unitType ?? details.unitType),
+  };
+}
+
+function scalar(value: unknown): string | undefined {
+  return value === undefined ? undefined : String(value);
+}
+
+function hex(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  return text.startsWith("0x") ? text.toLowerCase() : text;
+}
+
+function comparable(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([left], [right]) => left.localeCompare(right))
+        .map(([key, nested]) => [key, comparable(nested)]),
+    );
+  }
+  return typeof value === "string" ? hex(value) : value;
 }
 
 /**
