@@ -103,8 +103,8 @@ function listen(server: http.Server | net.Server): void {
 
 /** Answers the orchestrator's questions in a worker: `cpu` (this thread's CPU ms so far) and the role's own. */
 function answerQuestions(own: (question: string) => unknown = () => undefined): void {
-  parentPort?.on("message", (question: string) =>
-    parentPort?.postMessage(question === "cpu" ? threadCpuMs() : own(question)),
+  parentPort?.on("message", async (question: string) =>
+    parentPort?.postMessage(question === "cpu" ? threadCpuMs() : await own(question)),
   );
 }
 
@@ -199,11 +199,22 @@ async function worker(): Promise<void> {
     return;
   }
   if (data.role === "upstream") return listen(upstreamServer(data.delayMs));
+  if (data.role === "gateway") {
+    const server = await gatewayServer(data.databaseUrl, data.upstreamPort, data.facilitatorUrl);
+    const { sessionDebitBatch } = await import("../web/lib/gateway/billing/session");
+    // The group commit of session debits, from its own metric: statements run and calls they debited.
+    answerQuestions(async () => {
+      const { values } = await sessionDebitBatch.get();
+      const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+      return {
+        statements: of("gateway_session_debits_per_statement_count"),
+        calls: of("gateway_session_debits_per_statement_sum"),
+      };
+    });
+    return listen(server);
+  }
   answerQuestions();
   if (data.role === "relay") return listen(relayServer(data.upstreamPort));
-  if (data.role === "gateway") {
-    return listen(await gatewayServer(data.databaseUrl, data.upstreamPort, data.facilitatorUrl));
-  }
   if (data.role === "floor") {
     const { pgFloorServer } = await import("./lib/pg-floor");
     return listen(
@@ -454,14 +465,21 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     const tallies = new Map<Target, Tally>(
       targets.map((t) => [t, { runs: [], answered: 0, serverCpu: 0, facilitatorCpu: 0, clientCpu: 0 }]),
     );
+    type Batches = { statements: number; calls: number };
+    const batches = () => ask<Batches>(gateway.worker, "batches");
+    const sessionDebits: Batches = { statements: 0, calls: 0 };
     const measure = async (target: Target, seconds: number, record: boolean) => {
       const drive = drives[target];
       const tally = tallies.get(target) as Tally;
+      const debitsBefore = await batches();
       const before = [await cpu(drive.worker), await cpu(facilitator.worker), threadCpuMs()];
       const figure = await drive.run(seconds);
       const after = [await cpu(drive.worker), await cpu(facilitator.worker), threadCpuMs()];
+      const debitsAfter = await batches();
       tally.answered += figure.answered;
       if (!record) return;
+      sessionDebits.statements += debitsAfter.statements - debitsBefore.statements;
+      sessionDebits.calls += debitsAfter.calls - debitsBefore.calls;
       tally.runs.push(figure);
       tally.serverCpu += after[0] - before[0];
       tally.facilitatorCpu += after[1] - before[1];
@@ -570,6 +588,12 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     await db.end();
 
     printCalls(delayMs, targets, tallies);
+    if (sessionDebits.statements > 0) {
+      console.log(
+        `session debits (group commit) in the measured runs: ${sessionDebits.calls} calls in ${sessionDebits.statements} ` +
+          `statements, ${(sessionDebits.calls / sessionDebits.statements).toFixed(1)} calls per statement`,
+      );
+    }
     console.log("balances, vouchers and settlements:");
     for (const line of checks) console.log(`  ${line}`);
     return exact;
