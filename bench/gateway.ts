@@ -28,7 +28,7 @@
  *    Goals: session ≥ 0.3x the raw relay and ahead of every peer; per-call MPP ≥ 1.5x the best peer.
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target and round (5), BENCH_ROUNDS (3),
  * BENCH_CREDENTIALS (300), BENCH_UPSTREAM_DELAY_MS (20), BENCH_DELAYS (`0,<delay>`), BENCH_ONLY
- * (`verification` or `calls`), BENCH_TARGETS (comma-separated, of session, card, mpp, floor, mppx, x402,
+ * (`verification`, also `mpp`; or `calls`, also `session`), BENCH_TARGETS (comma-separated, of session, card, mpp, floor, mppx, x402,
  * relay, direct).
  */
 import http from "node:http";
@@ -749,7 +749,10 @@ async function mppVerification(): Promise<void> {
 if (!isMainThread) {
   await worker();
 } else {
-  const only = process.env.BENCH_ONLY;
+  // `mpp` and `session`: the names these two parts had before the peers joined.
+  const only =
+    ({ mpp: "verification", session: "calls" } as Record<string, string>)[process.env.BENCH_ONLY ?? ""] ??
+    process.env.BENCH_ONLY;
   const chosen = process.env.BENCH_TARGETS?.split(",").map((t) => t.trim());
   const unknown = chosen?.filter((t) => !ALL_TARGETS.includes(t as Target)) ?? [];
   if (unknown.length > 0) throw new Error(`BENCH_TARGETS: unknown ${unknown.join(", ")}`);
