@@ -18,8 +18,10 @@
  *    - anchors: a raw TCP relay (bench/lib/relay.ts) and the upstream called directly.
  *    Session, card, floor, relay and direct are driven by autocannon; the paid targets by a closed loop of the
  *    same number of paying clients in this thread (bench/lib/load.ts; a paid call is two requests, the 402
- *    and the paid retry). Rounds rotate the order; figures are the median round; beside each server its own
- *    thread's CPU time per call (and the facilitator's, and the load generator's). Run with the upstream
+ *    and the paid retry). Rounds rotate the order; figures are the median round. Beside them, CPU time per
+ *    call: the server's own thread, the facilitator's, PostgreSQL's processes (background work such as
+ *    autovacuum counts to whatever runs meanwhile), the load generator's and, in the total, the upstream's:
+ *    steadier than calls per second on a machine shared with other work. Run with the upstream
  *    answering at once (pure overhead) and after BENCH_UPSTREAM_DELAY_MS. At the end, once the upstream's
  *    count of calls per path has stopped moving, every balance must be exact: the session's balance and
  *    vouchers, the card credit and the floor's balance = start − calls passed on × price; for each per-call
@@ -28,8 +30,8 @@
  *    Goals: session ≥ 0.3x the raw relay and ahead of every peer; per-call MPP ≥ 1.5x the best peer.
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target and round (5), BENCH_ROUNDS (3),
  * BENCH_CREDENTIALS (300), BENCH_UPSTREAM_DELAY_MS (20), BENCH_DELAYS (`0,<delay>`), BENCH_ONLY
- * (`verification`, also `mpp`; or `calls`, also `session`), BENCH_TARGETS (comma-separated, of session, card, mpp, floor, mppx, x402,
- * relay, direct).
+ * (`verification`, also `mpp`; or `calls`, also `session`), BENCH_TARGETS (comma-separated, of session,
+ * card, mpp, floor, mppx, x402, relay, direct).
  */
 import http from "node:http";
 import type net from "node:net";
@@ -284,11 +286,16 @@ interface Tally {
   runs: RunFigure[];
   /** Every answer counted, warm-up included. */
   answered: number;
-  /** CPU ms over the measured runs: the target's server thread, the facilitator's, the load generator's. */
-  serverCpu: number;
-  facilitatorCpu: number;
-  clientCpu: number;
+  /** CPU ms over the measured runs, by where it was spent. */
+  cpu: Record<CpuPart, number>;
 }
+
+/**
+ * Where a call's CPU time goes: the target's server thread, the facilitator's thread, PostgreSQL's processes,
+ * the load generator (this thread: autocannon, or the paying clients signing), the upstream's thread.
+ */
+type CpuPart = "server" | "facilitator" | "postgres" | "client" | "upstream";
+const CPU_PARTS: CpuPart[] = ["server", "facilitator", "postgres", "client", "upstream"];
 
 interface Drive {
   /** The target's server thread (none for direct). */
@@ -346,14 +353,19 @@ function paying(pay: (loop: number) => Promise<Response>, receiptHeader: string)
 }
 
 async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean> {
-  const [{ startBenchPostgres }, { migrateDatabase }, pg, { seedFloorAccount, floorBalance }, { sha256Hex }] =
-    await Promise.all([
-      import("./lib/postgres"),
-      import("../drizzle/migrate"),
-      import("pg"),
-      import("./lib/pg-floor"),
-      import("../common/src/index"),
-    ]);
+  const [
+    { startBenchPostgres, clusterCpuMs },
+    { migrateDatabase },
+    pg,
+    { seedFloorAccount, floorBalance },
+    { sha256Hex },
+  ] = await Promise.all([
+    import("./lib/postgres"),
+    import("../drizzle/migrate"),
+    import("pg"),
+    import("./lib/pg-floor"),
+    import("../common/src/index"),
+  ]);
   const { cluster, stop } = await startBenchPostgres("gateway");
   const workers: Worker[] = [];
   const start = async (data: Role) => {
@@ -463,7 +475,10 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
 
     const cpu = (worker: Worker | undefined) => (worker ? ask<number>(worker, "cpu") : Promise.resolve(0));
     const tallies = new Map<Target, Tally>(
-      targets.map((t) => [t, { runs: [], answered: 0, serverCpu: 0, facilitatorCpu: 0, clientCpu: 0 }]),
+      targets.map((t) => [
+        t,
+        { runs: [], answered: 0, cpu: { server: 0, facilitator: 0, postgres: 0, client: 0, upstream: 0 } },
+      ]),
     );
     type Batches = { statements: number; calls: number };
     const batches = () => ask<Batches>(gateway.worker, "batches");
@@ -472,18 +487,23 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
       const drive = drives[target];
       const tally = tallies.get(target) as Tally;
       const debitsBefore = await batches();
-      const before = [await cpu(drive.worker), await cpu(facilitator.worker), threadCpuMs()];
+      const cpuNow = async (): Promise<Record<CpuPart, number>> => ({
+        server: await cpu(drive.worker),
+        facilitator: await cpu(facilitator.worker),
+        postgres: clusterCpuMs(cluster),
+        client: threadCpuMs(),
+        upstream: await cpu(upstream.worker),
+      });
+      const before = await cpuNow();
       const figure = await drive.run(seconds);
-      const after = [await cpu(drive.worker), await cpu(facilitator.worker), threadCpuMs()];
+      const after = await cpuNow();
       const debitsAfter = await batches();
       tally.answered += figure.answered;
       if (!record) return;
       sessionDebits.statements += debitsAfter.statements - debitsBefore.statements;
       sessionDebits.calls += debitsAfter.calls - debitsBefore.calls;
       tally.runs.push(figure);
-      tally.serverCpu += after[0] - before[0];
-      tally.facilitatorCpu += after[1] - before[1];
-      tally.clientCpu += after[2] - before[2];
+      for (const part of CPU_PARTS) tally.cpu[part] += after[part] - before[part];
     };
     // Warm every path (JIT, pools, keep-alive sockets) before measuring.
     for (const target of targets) await measure(target, 1, false);
@@ -607,9 +627,11 @@ function printCalls(delayMs: number, targets: Target[], tallies: Map<Target, Tal
   const tally = (t: Target) => tallies.get(t) as Tally;
   const rps = (t: Target) => median(tally(t).runs.map((r) => r.answered / r.seconds));
   const measured = (t: Target) => tally(t).runs.reduce((sum, r) => sum + r.answered, 0);
-  const perCall = (ms: number, t: Target) => (ms > 0 ? `${((ms * 1000) / measured(t)).toFixed(0)}` : "—");
+  const perCall = (t: Target, part: CpuPart) => (tally(t).cpu[part] * 1000) / measured(t);
+  const allCpu = (t: Target) => CPU_PARTS.reduce((sum, part) => sum + perCall(t, part), 0);
   const has = (t: Target) => tallies.has(t);
   const ms = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+  const us = (n: number) => n.toFixed(0);
   console.log(
     `\ngateway calls, upstream answering after ${delayMs} ms: ${CONNECTIONS} connections (paying clients) x ` +
       `${DURATION} s x ${ROUNDS} rounds, order rotating, loopback; load average ${loadavg()
@@ -617,18 +639,18 @@ function printCalls(delayMs: number, targets: Target[], tallies: Map<Target, Tal
         .join(" ")}`,
   );
   console.log(
-    "| target | calls/s (rounds; median) | p50 ms | p99 ms | server thread CPU µs/call | facilitator CPU µs/call | load generator CPU µs/call | vs relay | vs direct |",
+    "| target | calls/s (rounds; median) | p50 ms | p99 ms | vs relay | vs direct | CPU µs/call: server thread | facilitator | PostgreSQL | load generator | all, upstream too |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const t of targets) {
     const runs = tally(t).runs;
     const paid = PAID_PER_CALL.has(t);
     console.log(
       `| ${LABELS[t]}${paid ? " (402 + paid retry)" : ""} | ${runs.map((r) => (r.answered / r.seconds).toFixed(0)).join(" / ")}; **${rps(t).toFixed(0)}** ` +
         `| ${ms(median(runs.map((r) => r.p50)))} | ${ms(median(runs.map((r) => r.p99)))} ` +
-        `| ${t === "direct" ? "—" : perCall(tally(t).serverCpu, t)} | ${paid ? perCall(tally(t).facilitatorCpu, t) : "—"} ` +
-        `| ${perCall(tally(t).clientCpu, t)} ` +
-        `| ${has("relay") ? `${(rps(t) / rps("relay")).toFixed(2)}x` : "—"} | ${has("direct") ? `${(rps(t) / rps("direct")).toFixed(2)}x` : "—"} |`,
+        `| ${has("relay") ? `${(rps(t) / rps("relay")).toFixed(2)}x` : "—"} | ${has("direct") ? `${(rps(t) / rps("direct")).toFixed(2)}x` : "—"} ` +
+        `| ${t === "direct" ? "—" : us(perCall(t, "server"))} | ${paid ? us(perCall(t, "facilitator")) : "—"} ` +
+        `| ${us(perCall(t, "postgres"))} | ${us(perCall(t, "client"))} | ${us(allCpu(t))} |`,
     );
   }
   const mark = (ok: boolean) => (ok ? "✔" : "✘");
@@ -657,8 +679,23 @@ function printCalls(delayMs: number, targets: Target[], tallies: Map<Target, Tal
           .join(", "),
     );
   }
+  // On a machine shared with other work, what each call costs in CPU is steadier than calls per second.
+  const cheaper = (a: Target, b: Target) =>
+    `${LABELS[b].replace("peer: ", "")} ${(allCpu(b) / allCpu(a)).toFixed(2)}x`;
+  if (has("session") && has("floor")) {
+    console.log(
+      `CPU per call (all threads and PostgreSQL), peer / ours with session billing (above 1: ours spends less): ${cheaper("session", "floor")}`,
+    );
+  }
+  if (has("mpp") && paidPeers.length > 0) {
+    console.log(
+      `CPU per paid call (all threads and PostgreSQL), peer / ours with per-call MPP (above 1: ours spends less): ${paidPeers.map((p) => cheaper("mpp", p)).join(", ")}`,
+    );
+  }
   if (has("card") && has("floor")) {
-    console.log(`card credit / PostgreSQL floor ${ratio("card", "floor").toFixed(2)}x (no goal set)`);
+    console.log(
+      `card credit / PostgreSQL floor ${ratio("card", "floor").toFixed(2)}x (no goal set); CPU per call, peer / ours: ${cheaper("card", "floor")}`,
+    );
   }
 }
 
