@@ -15,18 +15,16 @@
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (8), BENCH_ROUNDS (2),
  * BENCH_SEQUENTIAL (3000), BENCH_ONLY (comma-separated targets, e.g. `wrapper,relay`).
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import http from "node:http";
 import type net from "node:net";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
 import { relayServer } from "./lib/relay";
-import { startBenchWorker } from "./lib/workers";
+import { startBenchWorker, threadCpuMs } from "./lib/workers";
 
 type ProxyRole = "wrapper" | "relay" | "http-proxy" | "fastify";
 type Role = { role: "upstream" } | { role: ProxyRole; upstreamPort: number };
@@ -129,20 +127,6 @@ async function runWorker(data: Role): Promise<void> {
   // Asked for it, the thread answers the CPU time it has used so far (ms): the proxy's own cost.
   parentPort?.on("message", () => parentPort?.postMessage(threadCpuMs()));
   parentPort?.postMessage((server.address() as AddressInfo).port);
-}
-
-/**
- * CPU time (user + system, ms) of the calling thread, from Linux's /proc/thread-self/stat (clock ticks of
- * 10 ms; Node 20 has no per-thread CPU clock). Elsewhere, the event loop's busy wall time.
- */
-function threadCpuMs(): number {
-  try {
-    const stat = readFileSync("/proc/thread-self/stat", "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return performance.eventLoopUtilization().active;
-  }
 }
 
 /** CPU milliseconds the worker thread has used so far. */

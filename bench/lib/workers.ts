@@ -1,4 +1,6 @@
 /** Bench roles run in worker threads: each worker loads its bench file and posts back the port it listens on. */
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 
 /** Starts `moduleUrl` (the caller's `import.meta.url`) in a worker with `data`; resolves with its port. */
@@ -14,4 +16,18 @@ export function startBenchWorker(
     worker.once("message", (port: number) => resolve({ port, worker }));
     worker.once("error", reject);
   });
+}
+
+/**
+ * CPU time (user + system, ms) of the calling thread, from Linux's /proc/thread-self/stat (clock ticks of
+ * 10 ms; Node 20 has no per-thread CPU clock). Elsewhere, the event loop's busy wall time.
+ */
+export function threadCpuMs(): number {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "latin1");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return performance.eventLoopUtilization().active;
+  }
 }
