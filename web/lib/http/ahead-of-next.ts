@@ -25,10 +25,10 @@ export interface RouteAheadOfNext {
   module: Partial<Record<string, unknown>>;
 }
 
-/** A request one of the routes serves: its handler and the path's params. */
+/** A request one of the routes serves: its handler and, on a dynamic route, the path's params. */
 export interface MatchedRoute {
   handler: RouteHandler;
-  params: Record<string, string>;
+  params?: Record<string, string>;
 }
 
 /** The `Vary` Next gives every answer of an app route (next/dist/server/base-server.js, setVaryHeader). */
@@ -68,7 +68,7 @@ export function routesAheadOfNext(
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
     const handler = byPath.get(path)?.get(method);
-    if (handler) return { handler, params: {} };
+    if (handler) return { handler };
     for (const route of dynamic) {
       if (!path.startsWith(route.prefix)) continue;
       const value = path.slice(route.prefix.length);
@@ -94,16 +94,20 @@ export async function serveAheadOfNext(
   const request = new Request(`${origin}${req.url}`, {
     method: req.method,
     headers: headersOf(req),
-    ...(hasBody(req) ? { body: bodyOf(req), duplex: "half" } : {}),
+    ...(hasBody(req)
+      ? { body: new ReadableStream(new UnreadBody(req), { highWaterMark: 0 }), duplex: "half" }
+      : {}),
   } as RequestInit);
-  const response = await route.handler(request, { params: Promise.resolve(route.params) });
+  // As Next calls a route handler: the params of a dynamic route, none for a static one.
+  const context = route.params ? { params: Promise.resolve(route.params) } : {};
+  const response = await route.handler(request, context as Parameters<RouteHandler>[1]);
   res.appendHeader("vary", NEXT_VARY);
   res.statusCode = response.status;
   res.statusMessage = response.statusText;
-  response.headers.forEach((value, name) => {
-    if (DROPPED_HEADERS.has(name) || name === "set-cookie") return;
+  for (const [name, value] of response.headers) {
+    if (DROPPED_HEADERS.has(name) || name === "set-cookie") continue;
     if (REPEATABLE_HEADERS.has(name) || !res.hasHeader(name)) res.appendHeader(name, value);
-  });
+  }
   for (const cookie of response.headers.getSetCookie()) res.appendHeader("set-cookie", cookie);
   await writeBody(res, response.body);
 }
@@ -124,59 +128,78 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * The request body as a stream that reads the connection only when pulled: what the handler does not read
- * stays unread (the server's drain, @svc/common's drainUnreadBodies, throws it away after the answer).
+ * The request body as the source of a stream that reads the connection only when pulled: what the handler
+ * does not read stays unread (the server's drain, @svc/common's drainUnreadBodies, throws it away after the
+ * answer). A class, not closures: nothing is made per pull.
  */
-function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let detach = () => {};
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        return new Promise<void>((resolve) => {
-          const step = () => {
-            const chunk = req.read() as Buffer | null;
-            if (chunk !== null) {
-              detach();
-              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-              resolve();
-            } else if (req.readableEnded) {
-              detach();
-              controller.close();
-              resolve();
-            } else if (req.destroyed) {
-              onAborted();
-            }
-          };
-          const onEnd = () => step();
-          const onError = (err: Error) => {
-            detach();
-            controller.error(err);
-            resolve();
-          };
-          const onAborted = () =>
-            onError(new Error("the client closed the connection before the body ended"));
-          detach = () => {
-            req.off("readable", step);
-            req.off("end", onEnd);
-            req.off("error", onError);
-            req.off("close", onClose);
-          };
-          const onClose = () => {
-            if (!req.complete) onAborted();
-          };
-          req.on("readable", step);
-          req.on("end", onEnd);
-          req.on("error", onError);
-          req.on("close", onClose);
-          step();
-        });
-      },
-      cancel() {
-        detach();
-      },
-    },
-    { highWaterMark: 0 },
-  );
+class UnreadBody implements UnderlyingDefaultSource<Uint8Array> {
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private settle: (() => void) | undefined;
+
+  constructor(private readonly req: IncomingMessage) {
+    this.step = this.step.bind(this);
+    this.fail = this.fail.bind(this);
+    this.onClose = this.onClose.bind(this);
+  }
+
+  pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    this.controller = controller;
+    const { req } = this;
+    const pulled = new Promise<void>((resolve) => {
+      this.settle = resolve;
+    });
+    req.on("readable", this.step);
+    req.on("end", this.step);
+    req.on("error", this.fail);
+    req.on("close", this.onClose);
+    this.step();
+    return pulled;
+  }
+
+  cancel(): void {
+    this.detach();
+  }
+
+  private step(): void {
+    const { req, controller } = this;
+    if (!controller || !this.settle) return;
+    const chunk = req.read() as Buffer | null;
+    if (chunk !== null) {
+      this.done();
+      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    } else if (req.readableEnded) {
+      this.done();
+      controller.close();
+    } else if (req.destroyed) {
+      this.onClose();
+    }
+  }
+
+  private fail(err: Error): void {
+    const { controller } = this;
+    this.done();
+    controller?.error(err);
+  }
+
+  private onClose(): void {
+    if (!this.req.complete) this.fail(new Error("the client closed the connection before the body ended"));
+  }
+
+  /** Settles the pull under way; the connection is not read until the next. */
+  private done(): void {
+    this.detach();
+    const settle = this.settle;
+    this.settle = undefined;
+    settle?.();
+  }
+
+  private detach(): void {
+    const { req } = this;
+    req.off("readable", this.step);
+    req.off("end", this.step);
+    req.off("error", this.fail);
+    req.off("close", this.onClose);
+  }
 }
 
 /**
@@ -195,19 +218,12 @@ async function writeBody(res: ServerResponse, body: ReadableStream<Uint8Array> |
   }
   const reader = body.getReader();
   let drained: (() => void) | undefined;
-  const onDrain = () => drained?.();
   const onClose = () => {
     drained?.();
-    if (!res.writableFinished) void reader.cancel().catch(() => {});
+    if (!res.writableFinished) reader.cancel().catch(() => {});
   };
-  res.on("drain", onDrain);
   res.once("close", onClose);
   let corked = false;
-  const uncork = () => {
-    corked = false;
-    // end() has flushed everything already.
-    if (!res.writableEnded) res.uncork();
-  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -216,12 +232,15 @@ async function writeBody(res: ServerResponse, body: ReadableStream<Uint8Array> |
       if (!corked) {
         corked = true;
         res.cork();
-        process.nextTick(uncork);
+        process.nextTick(uncork, res);
       }
       if (!res.write(value)) {
+        // Backpressure: the next chunk waits until the client took this one (or went away).
         await new Promise<void>((resolve) => {
           drained = resolve;
+          res.once("drain", resolve);
         });
+        res.off("drain", drained as () => void);
         drained = undefined;
       }
     }
@@ -230,7 +249,11 @@ async function writeBody(res: ServerResponse, body: ReadableStream<Uint8Array> |
     if (!res.destroyed) res.destroy(err as Error);
     throw err;
   } finally {
-    res.off("drain", onDrain);
     res.off("close", onClose);
   }
+}
+
+/** The end of a turn in which a body's chunks were written: they leave (end() has sent them already). */
+function uncork(res: ServerResponse): void {
+  if (!res.writableEnded) res.uncork();
 }

@@ -14,10 +14,11 @@ type Params = Record<string, string | string[] | undefined>;
  * promise of the dynamic segments' values in path order; static routes get none).
  */
 export async function routeTemplateOf(request: Request, context: unknown): Promise<string> {
-  const segments = pathnameOf(request.url).split("/");
+  const path = pathnameOf(request.url);
   const promised = (context as { params?: Promise<Params> | Params } | undefined)?.params;
   const params = promised ? await promised : undefined;
-  if (!params) return segments.join("/");
+  if (!params) return path;
+  const segments = path.split("/");
   const decoded = segments.map((s) => {
     try {
       return decodeURIComponent(s);
