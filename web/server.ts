@@ -8,15 +8,20 @@
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
  * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s). Unknown
  * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts). A
- * route's Content-Length, which Next drops, is sent (lib/http/content-length.ts).
+ * route's Content-Length, which Next drops, is sent (lib/http/content-length.ts). The v1 gateway and the
+ * payment-session reads are served ahead of Next by their route files' own handlers (lib/http/ahead-of-next.ts,
+ * GATEWAY_AHEAD_OF_NEXT): the same answers without Next's routing, which costs more than such a call.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
 import next from "next";
+import * as gatewayRoute from "./app/api/v1/gateway/route";
+import * as walletSessionRoute from "./app/api/wallet/sessions/[id]/route";
 import { loadWebConfig } from "./lib/config";
 import { setStartedWebConfig } from "./lib/context";
+import { routesAheadOfNext, serveAheadOfNext } from "./lib/http/ahead-of-next";
 import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
 import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
 import { sendDeclaredContentLength } from "./lib/http/content-length";
@@ -35,6 +40,16 @@ try {
     routeOf: apiRouteMatcher(builtApiRoutes(dir)),
     allowOf: allowOfRoute(() => loopbackUrl(server.address() as AddressInfo)),
   });
+  const aheadOfNext = routesAheadOfNext(
+    env.GATEWAY_AHEAD_OF_NEXT
+      ? [
+          { path: "/api/v1/gateway", module: gatewayRoute },
+          { path: "/api/wallet/sessions/[id]", module: walletSessionRoute },
+        ]
+      : [],
+  );
+  // The origin of the requests handlers get ahead of Next (Next's is its own address too).
+  let origin = "";
   // A body the web will not read (over its limit) is read and thrown away, bounded, so the client reads the 413.
   const server = createServer(
     drainUnreadBodies((req, res) => {
@@ -47,7 +62,9 @@ try {
       delete req.headers["content-security-policy-report-only"];
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       sendDeclaredContentLength(res);
-      handle(req, res).catch((err: unknown) => {
+      const matched = aheadOfNext(req.method, req.url);
+      const served = matched ? serveAheadOfNext(req, res, matched, origin) : handle(req, res);
+      served.catch((err: unknown) => {
         process.stderr.write(`web: request failed: ${String(err)}\n`);
         // A body already under way cannot turn into an error: the client sees it cut off, not complete.
         if (res.headersSent) return void res.destroy();
@@ -62,6 +79,7 @@ try {
     if (!relayPermissions(req, socket, head)) socket.destroy();
   });
   await listen(server, env.WEB_PORT, env.HOST);
+  origin = loopbackUrl(server.address() as AddressInfo).origin;
   process.stdout.write(`web listening on http://${env.HOST}:${env.WEB_PORT}\n`);
   const stop = () => {
     server.close();

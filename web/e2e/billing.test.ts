@@ -6,7 +6,7 @@
 import { startFakeStripe } from "@svc/common/testing";
 import { cardCredits } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakePlugin } from "../lib/gateway/test-support";
+import { readHeldStream, startFakePlugin } from "../lib/gateway/test-support";
 import { signedInUser, webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, startWebServer } from "./testing/browser";
@@ -45,19 +45,8 @@ describe("POST /api/v1/gateway through the built app", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-plugin-id")).toBe("generate-text");
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const first = await reader.read();
-    expect(new TextDecoder().decode(first.value)).toBe(chunks[0]);
-    // The second chunk is still held by the upstream: the first came through unbuffered.
-    await script.written(1);
-    script.release();
-    let rest = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += new TextDecoder().decode(value);
-    }
-    expect(rest).toBe(chunks[1]);
+    // The first chunk is read while the upstream still holds the second: it came through unbuffered.
+    expect(await readHeldStream(res, script)).toEqual({ first: chunks[0], rest: chunks[1] });
     const mpp = await fetch(`${stack.web.url}/api/v1/gateway`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-payment-method": "mpp" },

@@ -1,4 +1,4 @@
-import { ConfigError, csv, httpUrl, positiveInt } from "@svc/common";
+import { ConfigError, csv, flag, httpUrl, positiveInt } from "@svc/common";
 import { assets } from "mppx/x402";
 import { z } from "zod";
 
@@ -26,6 +26,11 @@ export const gatewayEnv = {
   GATEWAY_AUTH_PLUGINS: csv(),
   /** How long a plugin has to answer (and, streaming, between two chunks); the spec's 30 s. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
+  /**
+   * web/server.ts serves the gateway and the payment-session reads ahead of Next.js, with the same route
+   * handlers (lib/http/ahead-of-next.ts); false sends them through Next's router like every other route.
+   */
+  GATEWAY_AHEAD_OF_NEXT: flag(true),
   /** Price per call of each plugin in USD. */
   GATEWAY_PLUGIN_AGENT_PRICE_USD: price("0.05"),
   GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: price("0.01"),

@@ -101,8 +101,8 @@ async function respond(
   payment: Payment,
   answer: PluginAnswer,
 ): Promise<Response> {
-  const headers = new Headers({ "x-plugin-id": plugin.id, ...payment.headers });
-  if (answer.contentType) headers.set("content-type", answer.contentType);
+  const headers: Record<string, string> = { "x-plugin-id": plugin.id, ...payment.headers };
+  if (answer.contentType) headers["content-type"] = answer.contentType;
   const keep = !answer.refundable ? payment.keep : undefined;
   const kept = (bytes: Buffer | null) => ({
     status: answer.status,
@@ -117,8 +117,8 @@ async function respond(
     await keep?.(kept(body));
     return new Response(new Uint8Array(body), { status: answer.status, headers });
   }
-  headers.set("cache-control", "no-cache, no-transform");
-  headers.set("x-accel-buffering", "no");
+  headers["cache-control"] = "no-cache, no-transform";
+  headers["x-accel-buffering"] = "no";
   return new Response(body, { status: answer.status, headers });
 }
 

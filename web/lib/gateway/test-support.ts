@@ -72,3 +72,24 @@ export async function startFakePlugin(): Promise<FakePlugin> {
     close: () => upstream.close(),
   };
 }
+
+/**
+ * Reads a streamed gateway answer whose plugin holds each chunk after the first (`streamChunks`): the first
+ * chunk is read while the second is still held — so it came through unbuffered — then the rest.
+ */
+export async function readHeldStream(
+  res: Response,
+  script: ReturnType<FakePlugin["streamChunks"]>,
+): Promise<{ first: string; rest: string }> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  await script.written(1);
+  script.release();
+  let rest = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    rest += new TextDecoder().decode(value);
+  }
+  return { first, rest };
+}

@@ -14,6 +14,7 @@ export const REQUEST_PATH_HEADER = "x-svc-request-path";
 export const DEFAULT_RETURN_PATH = "/dashboard";
 
 const MAX_RETURN_PATH_LENGTH = 2048;
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~-]+\/)*[A-Za-z0-9_~-]*$/;
 const BASE = "http://return-path.invalid";
 
 /** `value` as a path of this site (path, query, fragment), or null when it is not one or names the API. */
@@ -46,6 +47,8 @@ export function loginPathFor(path: string | null): string {
  * `_rsc` parameter (a client-side navigation's request carries it).
  */
 export function requestedPagePath(target: string | undefined): string {
+  // A plain path (no query, no dot segment, nothing to percent-encode) is its own page path.
+  if (target !== undefined && PLAIN_PATH.test(target)) return target;
   let url: URL;
   try {
     url = new URL(target ?? "/", BASE);

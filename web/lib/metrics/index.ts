@@ -14,10 +14,11 @@ type Params = Record<string, string | string[] | undefined>;
  * promise of the dynamic segments' values in path order; static routes get none).
  */
 export async function routeTemplateOf(request: Request, context: unknown): Promise<string> {
-  const segments = new URL(request.url).pathname.split("/");
+  const path = pathnameOf(request.url);
   const promised = (context as { params?: Promise<Params> | Params } | undefined)?.params;
   const params = promised ? await promised : undefined;
-  if (!params) return segments.join("/");
+  if (!params) return path;
+  const segments = path.split("/");
   const decoded = segments.map((s) => {
     try {
       return decodeURIComponent(s);
@@ -37,6 +38,21 @@ export async function routeTemplateOf(request: Request, context: unknown): Promi
     from = at + 1;
   }
   return segments.join("/");
+}
+
+/**
+ * The path of a URL as a Request serializes it (absolute, normalized), as `new URL(url).pathname` reads it
+ * without parsing the URL again on every answer.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  let end = url.length;
+  for (const mark of ["?", "#"]) {
+    const at = url.indexOf(mark, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  return url.slice(start, end);
 }
 
 function findRun(segments: string[], run: string[], from: number): number {

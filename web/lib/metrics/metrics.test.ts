@@ -21,4 +21,11 @@ describe("route templates", () => {
     );
     expect(await template("/docs", { path: undefined })).toBe("/docs");
   });
+
+  it("reads the path alone: no query, no fragment", async () => {
+    expect(await template("/api/keys?limit=5#top")).toBe("/api/keys");
+    expect(await template("/api/keys/key_1?x=/y", { id: "key_1" })).toBe("/api/keys/[id]");
+    expect(await template("/api//keys#a?b")).toBe("/api//keys");
+    expect(await template("")).toBe("/");
+  });
 });

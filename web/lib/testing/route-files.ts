@@ -6,14 +6,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openApiPath } from "@svc/common/openapi/index";
+import { HTTP_METHODS, type RouteHandler } from "../http/ahead-of-next";
+
+export { HTTP_METHODS, type RouteHandler };
 
 export const APP_DIR = fileURLToPath(new URL("../../app", import.meta.url));
-export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-
-export type RouteHandler = (
-  request: Request,
-  context: { params: Promise<Record<string, string>> },
-) => Promise<Response>;
 
 export interface RouteModule {
   /** `app/api/keys/[id]/route.ts` → `/api/keys/{id}`. */
