@@ -1,6 +1,6 @@
 /** The platform job queue's SQL, one file per operation (graphile-worker's `src/sql/` shape). */
 export { claimJobs } from "./claimJobs";
-export { completeAndClaimJobs } from "./completeAndClaimJobs";
+export { completeAndClaimJobs, type FinishedJob } from "./completeAndClaimJobs";
 export { completeJob } from "./completeJob";
 export { enqueueJob, type NewJob } from "./enqueueJob";
 export { failJob } from "./failJob";
