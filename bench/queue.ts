@@ -19,6 +19,7 @@ import {
   databaseClock,
   enqueueJob,
   QUEUE_SESSION_OPTIONS,
+  QUEUE_TYPES,
 } from "../backend/src/jobs/sql";
 import { createJobWorker } from "../backend/src/jobs/worker";
 import { createLogger } from "../common/src/index";
@@ -182,7 +183,12 @@ async function oursLatency(): Promise<number[]> {
 
 async function oursClaimLatency(): Promise<number> {
   // The worker's session settings, as the worker's own pool has them.
-  const pool = new pg.Pool({ connectionString: oursUrl, max: 2, options: QUEUE_SESSION_OPTIONS });
+  const pool = new pg.Pool({
+    connectionString: oursUrl,
+    max: 2,
+    options: QUEUE_SESSION_OPTIONS,
+    types: QUEUE_TYPES,
+  });
   const samples: number[] = [];
   for (let i = 0; i < 600; i++) {
     await enqueueJob(pool, databaseClock, { jobType: "gateway_chat_completion", payload: {} });

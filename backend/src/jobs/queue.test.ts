@@ -11,7 +11,9 @@ import {
   failJob,
   getJob,
   jobMetrics,
+  parseUtcTimestamp,
   QUEUE_SESSION_OPTIONS,
+  QUEUE_TYPES,
   type QueueClock,
   refreshJobLock,
   releaseJobs,
@@ -384,6 +386,74 @@ describe("prepared claims on a worker session", () => {
       expect(claim.job.id).toBe("job_0000000001");
     } finally {
       await session.end();
+    }
+  });
+});
+
+describe("timestamps on a worker session", () => {
+  it("read digit by digit, are the Dates pg's own parser makes", () => {
+    const pgParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, "text");
+    const texts = [
+      "2026-11-21 10:00:00+00",
+      "2026-11-21 10:00:00.5+00",
+      "2026-11-21 10:00:00.001+00",
+      "2026-11-21 10:00:00.000001+00",
+      "2026-11-21 10:00:00.123456+00",
+      "2026-11-21 10:00:00.999999+00",
+      "2024-02-29 23:59:59.99999+00",
+      "1970-01-01 00:00:00+00",
+      "0100-01-01 00:00:00.25+00",
+      // Shapes a UTC session never prints: pg's parser reads them.
+      "0099-06-01 12:00:00+00",
+      "2026-11-21 10:00:00+01",
+      "2026-11-21 10:00:00.75-05:30",
+      "0044-03-15 12:00:00+00 BC",
+      "infinity",
+      "-infinity",
+    ];
+    // Every millisecond fraction digit count, over a spread of instants.
+    for (let i = 0; i < 2000; i++) {
+      const iso = new Date(Date.UTC(1990, 0, 1) + i * 987_654_321_7).toISOString();
+      const fraction = String((i * 7_919) % 1_000_000)
+        .padStart(6, "0")
+        .slice(0, 1 + (i % 6));
+      texts.push(`${iso.slice(0, 10)} ${iso.slice(11, 19)}${i % 7 === 0 ? "" : `.${fraction}`}+00`);
+    }
+    for (const text of texts) {
+      const ours = parseUtcTimestamp(text);
+      const theirs = pgParse(text) as Date | number;
+      expect([text, ours instanceof Date ? ours.getTime() : ours]).toEqual([
+        text,
+        theirs instanceof Date ? theirs.getTime() : theirs,
+      ]);
+    }
+  });
+
+  it("give a claimed job the same instants as a session in another zone reads", async () => {
+    const session = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: QUEUE_SESSION_OPTIONS,
+      types: QUEUE_TYPES,
+    });
+    const elsewhere = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: "-c TimeZone=America/New_York",
+    });
+    await session.connect();
+    await elsewhere.connect();
+    try {
+      const job = await chat();
+      // Microseconds in every timestamp the claim returns.
+      await pool.query("update platform_jobs set run_at = now() - interval '1.234567 s' where id = $1", [
+        job.id,
+      ]);
+      const [claim] = await claimJobs(session, databaseClock, 1);
+      const stored = await getJob(elsewhere, job.id);
+      for (const field of ["runAt", "lockedAt", "startedAt", "createdAt", "updatedAt"] as const)
+        expect([field, claim.job[field]?.getTime()]).toEqual([field, stored?.[field]?.getTime()]);
+    } finally {
+      await session.end();
+      await elsewhere.end();
     }
   });
 });

@@ -27,6 +27,7 @@ import {
   databaseClock,
   failJob,
   QUEUE_SESSION_OPTIONS,
+  QUEUE_TYPES,
   type QueueClock,
   refreshJobLock,
   releaseJobs,
@@ -107,6 +108,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     max: concurrency + 2,
     application_name: "svc-job-worker",
     options: QUEUE_SESSION_OPTIONS,
+    types: QUEUE_TYPES,
     connectionTimeoutMillis: DATABASE_CONNECTION_TIMEOUT_MS,
   });
   pool.on("error", (err) => logger.warn({ err }, "idle job worker connection failed"));
@@ -152,7 +154,9 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   let processing = 0;
   /** Finished jobs whose completion goes out with the next exchange. */
   const finished: Completion[] = [];
-  let exchanging = false;
+  /** The exchange in flight (one at a time), and the connection exchanges keep between them. */
+  let exchanging: Promise<void> | undefined;
+  let exchangeClient: pg.PoolClient | undefined;
   /** A wake-up or a finished job came while an exchange was in flight: exchange again after it. */
   let again = false;
   let scheduled = false;
@@ -177,22 +181,31 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
    * PostgreSQL CPU per job; each statement carries a fixed ~300 µs of executor work on this table.) A
    * failed exchange keeps its completions and tries again after a backoff.
    */
-  async function exchange(): Promise<void> {
-    if (closed) return abandon();
+  function exchange(): Promise<void> {
+    if (closed) {
+      abandon();
+      return Promise.resolve();
+    }
     if (exchanging || retryTimer) {
       again = true;
-      return;
+      return Promise.resolve();
     }
     const free = stopping ? 0 : concurrency - processing;
-    if (finished.length === 0 && free === 0) return;
+    if (finished.length === 0 && free === 0) return Promise.resolve();
+    exchanging = exchangeNow(free);
+    return exchanging;
+  }
+
+  async function exchangeNow(free: number): Promise<void> {
     const batch = finished.splice(0, finished.length);
-    exchanging = true;
     let claims: Claim[] = [];
     let failed = false;
+    let client: pg.PoolClient | undefined;
     try {
       const started = process.hrtime.bigint();
+      client = await exchangeConnection();
       const out = await completeAndClaimJobs(
-        pool,
+        client,
         clock,
         batch.map((c) => ({
           id: c.entry.claim.job.id,
@@ -207,9 +220,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       for (const c of batch) c.settle(out.completed.has(c.entry.claim.job.id));
     } catch (err) {
       failed = true;
+      if (client) dropExchangeConnection(client, err);
       retryAfter(err, batch);
     } finally {
-      exchanging = false;
+      exchanging = undefined;
     }
     if (stopping) await releaseClaims(claims);
     else for (const claim of claims) run(claim);
@@ -217,6 +231,26 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       again = false;
       void exchange();
     }
+  }
+
+  /**
+   * The exchanges' connection, checked out of the worker's pool once and kept: checking it out and back
+   * for every statement cost the worker as much CPU as reading the statement's rows. Any failure drops
+   * it (the next exchange connects anew); stop hands it back.
+   */
+  async function exchangeConnection(): Promise<pg.PoolClient> {
+    if (exchangeClient) return exchangeClient;
+    const client = await pool.connect();
+    // A held connection that fails between statements (a database restart) is dropped, not thrown.
+    client.on("error", (err) => dropExchangeConnection(client, err));
+    exchangeClient = client;
+    return client;
+  }
+
+  function dropExchangeConnection(client: pg.PoolClient, err?: unknown): void {
+    if (exchangeClient !== client) return;
+    exchangeClient = undefined;
+    client.release(err instanceof Error ? err : err !== undefined);
   }
 
   /** A failed exchange: its completions wait for the retry (through a database outage), up to a limit. */
@@ -448,6 +482,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       closed = true;
       clearTimeout(retryTimer);
       abandon();
+      await exchanging;
+      if (exchangeClient) dropExchangeConnection(exchangeClient);
       await pool.end().catch(() => undefined);
     },
   };

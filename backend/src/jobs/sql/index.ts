@@ -11,4 +11,12 @@ export { refreshJobLock } from "./refreshJobLock";
 export { releaseJobs } from "./releaseJobs";
 export { reportJobProgress } from "./reportJobProgress";
 export { requeueStaleJobs } from "./requeueStaleJobs";
-export { type Claim, databaseClock, QUEUE_SESSION_OPTIONS, type Queryable, type QueueClock } from "./shared";
+export {
+  type Claim,
+  databaseClock,
+  parseUtcTimestamp,
+  QUEUE_SESSION_OPTIONS,
+  QUEUE_TYPES,
+  type Queryable,
+  type QueueClock,
+} from "./shared";
