@@ -26,7 +26,7 @@ function oldestQueuedGauge() {
 function claimDuration() {
   return histogram<"statement">({
     name: "platform_job_claim_duration_seconds",
-    help: "Time of a worker's claim statement: `claim` (free slots) or `complete_and_claim` (a finished job's successor)",
+    help: "Time of a worker's claim statement: `claim` (free slots) or `complete_and_claim` (finished jobs' completions with the claim of their successors)",
     labelNames: ["statement"],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
   });

@@ -11,7 +11,9 @@ import {
   failJob,
   getJob,
   jobMetrics,
+  parseUtcTimestamp,
   QUEUE_SESSION_OPTIONS,
+  QUEUE_TYPES,
   type QueueClock,
   refreshJobLock,
   releaseJobs,
@@ -260,7 +262,7 @@ describe("complete and claim in one statement", () => {
     const out = await completeAndClaimJobs(
       pool,
       clock,
-      { id: claim.job.id, lockToken: claim.lockToken, result: { n: 1 } },
+      [{ id: claim.job.id, lockToken: claim.lockToken, result: { n: 1 } }],
       1,
     );
     expect([...out.completed]).toEqual([first.id]);
@@ -271,10 +273,58 @@ describe("complete and claim in one statement", () => {
     const stale = await completeAndClaimJobs(
       pool,
       clock,
-      { id: first.id, lockToken: claim.lockToken, result: {} },
+      [{ id: first.id, lockToken: claim.lockToken, result: {} }],
       1,
     );
     expect(stale).toEqual({ completed: new Set(), claims: [] });
+  });
+
+  it("completes a batch, each job with its own result and fenced by its own token, and claims up to the limit", async () => {
+    const jobs = [];
+    for (let i = 0; i < 6; i++) {
+      jobs.push(await chat());
+      manual.advance(1);
+    }
+    const claims = await claimJobs(pool, clock, 3);
+    expect(claims.map((c) => c.job.id)).toEqual(jobs.slice(0, 3).map((j) => j.id));
+    // A second claim: its token differs from the first one's.
+    const [fourth] = await claimJobs(pool, clock, 1);
+    expect(fourth.lockToken).not.toBe(claims[0].lockToken);
+    manual.advance(1000);
+    const out = await completeAndClaimJobs(
+      pool,
+      clock,
+      [
+        { id: claims[0].job.id, lockToken: claims[0].lockToken, result: { n: 0 } },
+        // The fourth job presented with the first claim's token: fenced out.
+        { id: fourth.job.id, lockToken: claims[0].lockToken, result: { n: "stolen" } },
+        { id: claims[2].job.id, lockToken: claims[2].lockToken, result: { n: 2, nested: { a: [1, "x"] } } },
+        { id: claims[1].job.id, lockToken: claims[1].lockToken, result: { n: 1 } },
+      ],
+      5,
+    );
+    expect([...out.completed].sort()).toEqual(claims.map((c) => c.job.id).sort());
+    expect(out.claims.map((c) => c.job.id)).toEqual(jobs.slice(4).map((j) => j.id));
+    expect(await getJob(pool, claims[0].job.id)).toMatchObject({ status: "completed", result: { n: 0 } });
+    expect(await getJob(pool, claims[1].job.id)).toMatchObject({ status: "completed", result: { n: 1 } });
+    const third = await getJob(pool, claims[2].job.id);
+    expect(third).toMatchObject({ status: "completed", result: { n: 2, nested: { a: [1, "x"] } } });
+    expect(third?.completedAt?.toISOString()).toBe(manual.now().toISOString());
+    expect(await getJob(pool, fourth.job.id)).toMatchObject({ status: "running", result: null });
+
+    // Completing only (no slot to fill): the same fence.
+    const only = await completeAndClaimJobs(
+      pool,
+      clock,
+      [
+        { id: fourth.job.id, lockToken: fourth.lockToken, result: { n: 3 } },
+        { id: claims[0].job.id, lockToken: claims[0].lockToken, result: { again: true } },
+      ],
+      0,
+    );
+    expect(only).toEqual({ completed: new Set([fourth.job.id]), claims: [] });
+    expect(await getJob(pool, fourth.job.id)).toMatchObject({ status: "completed", result: { n: 3 } });
+    expect((await getJob(pool, claims[0].job.id))?.result).toEqual({ n: 0 });
   });
 });
 
@@ -286,12 +336,16 @@ describe("prepared claims on a worker session", () => {
     });
     await session.connect();
     try {
-      // The worst moment to plan: the table analyzed while empty, and the generic plan forced.
+      // The worst moment to plan: the table analyzed while empty; the session's options force the generic
+      // plan, so that one plan is what every execution uses.
       await session.query("analyze platform_jobs");
-      await session.query("set plan_cache_mode = force_generic_plan");
+      expect((await session.query("show plan_cache_mode")).rows[0].plan_cache_mode).toBe(
+        "force_generic_plan",
+      );
       expect(await claimJobs(session, databaseClock, 1)).toEqual([]);
       const done = { id: "job_none", lockToken: "none", result: {} };
-      expect((await completeAndClaimJobs(session, databaseClock, done, 1)).claims).toEqual([]);
+      expect((await completeAndClaimJobs(session, databaseClock, [done], 1)).claims).toEqual([]);
+      expect((await completeAndClaimJobs(session, databaseClock, [done], 0)).completed.size).toBe(0);
       expect(await refreshJobLock(session, databaseClock, done)).toBe(false);
       await pool.query(
         `insert into platform_jobs (id, lane, job_type, priority, max_attempts, payload, run_at)
@@ -303,12 +357,14 @@ describe("prepared claims on a worker session", () => {
         (await session.query(`explain (costs off) execute ${statement}`)).rows
           .map((row) => row["QUERY PLAN"] as string)
           .join("\n");
-      for (const text of [
-        await plan("platform_jobs_claim_1(null, 'token')"),
-        await plan("platform_jobs_complete_claim_1(null, 'job_none', 'none', '{}', 'token')"),
-      ]) {
-        expect(text).toContain("Index Scan using platform_jobs_claim_idx");
-        // The finished job (complete-and-claim) is found by its key, like the claimed ones.
+      for (const [text, claims] of [
+        [await plan("platform_jobs_claim_1(null, 'token')"), true],
+        [await plan("platform_jobs_complete_claim_1(null, '{job_none}', '{none}', '[{}]', 'token')"), true],
+        [await plan("platform_jobs_complete_batch(null, '{job_none}', '{none}', '[{}]')"), false],
+      ] as const) {
+        if (claims) expect(text).toContain("Index Scan using platform_jobs_claim_idx");
+        else expect(text).not.toContain("platform_jobs_claim_idx");
+        // The finished jobs (complete-and-claim) are found by their key, like the claimed ones.
         for (const scan of text.matchAll(
           /Index Scan using (\w+) on platform_jobs job\w*\s+Index Cond: (.*)/g,
         ))
@@ -330,6 +386,74 @@ describe("prepared claims on a worker session", () => {
       expect(claim.job.id).toBe("job_0000000001");
     } finally {
       await session.end();
+    }
+  });
+});
+
+describe("timestamps on a worker session", () => {
+  it("read digit by digit, are the Dates pg's own parser makes", () => {
+    const pgParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, "text");
+    const texts = [
+      "2026-11-21 10:00:00+00",
+      "2026-11-21 10:00:00.5+00",
+      "2026-11-21 10:00:00.001+00",
+      "2026-11-21 10:00:00.000001+00",
+      "2026-11-21 10:00:00.123456+00",
+      "2026-11-21 10:00:00.999999+00",
+      "2024-02-29 23:59:59.99999+00",
+      "1970-01-01 00:00:00+00",
+      "0100-01-01 00:00:00.25+00",
+      // Shapes a UTC session never prints: pg's parser reads them.
+      "0099-06-01 12:00:00+00",
+      "2026-11-21 10:00:00+01",
+      "2026-11-21 10:00:00.75-05:30",
+      "0044-03-15 12:00:00+00 BC",
+      "infinity",
+      "-infinity",
+    ];
+    // Every millisecond fraction digit count, over a spread of instants.
+    for (let i = 0; i < 2000; i++) {
+      const iso = new Date(Date.UTC(1990, 0, 1) + i * 987_654_321_7).toISOString();
+      const fraction = String((i * 7_919) % 1_000_000)
+        .padStart(6, "0")
+        .slice(0, 1 + (i % 6));
+      texts.push(`${iso.slice(0, 10)} ${iso.slice(11, 19)}${i % 7 === 0 ? "" : `.${fraction}`}+00`);
+    }
+    for (const text of texts) {
+      const ours = parseUtcTimestamp(text);
+      const theirs = pgParse(text) as Date | number;
+      expect([text, ours instanceof Date ? ours.getTime() : ours]).toEqual([
+        text,
+        theirs instanceof Date ? theirs.getTime() : theirs,
+      ]);
+    }
+  });
+
+  it("give a claimed job the same instants as a session in another zone reads", async () => {
+    const session = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: QUEUE_SESSION_OPTIONS,
+      types: QUEUE_TYPES,
+    });
+    const elsewhere = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: "-c TimeZone=America/New_York",
+    });
+    await session.connect();
+    await elsewhere.connect();
+    try {
+      const job = await chat();
+      // Microseconds in every timestamp the claim returns.
+      await pool.query("update platform_jobs set run_at = now() - interval '1.234567 s' where id = $1", [
+        job.id,
+      ]);
+      const [claim] = await claimJobs(session, databaseClock, 1);
+      const stored = await getJob(elsewhere, job.id);
+      for (const field of ["runAt", "lockedAt", "startedAt", "createdAt", "updatedAt"] as const)
+        expect([field, claim.job[field]?.getTime()]).toEqual([field, stored?.[field]?.getTime()]);
+    } finally {
+      await session.end();
+      await elsewhere.end();
     }
   });
 });

@@ -1,5 +1,13 @@
-import { randomId } from "@svc/common";
-import { type Claim, inClaimOrder, NOW, nextJobsSql, type Queryable, type QueueClock, toJob } from "./shared";
+import {
+  type Claim,
+  inClaimOrder,
+  NOW,
+  newLockToken,
+  nextJobsSql,
+  type Queryable,
+  type QueueClock,
+  toJob,
+} from "./shared";
 
 /**
  * Claims up to `limit` eligible jobs in one statement: queued, `run_at` reached, highest priority first then
@@ -13,7 +21,7 @@ export async function claimJobs(
   lanes: readonly string[] | null = null,
 ): Promise<Claim[]> {
   if (limit <= 0) return [];
-  const lockToken = randomId(16);
+  const lockToken = newLockToken();
   const filtered = lanes !== null && lanes.length > 0;
   const { rows } = await db.query({
     name: `platform_jobs_claim_${limit}${filtered ? "_lanes" : ""}`,

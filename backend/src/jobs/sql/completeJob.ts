@@ -1,4 +1,5 @@
-import { NOW, type Queryable, type QueueClock } from "./shared";
+import { completeAndClaimJobs } from "./completeAndClaimJobs";
+import type { Queryable, QueueClock } from "./shared";
 
 /** Marks a claimed job completed with its result. False when the claim was lost (fenced out). */
 export async function completeJob(
@@ -7,12 +8,6 @@ export async function completeJob(
   claim: { id: string; lockToken: string },
   result: Record<string, unknown>,
 ): Promise<boolean> {
-  const { rowCount } = await db.query({
-    name: "platform_jobs_complete",
-    text: `update platform_jobs
-      set status = 'completed', result = $4, completed_at = ${NOW}, locked_at = null, lock_token = null, updated_at = ${NOW}
-      where id = $2 and lock_token = $3`,
-    values: [clock.now(), claim.id, claim.lockToken, result],
-  });
-  return rowCount === 1;
+  const { completed } = await completeAndClaimJobs(db, clock, [{ ...claim, result }], 0);
+  return completed.has(claim.id);
 }

@@ -6,8 +6,9 @@
  * change it. A token exists only while its job is `running` (every way out of `running` clears it), so
  * `id = … and lock_token = …` is the whole fence and the statement stays a primary-key lookup.
  */
+import { randomUUID } from "node:crypto";
 import type { PlatformJob, PlatformJobPayload } from "@svc/db/schema";
-import type pg from "pg";
+import pg from "pg";
 
 export type Queryable = Pick<pg.Pool, "query">;
 
@@ -76,10 +77,68 @@ export const JOB_COLUMNS = [
  * row once the queue fills up (measured: 13–22 ms per claim at 20,000 queued jobs instead of 0.5 ms). With
  * sequential scans, bitmap scans and sorts disabled, every queue statement is an index walk — the claim the
  * ordered scan of `platform_jobs_claim_idx`, everything else the primary key or a partial index — whatever
- * the statistics say. Only the worker's sessions carry them (a startup parameter; behind PgBouncer use
- * session pooling for the worker).
+ * the statistics say. And the cached plan is always the one used (`force_generic_plan`): left to choose,
+ * PostgreSQL kept planning the complete-and-claim statement anew on every execution (a third of the
+ * database's CPU per job, measured). Only the worker's sessions carry them (a startup parameter; behind
+ * PgBouncer use session pooling for the worker).
  */
-export const QUEUE_SESSION_OPTIONS = "-c enable_seqscan=off -c enable_bitmapscan=off -c enable_sort=off";
+export const QUEUE_SESSION_OPTIONS =
+  "-c enable_seqscan=off -c enable_bitmapscan=off -c enable_sort=off -c plan_cache_mode=force_generic_plan" +
+  " -c TimeZone=UTC";
+
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, "text");
+
+/** The number written by the digits of `text` from `start` to `end` (exclusive); NaN at a non-digit. */
+function digits(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * A timestamp as a UTC session prints it (`2026-11-21 10:00:00.123456+00`, what the worker's sessions are
+ * set to), read digit by digit instead of by pg's general parser (a regular expression and its match per
+ * column; a claimed job has five): the same Date, the fraction turned into milliseconds by the same
+ * arithmetic. Any other shape (another zone, BC, infinity, a year before 100) goes to pg's parser.
+ */
+export function parseUtcTimestamp(text: string): Date {
+  const n = text.length;
+  const fraction = n > 22 ? digits(text, 20, n - 3) : 0;
+  const year = digits(text, 0, 4);
+  if (
+    n < 22 ||
+    n > 29 ||
+    !text.endsWith("+00") ||
+    text[4] !== "-" ||
+    text[10] !== " " ||
+    (n > 22 && text[19] !== ".") ||
+    !(year >= 100) ||
+    Number.isNaN(fraction)
+  )
+    return parseTimestamptz(text) as Date;
+  const time = Date.UTC(
+    year,
+    digits(text, 5, 7) - 1,
+    digits(text, 8, 10),
+    digits(text, 11, 13),
+    digits(text, 14, 16),
+    digits(text, 17, 19),
+    n > 22 ? 1000 * (fraction / 10 ** (n - 23)) : 0,
+  );
+  return Number.isNaN(time) ? (parseTimestamptz(text) as Date) : new Date(time);
+}
+
+/** Type parsers of the worker's pool: pg's own, but for timestamps (see `parseUtcTimestamp`). */
+export const QUEUE_TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.TIMESTAMPTZ && format !== "binary"
+      ? parseUtcTimestamp
+      : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+};
 
 /**
  * The claim's selection: queued, `run_at` reached, highest priority first then oldest `run_at`, `FOR UPDATE
@@ -97,6 +156,11 @@ export function nextJobsSql(limit: number, lanesParam: string | null): string {
         order by priority desc, run_at
         limit ${limit}
         for update skip locked`;
+}
+
+/** A claim's lock token (from node's batched random source: a claim is made thousands of times a second). */
+export function newLockToken(): string {
+  return randomUUID();
 }
 
 export interface Claim {
