@@ -78,9 +78,10 @@ export const JOB_COLUMNS = [
  * sequential scans, bitmap scans and sorts disabled, every queue statement is an index walk — the claim the
  * ordered scan of `platform_jobs_claim_idx`, everything else the primary key or a partial index — whatever
  * the statistics say. And the cached plan is always the one used (`force_generic_plan`): left to choose,
- * PostgreSQL kept planning the complete-and-claim statement anew on every execution (a third of the
- * database's CPU per job, measured). Only the worker's sessions carry them (a startup parameter; behind
- * PgBouncer use session pooling for the worker).
+ * PostgreSQL planned the batched complete-and-claim anew on every execution (50 custom plans out of 50,
+ * 0.31 ms of planning beside 0.33 ms of execution for four jobs; a third of the database's CPU per job).
+ * Only the worker's sessions carry them (a startup parameter; behind PgBouncer use session pooling for
+ * the worker).
  */
 export const QUEUE_SESSION_OPTIONS =
   "-c enable_seqscan=off -c enable_bitmapscan=off -c enable_sort=off -c plan_cache_mode=force_generic_plan" +
