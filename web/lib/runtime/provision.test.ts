@@ -205,9 +205,9 @@ describe("POST /api/provision", () => {
     expect(await anonymous.json()).toEqual({ error: "sign in first", code: "unauthorized" });
 
     const cases: Array<[Omit<TestRequest, "jar">, string]> = [
-      [{ json: { name: "x".repeat(61) } }, "Name must be at most 60 characters"],
-      [{ json: { name: "   " } }, "Name must not be empty"],
-      [{ json: { name: 7 } }, "Name must be a string"],
+      [{ json: { name: "x".repeat(61) } }, "Agent name must be at most 60 characters"],
+      [{ json: { name: "   " } }, "Agent name must not be empty"],
+      [{ json: { name: 7 } }, "Agent name must be a string"],
       [{ json: { aiProvider: "Open Router" } }, "AI provider must be 1 to 40 lower-case letters"],
       [{ json: { agentType: "" } }, "Agent type must be 1 to 40 lower-case letters"],
       [{ json: { plan: "enterprise" } }, "unknown field: plan"],
