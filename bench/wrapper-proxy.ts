@@ -3,18 +3,20 @@
  * a loopback upstream (node:http, small JSON answer) in one child process; in front of it, each in its own
  * child process, the wrapper's real server (`createWrapperServer`, as `wrapper/src/server.ts` builds it:
  * the runtime's plain HTTP requests on the fast path, its own routes through Express; its supervisor is not
- * started, the proxy does not need it), a raw TCP relay (no HTTP at all: the most any proxy process can do
- * on this machine), and the Node proxies users would otherwise deploy: `http-proxy` (node-http-proxy,
- * keep-alive agent, X-Forwarded-* on) and `@fastify/http-proxy` on fastify (undici pool); the load
- * generator in this process.
+ * started, the proxy does not need it), the same wrapper without the fast path ("Node path": its listener
+ * behind Node's server, as before issue 27, and still what serves the requests the fast path hands over),
+ * a raw TCP relay (no HTTP at all: the most any proxy process can do on this machine), and the Node proxies
+ * users would otherwise deploy: `http-proxy` (node-http-proxy, keep-alive agent, X-Forwarded-* on) and
+ * `@fastify/http-proxy` on fastify (undici pool); the load generator in this process.
  * 1. Throughput: autocannon, same connections and duration for each target, in rounds whose order rotates
- *    (so no target always runs first or last): direct, wrapper, relay, http-proxy, fastify; requests/s,
+ *    (so no target always runs first or last): direct, wrapper, node-path, relay, http-proxy, fastify; req/s,
  *    p50 and p99 (ms resolution). Goals: wrapper / relay >= 0.9x, and the wrapper process's own CPU per
  *    request (`process.cpuUsage()` inside it, before and after each slice: every thread of the process, its
  *    garbage collector's too) <= 1.2x the relay process's. Also wrapper / best Node proxy, each against
  *    direct, and the upstream's CPU per request behind each proxy.
  * 2. Added latency: sequential keep-alive requests, direct and proxied interleaved in rounds, p50/p99 in µs.
- * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (8), BENCH_ROUNDS (2),
+ * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (8), BENCH_ROUNDS (8: short slices
+ * interleave the targets finely, so a busier moment of the shared machine weighs on each alike),
  * BENCH_SEQUENTIAL (3000), BENCH_ONLY (comma-separated targets, e.g. `wrapper,relay`).
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -28,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { relayServer } from "./lib/relay";
 
-type ProxyRole = "wrapper" | "relay" | "http-proxy" | "fastify";
+type ProxyRole = "wrapper" | "node-path" | "relay" | "http-proxy" | "fastify";
 type Role = { role: "upstream" } | { role: ProxyRole; upstreamPort: number };
 const PATH = "/v1/models";
 
@@ -68,16 +70,23 @@ async function fastifyServer(upstreamPort: number): Promise<http.Server> {
   return app.server;
 }
 
-/** The wrapper's real server, as `wrapper/src/server.ts` builds it. */
-async function wrapperServer(upstreamPort: number): Promise<http.Server> {
-  const [{ createWrapperServer }, { loadWrapperConfig }, { createRuntimeProxy }, { createSupervisor }] =
-    await Promise.all([
-      import("../wrapper/src/app"),
-      import("../wrapper/src/config"),
-      import("../wrapper/src/proxy"),
-      import("../wrapper/src/runtime/supervisor"),
-    ]);
-  const { createLogger } = await import("../common/src/index");
+/**
+ * The wrapper's real server, as `wrapper/src/server.ts` builds it; with `nodePath`, the server it was before
+ * the fast path (its listener behind Node's server alone), which still serves what the fast path hands over.
+ */
+async function wrapperServer(upstreamPort: number, nodePath: boolean): Promise<http.Server> {
+  const [
+    { createWrapperHandler, createWrapperServer },
+    { loadWrapperConfig },
+    { createRuntimeProxy },
+    { createSupervisor },
+  ] = await Promise.all([
+    import("../wrapper/src/app"),
+    import("../wrapper/src/config"),
+    import("../wrapper/src/proxy"),
+    import("../wrapper/src/runtime/supervisor"),
+  ]);
+  const { createLogger, drainUnreadBodies } = await import("../common/src/index");
   const stateDir = await mkdtemp(join(tmpdir(), "svc-bench-wrapper-"));
   const config = loadWrapperConfig({
     // The proxy path only: the upstream stands in for the runtime (nothing to verify).
@@ -97,14 +106,19 @@ async function wrapperServer(upstreamPort: number): Promise<http.Server> {
     healthPollMs: config.RUNTIME_HEALTH_POLL_MS,
     stopTimeoutMs: config.RUNTIME_STOP_TIMEOUT_MS,
   });
-  const wrapper = createWrapperServer({
+  const deps = {
     config,
     supervisor,
     proxy: createRuntimeProxy({ port: config.RUNTIME_PORT }),
     ffmpeg: { available: false, version: null },
     logger: createLogger("wrapper", "info"),
     openclaw: null,
-  });
+  };
+  let wrapper: http.Server;
+  if (nodePath) {
+    wrapper = http.createServer(drainUnreadBodies(createWrapperHandler(deps)));
+    wrapper.on("upgrade", deps.proxy.upgrade);
+  } else wrapper = createWrapperServer(deps);
   wrapper.keepAliveTimeout = 60_000;
   return wrapper;
 }
@@ -122,7 +136,7 @@ async function runRole(data: Role): Promise<void> {
           ? await httpProxyServer(data.upstreamPort)
           : data.role === "fastify"
             ? await fastifyServer(data.upstreamPort)
-            : await wrapperServer(data.upstreamPort);
+            : await wrapperServer(data.upstreamPort, data.role === "node-path");
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   // Asked for it, the process answers the CPU time it has used so far (µs, every thread): its own cost.
   process.on("message", () => {
@@ -178,6 +192,7 @@ type Target = "direct" | ProxyRole;
 const LABELS: Record<Target, string> = {
   direct: "direct",
   wrapper: "wrapper",
+  "node-path": "wrapper, Node path",
   relay: "raw TCP relay",
   "http-proxy": "http-proxy",
   fastify: "@fastify/http-proxy",
@@ -198,9 +213,9 @@ const mark = (met: boolean) => (met ? "✔" : "✘");
 async function main(): Promise<void> {
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
   const duration = Number(process.env.BENCH_DURATION ?? 8);
-  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 8));
   const seqCount = Number(process.env.BENCH_SEQUENTIAL ?? 3000);
-  const all: ProxyRole[] = ["wrapper", "relay", "http-proxy", "fastify"];
+  const all: ProxyRole[] = ["wrapper", "node-path", "relay", "http-proxy", "fastify"];
   const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
   const roles = only ? all.filter((role) => only.includes(role)) : all;
   const upstream = await startRole({ role: "upstream" });

@@ -39,6 +39,11 @@ const SMALL = 16 * 1024;
 /** Pipelined bytes held while an exchange is in flight before the client is paused. */
 const MAX_PENDING = 64 * 1024;
 const CRLF = Buffer.from("\r\n");
+/**
+ * Every connection to the runtime reads into this one buffer (`onread`: no stream machinery per read); what
+ * outlives the read (a partial head, a large body slice waiting to be written) is copied out of it.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 type Phase = "idle" | "head" | "body" | "chunk-size" | "chunk-data" | "chunk-end" | "trailers" | "done";
 
@@ -176,10 +181,17 @@ export class FastConnection {
   }
 
   private connect(): net.Socket {
-    const upstream = net.connect(this.server.port, this.server.host);
-    upstream.setNoDelay(true);
-    upstream.on("data", (chunk: Buffer) => {
-      if (upstream === this.upstream) this.onUpstreamData(chunk);
+    const upstream = net.connect({
+      port: this.server.port,
+      host: this.server.host,
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (length: number, buffer: Uint8Array) => {
+          if (upstream === this.upstream) this.onUpstreamData(buffer as Buffer, length);
+          return true;
+        },
+      },
     });
     upstream.on("end", () => {
       if (upstream === this.upstream) this.onUpstreamEnd();
@@ -208,23 +220,24 @@ export class FastConnection {
     upstream.destroy();
   }
 
-  private onUpstreamData(chunk: Buffer): void {
+  /** `length` bytes the runtime sent, in the shared read buffer `read`. */
+  private onUpstreamData(read: Buffer, length: number): void {
     if (this.phase === "idle" || this.phase === "done") {
       // The runtime sent bytes no request asked for: the connection cannot be trusted any more.
       this.dropUpstream();
       return;
     }
     this.upstreamActive = this.server.now;
-    let buf = chunk;
+    let buf = read.subarray(0, length);
     if (this.upstreamRest !== null) {
-      buf = Buffer.concat([this.upstreamRest, chunk]);
+      buf = Buffer.concat([this.upstreamRest, buf]);
       this.upstreamRest = null;
     }
     let at = 0;
     if (this.phase === "head") {
       const response = readRuntimeResponse(buf, this.server.keepAliveLine(), DEFAULT_REUSE_MS);
       if (response === INCOMPLETE) {
-        this.upstreamRest = buf;
+        this.upstreamRest = Buffer.from(buf);
         return;
       }
       if (response === INVALID) {
@@ -274,7 +287,7 @@ export class FastConnection {
           const eol = buf.indexOf(CRLF, at);
           if (eol === -1) {
             if (end - at > 1024) return this.breakAnswer();
-            this.upstreamRest = buf.subarray(at);
+            this.upstreamRest = Buffer.from(buf.subarray(at));
             return true;
           }
           const line = buf.toString("latin1", at, eol);
@@ -295,7 +308,7 @@ export class FastConnection {
         }
         case "chunk-end": {
           if (end - at < 2) {
-            this.upstreamRest = buf.subarray(at);
+            this.upstreamRest = Buffer.from(buf.subarray(at));
             return true;
           }
           if (buf[at] !== 13 || buf[at + 1] !== 10) return this.breakAnswer();
@@ -308,7 +321,7 @@ export class FastConnection {
           const eol = buf.indexOf(CRLF, at);
           if (eol === -1) {
             if (end - at > 16 * 1024) return this.breakAnswer();
-            this.upstreamRest = buf.subarray(at);
+            this.upstreamRest = Buffer.from(buf.subarray(at));
             return true;
           }
           if (eol === at) this.finishAnswer();
@@ -317,7 +330,7 @@ export class FastConnection {
         }
       }
     }
-    if (at < end) this.upstreamRest = buf.subarray(at);
+    if (at < end) this.upstreamRest = Buffer.from(buf.subarray(at));
     return true;
   }
 
@@ -355,7 +368,7 @@ export class FastConnection {
       this.client.write(this.out, "latin1");
       this.out = "";
     }
-    this.client.write(buf.subarray(start, end));
+    this.client.write(Buffer.from(buf.subarray(start, end)));
   }
 
   private finishAnswer(): void {
