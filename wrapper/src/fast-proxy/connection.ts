@@ -467,9 +467,14 @@ export class FastConnection {
     this.server.forget(this);
   };
 
-  /** A request (or the first one's head) took too long: Node's 408 unless an answer has started, then closed. */
+  /**
+   * A request (or the first one's head) took too long: Node's 408 unless an answer is part-way out (one
+   * already whole, sent before the body ended, still gets the 408 after it), then closed.
+   */
   timeOut(): void {
-    if (this.client.writable && (this.phase === "idle" || this.phase === "head" || this.head !== null))
+    const partWay =
+      this.head === null && this.phase !== "idle" && this.phase !== "head" && this.phase !== "done";
+    if (this.client.writable && !partWay)
       this.client.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
     this.destroy();
   }

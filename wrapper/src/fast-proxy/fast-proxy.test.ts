@@ -159,7 +159,7 @@ function exchange(
   count = 1,
 ): Promise<{ text: string; closed: boolean }> {
   const parts = Array.isArray(raw) ? raw : [raw];
-  const head = parts[0].startsWith("HEAD ");
+  const head = parts[0]?.startsWith("HEAD ") ?? false;
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     let text = "";
@@ -356,6 +356,41 @@ describe("the fast path writes what the Node server path writes", () => {
 });
 
 describe("fast path connections", () => {
+  it("a client that half-closes after its request: what Node's server does (it aborts the request)", async () => {
+    const halfClosed = (server: http.Server) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(port(server), "127.0.0.1");
+        let text = "";
+        socket.on("data", (chunk: Buffer) => {
+          text += chunk.toString("latin1");
+        });
+        socket.on("close", () => resolve(sameDate(text)));
+        socket.end(GET("/plain"));
+      });
+    expect(await halfClosed(fastServer)).toBe(await halfClosed(plainServer));
+  });
+
+  it("Node's timeouts: 408 for a connection that sends nothing, and for a body that stops coming", async () => {
+    const options = { connectionsCheckingInterval: 100, headersTimeout: 300, requestTimeout: 500 };
+    const plain = http.createServer(options, listener(nodeProxy));
+    const fast = http.createServer(options, listener(nodeProxy));
+    serveRuntimeFastPath(fast, { port: fastRuntime.port, forRuntime: () => true });
+    for (const server of [plain, fast]) await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const stalled = "POST /plain HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nab";
+    const [idlePlain, idleFast, bodyPlain, bodyFast] = await Promise.all([
+      exchange(port(plain), []),
+      exchange(port(fast), []),
+      exchange(port(plain), stalled),
+      exchange(port(fast), stalled),
+    ]);
+    for (const server of [plain, fast]) await new Promise((r) => server.close(r));
+    const timeout = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
+    expect(idlePlain).toEqual({ text: timeout, closed: true });
+    expect(idleFast).toEqual(idlePlain);
+    expect(bodyPlain).toEqual({ text: timeout, closed: true });
+    expect(bodyFast).toEqual(bodyPlain);
+  });
+
   it("keep one connection to the runtime for the requests of one client connection, pipelined or not", async () => {
     const opened = fastRuntime.opened;
     const { text } = await exchange(port(fastServer), [GET("/plain"), GET("/plain") + GET("/chunked")], 3);
