@@ -17,7 +17,8 @@
  * 2. Added latency: sequential keep-alive requests, direct and proxied interleaved in rounds, p50/p99 in µs.
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (8), BENCH_ROUNDS (8: short slices
  * interleave the targets finely, so a busier moment of the shared machine weighs on each alike),
- * BENCH_SEQUENTIAL (3000), BENCH_ONLY (comma-separated targets, e.g. `wrapper,relay`).
+ * BENCH_SEQUENTIAL (3000), BENCH_ONLY (comma-separated targets, e.g. `wrapper,relay`), BENCH_CPU_PROF (a
+ * directory: every role's process writes a `--cpu-prof` profile there).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
@@ -139,7 +140,9 @@ async function runRole(data: Role): Promise<void> {
             : await wrapperServer(data.upstreamPort, data.role === "node-path");
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   // Asked for it, the process answers the CPU time it has used so far (µs, every thread): its own cost.
-  process.on("message", () => {
+  process.on("message", (message) => {
+    // Leaving through exit() writes a --cpu-prof profile; a kill would not.
+    if (message === "exit") process.exit(0);
     const { user, system } = process.cpuUsage();
     process.send?.(user + system);
   });
@@ -148,14 +151,28 @@ async function runRole(data: Role): Promise<void> {
 
 /** Runs `data`'s role in a child process; resolves with the port it listens on. */
 function startRole(data: Role): Promise<{ port: number; child: ChildProcess }> {
+  const profile = process.env.BENCH_CPU_PROF;
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [])],
     env: { ...process.env, [ROLE_ENV]: JSON.stringify(data) },
   });
   return new Promise((resolve, reject) => {
     child.once("message", (port) => resolve({ port: port as number, child }));
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`${data.role} exited (${code}) before listening`)));
+  });
+}
+
+/** Asks a role's process to exit (killing it after 10 s). */
+function stopRole(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.send("exit");
   });
 }
 
@@ -334,8 +351,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    upstream.child.kill();
-    for (const child of Object.values(children)) child?.kill();
+    await Promise.all([upstream.child, ...Object.values(children)].map((child) => child && stopRole(child)));
   }
 }
 
