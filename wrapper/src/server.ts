@@ -40,7 +40,7 @@ try {
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
-  // A body over a route's limit is thrown away, bounded, so the client reads the 413 (as the platform's servers).
+  // Own routes, the runtime's HTTP on the fast path, WebSocket upgrades (see createWrapperServer).
   const server = createWrapperServer({
     config,
     supervisor,
