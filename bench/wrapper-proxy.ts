@@ -330,7 +330,7 @@ async function main(): Promise<void> {
         const throughput = rps("wrapper") / rps("relay");
         const cpu = cpuPerRequest("wrapper") / cpuPerRequest("relay");
         console.log(
-          `goal: wrapper / raw TCP relay throughput ${r(throughput)}x (>= 0.9x) ${mark(throughput >= 0.9)}`,
+          `goal: wrapper / raw TCP relay throughput ${throughput.toFixed(3)}x (>= 0.9x) ${mark(throughput >= 0.9)}`,
         );
         // Round by round, to tell a target's own cost from a busy moment of the shared machine.
         const relaySlices = (figures.get("relay") as Figure).slices;
@@ -338,7 +338,7 @@ async function main(): Promise<void> {
         console.log(`      round by round ${perRound.map(r).join(" ")}; median ${r(pct(perRound, 50))}x`);
         console.log(
           `goal: wrapper CPU per request ${r(cpuPerRequest("wrapper"))} µs / relay ${r(cpuPerRequest("relay"))} µs = ` +
-            `${r(cpu)}x (<= 1.2x) ${mark(cpu <= 1.2)}`,
+            `${cpu.toFixed(3)}x (<= 1.2x) ${mark(cpu <= 1.2)}`,
         );
       }
 
