@@ -1,9 +1,16 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { requestLogger } from "@svc/common";
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { drainUnreadBodies, requestLogger } from "@svc/common";
 import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import { agentAuth } from "./auth/agent";
 import type { WrapperConfig } from "./config";
+import { serveRuntimeFastPath } from "./fast-proxy";
 import { runtimeUnavailable, wrapperErrorMapper } from "./http/errors";
 import type { OpenClaw } from "./openclaw";
 import type { RuntimeProxy } from "./proxy";
@@ -136,4 +143,21 @@ export function createWrapperHandler(deps: WrapperDeps): RequestListener {
   const toRuntime = (req: IncomingMessage, res: ServerResponse) =>
     logger.isLevelEnabled("debug") ? logged(req, res, () => proxy.http(req, res)) : proxy.http(req, res);
   return (req, res) => (isOwnPath(req.url) ? app(req, res) : toRuntime(req, res));
+}
+
+/**
+ * The wrapper's HTTP server: the listener above (behind the bounded drain of unread bodies, as the platform's
+ * servers) and WebSocket upgrades to the runtime; the runtime's plain HTTP requests take the fast path
+ * (`./fast-proxy`), which hands every other request to this same server. At debug level every request goes
+ * through the listener, so the runtime's traffic is logged too.
+ */
+export function createWrapperServer(deps: WrapperDeps): Server {
+  const { config, proxy, logger } = deps;
+  const server = createServer(drainUnreadBodies(createWrapperHandler(deps)));
+  server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
+  serveRuntimeFastPath(server, {
+    port: config.RUNTIME_PORT,
+    forRuntime: (target) => !isOwnPath(target) && !logger.isLevelEnabled("debug"),
+  });
+  return server;
 }

@@ -3,12 +3,21 @@ import type { AddressInfo } from "node:net";
 import { freePort } from "@svc/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
+import { serveRuntimeFastPath } from "./fast-proxy";
 import { createRuntimeProxy, type RuntimeProxy } from "./proxy";
 
+/**
+ * Every test runs against both ways a request reaches the runtime: the proxy behind Node's HTTP server, and
+ * the fast path in front of it (which hands what it does not take, like the chunked upload, to the former).
+ */
+type Front = "Node server" | "fast path";
+const FRONTS: Front[] = ["Node server", "fast path"];
+
 let upstream: http.Server;
-let proxyServer: http.Server;
+let upstreamPort: number;
 let proxy: RuntimeProxy;
-let proxyUrl: string;
+const servers = new Map<Front, http.Server>();
+const urls = new Map<Front, string>();
 const seen: {
   headers: IncomingHttpHeaders;
   rawHeaders: string[];
@@ -53,24 +62,41 @@ beforeAll(async () => {
     socket.on("message", (data) => socket.send(`echo:${data}`));
   });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-  proxy = createRuntimeProxy({ port: (upstream.address() as AddressInfo).port });
-  proxyServer = http.createServer(proxy.http);
-  proxyServer.on("upgrade", proxy.upgrade);
-  await new Promise<void>((r) => proxyServer.listen(0, "127.0.0.1", r));
-  proxyUrl = `http://127.0.0.1:${(proxyServer.address() as AddressInfo).port}`;
+  upstreamPort = (upstream.address() as AddressInfo).port;
+  proxy = createRuntimeProxy({ port: upstreamPort });
+  for (const front of FRONTS) {
+    const server = frontServer(front, proxy, upstreamPort);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    servers.set(front, server);
+    urls.set(front, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
 });
 
 afterAll(async () => {
   proxy.close();
-  proxyServer.closeAllConnections();
+  for (const server of servers.values()) {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
   upstream.closeAllConnections();
-  await new Promise((r) => proxyServer.close(r));
   await new Promise((r) => upstream.close(r));
 });
 
+function frontServer(front: Front, runtimeProxy: RuntimeProxy, port: number): http.Server {
+  const server = http.createServer(runtimeProxy.http);
+  server.on("upgrade", runtimeProxy.upgrade);
+  if (front === "fast path") serveRuntimeFastPath(server, { port, forRuntime: () => true });
+  return server;
+}
+
 const gate: { release?: () => void } = {};
 
-describe("runtime proxy (HTTP)", () => {
+describe.each(FRONTS)("runtime proxy (HTTP), %s", (front) => {
+  let proxyUrl = "";
+  beforeAll(() => {
+    proxyUrl = urls.get(front) as string;
+  });
+
   it("passes a GET through with status, headers and body", async () => {
     const res = await fetch(`${proxyUrl}/api/thing?x=1`);
     expect(res.status).toBe(200);
@@ -212,9 +238,9 @@ describe("runtime proxy (HTTP)", () => {
   });
 
   it("answers 502 {ok: false, error: 'runtime unavailable'} when the runtime is down", async () => {
-    const down = createRuntimeProxy({ port: await freePort() });
-    const server = http.createServer(down.http);
-    server.on("upgrade", down.upgrade);
+    const downPort = await freePort();
+    const down = createRuntimeProxy({ port: downPort });
+    const server = frontServer(front, down, downPort);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
@@ -235,7 +261,12 @@ describe("runtime proxy (HTTP)", () => {
   });
 });
 
-describe("runtime proxy (WebSocket)", () => {
+describe.each(FRONTS)("runtime proxy (WebSocket), %s", (front) => {
+  let proxyUrl = "";
+  beforeAll(() => {
+    proxyUrl = urls.get(front) as string;
+  });
+
   it("echoes through the proxy, with the wrapper's own X-Forwarded-For on the upgrade", async () => {
     const ws = new WebSocket(`${proxyUrl.replace("http", "ws")}/ws?room=1`, {
       headers: { "x-forwarded-for": "203.0.113.7" },

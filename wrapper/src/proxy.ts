@@ -31,7 +31,7 @@ const FORWARDING = [
   "forwarded",
 ];
 /** Dropped from a request on its way to the runtime: one set, so the hot path does one lookup per header. */
-const NOT_FORWARDED = new Set([...HOP_BY_HOP_HEADERS, ...FORWARDING]);
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, ...FORWARDING]);
 
 /**
  * The request headers for the runtime, as a flat `[name, value, …]` list built straight from the raw
@@ -66,7 +66,8 @@ function forwardedHeaders(req: IncomingMessage): string[] {
   return out;
 }
 
-const UNAVAILABLE = JSON.stringify({ ok: false, error: "runtime unavailable" });
+/** The body of the 502 when the runtime cannot be reached. */
+export const UNAVAILABLE = JSON.stringify({ ok: false, error: "runtime unavailable" });
 
 class ClientGone extends Error {
   constructor() {

@@ -2,10 +2,9 @@
  * The gateway wrapper: supervises the agent runtime process and serves its management API; everything
  * else (HTTP and WebSocket) is proxied to the runtime on loopback RUNTIME_PORT.
  */
-import { createServer } from "node:http";
 import { join } from "node:path";
-import { createLogger, drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
-import { createWrapperHandler } from "./app";
+import { createLogger, exitOnStartupError, listen } from "@svc/common";
+import { createWrapperServer } from "./app";
 import { loadWrapperConfig } from "./config";
 import { createOpenClaw, type OpenClaw } from "./openclaw";
 import { deleteSessions } from "./openclaw/sessions";
@@ -41,38 +40,33 @@ try {
   supervisor.on("state", (state, previous) => logger.info({ state, previous }, "runtime state"));
   const proxy = createRuntimeProxy({ port: config.RUNTIME_PORT });
   const ffmpeg = await detectFfmpeg();
-  // A body over a route's limit is thrown away, bounded, so the client reads the 413 (as the platform's servers).
-  const server = createServer(
-    drainUnreadBodies(
-      createWrapperHandler({
-        config,
-        supervisor,
-        proxy,
-        ffmpeg,
-        logger,
-        openclaw,
-        agentRouters: (requireAgent) =>
-          openclaw
-            ? [
-                personaRoutes({
-                  requireAgent,
-                  evaluator: createPersonaEvaluator({
-                    runtimeUrl: `http://127.0.0.1:${config.RUNTIME_PORT}`,
-                    gatewayToken: config.OPENCLAW_GATEWAY_TOKEN,
-                    backendUrl: config.PLATFORM_BACKEND_URL,
-                    model: config.AGENT_MODEL,
-                    persona: config.AGENT_PERSONA,
-                    storePath: join(config.stateDir, "platform", "persona.json"),
-                    deleteSessions: (keys) => deleteSessions(openclaw.rpc, keys),
-                    logger,
-                  }),
-                }),
-              ]
-            : [],
-      }),
-    ),
-  );
-  server.on("upgrade", (req, socket, head) => proxy.upgrade(req, socket, head));
+  // Own routes, the runtime's HTTP on the fast path, WebSocket upgrades (see createWrapperServer).
+  const server = createWrapperServer({
+    config,
+    supervisor,
+    proxy,
+    ffmpeg,
+    logger,
+    openclaw,
+    agentRouters: (requireAgent) =>
+      openclaw
+        ? [
+            personaRoutes({
+              requireAgent,
+              evaluator: createPersonaEvaluator({
+                runtimeUrl: `http://127.0.0.1:${config.RUNTIME_PORT}`,
+                gatewayToken: config.OPENCLAW_GATEWAY_TOKEN,
+                backendUrl: config.PLATFORM_BACKEND_URL,
+                model: config.AGENT_MODEL,
+                persona: config.AGENT_PERSONA,
+                storePath: join(config.stateDir, "platform", "persona.json"),
+                deleteSessions: (keys) => deleteSessions(openclaw.rpc, keys),
+                logger,
+              }),
+            }),
+          ]
+        : [],
+  });
   await listen(server, config.WRAPPER_PORT, config.HOST);
   logger.info({ port: config.WRAPPER_PORT, runtimePort: config.RUNTIME_PORT }, "wrapper listening");
   await supervisor.start();
