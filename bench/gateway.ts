@@ -8,10 +8,10 @@
  *    small JSON answer, its own worker thread), on one embedded PostgreSQL in /dev/shm, with one loopback x402
  *    facilitator (common/testing/fakes/x402.ts, its own worker thread: EIP-3009 signature checked, each nonce
  *    settled once) for every per-call payment:
- *    - ours: `POST /api/v1/gateway`, the web's route handler (`route(handleGatewayCall)`, exactly what
- *      `app/api/v1/gateway/route.ts` exports) behind a small node:http → fetch Request adapter (what Next does
- *      for it, minus Next's own routing), paid by a payment session, by card credit (session cookie), or per
- *      call by MPP (a real mppx client answering each 402 with a signed credential);
+ *    - ours: `POST /api/v1/gateway` on the real web server (`web/server.ts` on the built app, production
+ *      mode, its own process, as `npm start` runs it: served ahead of Next unless GATEWAY_AHEAD_OF_NEXT=false
+ *      is set for the bench), paid by a payment session, by card credit (session cookie), or per call by MPP
+ *      (a real mppx client answering each 402 with a signed credential);
  *    - peers: the plain-Node PostgreSQL floor (bench/lib/pg-floor.ts), mppx's own gateway `Proxy.create`
  *      (bench/lib/mppx-proxy.ts, the same facilitator settling) paid by the same mppx client, and the
  *      `@x402/express` middleware (bench/lib/x402-express.ts, verify + settle at the same facilitator) paid by
@@ -20,7 +20,8 @@
  *    Session, card, floor, relay and direct are driven by autocannon; the paid targets by a closed loop of the
  *    same number of paying clients in this thread (bench/lib/load.ts; a paid call is two requests, the 402
  *    and the paid retry). Rounds rotate the order; figures are the median round. Beside them, CPU time per
- *    call: the server's own thread, the facilitator's, PostgreSQL's processes (background work such as
+ *    call: the server's own thread (ours: the web server's whole process, its helper threads and garbage
+ *    collector included), the facilitator's, PostgreSQL's processes (background work such as
  *    autovacuum counts to whatever runs meanwhile), the load generator's and, in the total, the upstream's:
  *    steadier than calls per second on a machine shared with other work. Run with the upstream
  *    answering at once (pure overhead) and after BENCH_UPSTREAM_DELAY_MS. At the end, once the upstream's
@@ -32,7 +33,9 @@
  * Knobs: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target and round (5), BENCH_ROUNDS (3),
  * BENCH_CREDENTIALS (300), BENCH_MPP_BATCH (10), BENCH_MPP_ROUNDS (9), BENCH_UPSTREAM_DELAY_MS (20),
  * BENCH_DELAYS (`0,<delay>`), BENCH_ONLY (`verification`, also `mpp`; or `calls`, also `session`),
- * BENCH_TARGETS (comma-separated, of session, card, mpp, floor, mppx, x402, relay, direct).
+ * BENCH_TARGETS (comma-separated, of session, card, mpp, floor, mppx, x402, relay, direct), BENCH_WEB_PROFILE (a
+ * directory: the web server writes its CPU profile there when it stops, bench/lib/cpu-profile.ts).
+ * The web is built first when its build is missing or older than its sources (as `npm start` does).
  */
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -41,9 +44,11 @@ import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
+import { startRunningServer } from "../common/testing/running-servers";
+import { cpuProfileEnv } from "./lib/cpu-profile";
 import { closedLoop, percentile } from "./lib/load";
 import { relayServer } from "./lib/relay";
-import { startBenchWorker, threadCpuMs } from "./lib/workers";
+import { processCpuMs, startBenchWorker, threadCpuMs } from "./lib/workers";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -101,7 +106,6 @@ type Role =
   | { role: "upstream"; delayMs: number }
   | { role: "facilitator" }
   | { role: "relay"; upstreamPort: number }
-  | { role: "gateway"; databaseUrl: string; upstreamPort: number; facilitatorUrl: string }
   | { role: "floor"; databaseUrl: string; upstreamPort: number }
   | { role: "mppx"; upstreamPort: number; facilitatorUrl: string }
   | { role: "x402"; upstreamPort: number; facilitatorUrl: string };
@@ -117,6 +121,9 @@ function answerQuestions(own: (question: string) => unknown = () => undefined): 
     parentPort?.postMessage(question === "cpu" ? threadCpuMs() : await own(question)),
   );
 }
+
+/** A worker's CPU ms so far, as a question. */
+const cpuOf = (worker: Worker) => () => ask<number>(worker, "cpu");
 
 /** Asks a worker one question (one at a time per worker) and resolves with its answer. */
 function ask<T>(worker: Worker, question: string): Promise<T> {
@@ -146,49 +153,6 @@ function upstreamServer(delayMs: number): http.Server {
   });
 }
 
-/** The web's gateway route handler behind node:http (what Next does for it, minus Next's own routing). */
-async function gatewayServer(
-  databaseUrl: string,
-  upstreamPort: number,
-  facilitatorUrl: string,
-): Promise<http.Server> {
-  Object.assign(process.env, {
-    DATABASE_URL: databaseUrl,
-    SESSION_SECRET: "bench-session-secret-0123456789",
-    LOG_LEVEL: "silent",
-    GATEWAY_PLUGIN_AGENT_URL: `http://127.0.0.1:${upstreamPort}${UPSTREAM_PATHS.ours}`,
-    GATEWAY_PLUGIN_AGENT_PRICE_USD: PRICE_USD,
-    GATEWAY_PLUGIN_GENERATE_TEXT_URL: `http://127.0.0.1:${upstreamPort}${UPSTREAM_PATHS.card}`,
-    GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: PRICE_USD,
-    ...MPP,
-    MPP_FACILITATOR_URL: facilitatorUrl,
-  });
-  const [{ route }, { webContext }, { handleGatewayCall }] = await Promise.all([
-    import("../web/lib/http/errors"),
-    import("../web/lib/context"),
-    import("../web/lib/gateway/service"),
-  ]);
-  // The declaration of app/api/v1/gateway/route.ts.
-  const handler = route(
-    { auth: { area: "billing", access: "write", optional: true }, errorShape: "gateway" },
-    (request: Request) => handleGatewayCall(webContext(), request),
-  );
-  return http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === "string") headers.set(name, value);
-    }
-    const response = await handler(
-      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) for await (const chunk of response.body) res.write(chunk);
-    res.end();
-  });
-}
-
 async function worker(): Promise<void> {
   const data = workerData as Role;
   if (data.role === "facilitator") {
@@ -209,20 +173,6 @@ async function worker(): Promise<void> {
     return;
   }
   if (data.role === "upstream") return listen(upstreamServer(data.delayMs));
-  if (data.role === "gateway") {
-    const server = await gatewayServer(data.databaseUrl, data.upstreamPort, data.facilitatorUrl);
-    const { sessionDebitBatch } = await import("../web/lib/gateway/billing/session");
-    // The group commit of session debits, from its own metric: statements run and calls they debited.
-    answerQuestions(async () => {
-      const { values } = await sessionDebitBatch.get();
-      const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-      return {
-        statements: of("gateway_session_debits_per_statement_count"),
-        calls: of("gateway_session_debits_per_statement_sum"),
-      };
-    });
-    return listen(server);
-  }
   answerQuestions();
   if (data.role === "relay") return listen(relayServer(data.upstreamPort));
   if (data.role === "floor") {
@@ -306,8 +256,8 @@ type CpuPart = "server" | "facilitator" | "postgres" | "client" | "upstream";
 const CPU_PARTS: CpuPart[] = ["server", "facilitator", "postgres", "client", "upstream"];
 
 interface Drive {
-  /** The target's server thread (none for direct). */
-  worker?: Worker;
+  /** CPU ms the target's server has used so far (none for direct). */
+  cpu?: () => Promise<number>;
   run(seconds: number): Promise<RunFigure>;
 }
 
@@ -381,6 +331,7 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     workers.push(started.worker);
     return started;
   };
+  let stopWeb = async () => {};
   try {
     const databaseUrl = cluster.url();
     await migrateDatabase(databaseUrl);
@@ -408,7 +359,21 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     const facilitator = await start({ role: "facilitator" });
     const facilitatorUrl = `http://127.0.0.1:${facilitator.port}`;
     const upstreamPort = upstream.port;
-    const gateway = await start({ role: "gateway", databaseUrl, upstreamPort, facilitatorUrl });
+    const profile = process.env.BENCH_WEB_PROFILE;
+    const web = await startRunningServer("web", {
+      DATABASE_URL: databaseUrl,
+      SESSION_SECRET: "bench-session-secret-0123456789",
+      LOG_LEVEL: "silent",
+      GATEWAY_PLUGIN_AGENT_URL: `http://127.0.0.1:${upstreamPort}${UPSTREAM_PATHS.ours}`,
+      GATEWAY_PLUGIN_AGENT_PRICE_USD: PRICE_USD,
+      GATEWAY_PLUGIN_GENERATE_TEXT_URL: `http://127.0.0.1:${upstreamPort}${UPSTREAM_PATHS.card}`,
+      GATEWAY_PLUGIN_GENERATE_TEXT_PRICE_USD: PRICE_USD,
+      ...MPP,
+      MPP_FACILITATOR_URL: facilitatorUrl,
+      ...(profile ? cpuProfileEnv(profile) : {}),
+    });
+    stopWeb = () => web.stop();
+    const gateway = { port: Number(new URL(web.url).port), cpu: async () => processCpuMs(web.pid) };
     const floor = await start({ role: "floor", databaseUrl, upstreamPort });
     const mppx = await start({ role: "mppx", upstreamPort, facilitatorUrl });
     const x402 = await start({ role: "x402", upstreamPort, facilitatorUrl });
@@ -436,7 +401,7 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     const gatewayUrl = `http://127.0.0.1:${gateway.port}/api/v1/gateway`;
     const drives: Record<Target, Drive> = {
       session: {
-        worker: gateway.worker,
+        cpu: gateway.cpu,
         run: cannon(gateway.port, "/api/v1/gateway", {
           "x-payment-method": "session",
           "x-session-id": SESSION_ID,
@@ -444,7 +409,7 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
         }),
       },
       card: {
-        worker: gateway.worker,
+        cpu: gateway.cpu,
         run: cannon(gateway.port, "/api/v1/gateway", {
           "x-plugin-id": "generate-text",
           "x-payment-method": "stripe",
@@ -452,18 +417,18 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
         }),
       },
       mpp: {
-        worker: gateway.worker,
+        cpu: gateway.cpu,
         run: paying(
           (loop) => mppClients[loop].fetch(gatewayUrl, post({ "x-payment-method": "mpp" })),
           "payment-receipt",
         ),
       },
       floor: {
-        worker: floor.worker,
+        cpu: cpuOf(floor.worker),
         run: cannon(floor.port, UPSTREAM_PATHS.floor, { "x-account-id": FLOOR_ACCOUNT }),
       },
       mppx: {
-        worker: mppx.worker,
+        cpu: cpuOf(mppx.worker),
         run: paying(
           (loop) =>
             mppxClients[loop].fetch(`http://127.0.0.1:${mppx.port}/gateway${UPSTREAM_PATHS.mppx}`, post()),
@@ -471,17 +436,16 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
         ),
       },
       x402: {
-        worker: x402.worker,
+        cpu: cpuOf(x402.worker),
         run: paying(
           (loop) => x402Pays[loop](`http://127.0.0.1:${x402.port}${UPSTREAM_PATHS.x402}`, post()),
           "payment-response",
         ),
       },
-      relay: { worker: relay.worker, run: cannon(relay.port, UPSTREAM_PATHS.direct, {}) },
+      relay: { cpu: cpuOf(relay.worker), run: cannon(relay.port, UPSTREAM_PATHS.direct, {}) },
       direct: { run: cannon(upstreamPort, UPSTREAM_PATHS.direct, {}) },
     };
 
-    const cpu = (worker: Worker | undefined) => (worker ? ask<number>(worker, "cpu") : Promise.resolve(0));
     const tallies = new Map<Target, Tally>(
       targets.map((t) => [
         t,
@@ -489,18 +453,26 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
       ]),
     );
     type Batches = { statements: number; calls: number };
-    const batches = () => ask<Batches>(gateway.worker, "batches");
+    // The group commit of session debits, from the web's own metric: statements run and calls they debited.
+    const batches = async (): Promise<Batches> => {
+      const text = await (await fetch(`${web.url}/metrics`)).text();
+      const of = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+      return {
+        statements: of("gateway_session_debits_per_statement_count"),
+        calls: of("gateway_session_debits_per_statement_sum"),
+      };
+    };
     const sessionDebits: Batches = { statements: 0, calls: 0 };
     const measure = async (target: Target, seconds: number, record: boolean) => {
       const drive = drives[target];
       const tally = tallies.get(target) as Tally;
       const debitsBefore = await batches();
       const cpuNow = async (): Promise<Record<CpuPart, number>> => ({
-        server: await cpu(drive.worker),
-        facilitator: await cpu(facilitator.worker),
+        server: drive.cpu ? await drive.cpu() : 0,
+        facilitator: await cpuOf(facilitator.worker)(),
         postgres: clusterCpuMs(cluster),
         client: threadCpuMs(),
-        upstream: await cpu(upstream.worker),
+        upstream: await cpuOf(upstream.worker)(),
       });
       const before = await cpuNow();
       const figure = await drive.run(seconds);
@@ -626,6 +598,7 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
     for (const line of checks) console.log(`  ${line}`);
     return exact;
   } finally {
+    await stopWeb();
     for (const w of workers) await w.terminate();
     await stop();
   }

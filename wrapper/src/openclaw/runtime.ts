@@ -46,6 +46,13 @@ export interface PluginStatus {
 export class OpenClawRuntime {
   /** Configuration writes, one at a time (each reads the file the previous one wrote). */
   private writes: Promise<unknown> = Promise.resolve();
+  /**
+   * Reloads, one at a time and in the order of the writes they follow. Not in the writes' queue: a reload
+   * that is not confirmed restarts the runtime, whose start prepares the file as a write (`prepareConfig`)
+   * — inside the writes' queue that start waited for the write waiting for it, and the runtime stayed
+   * "starting" for good.
+   */
+  private reloads: Promise<unknown> = Promise.resolve();
 
   constructor(readonly options: OpenClawRuntimeOptions) {}
 
@@ -53,6 +60,15 @@ export class OpenClawRuntime {
     const result = this.writes.then(operation, operation);
     this.writes = result.catch(() => undefined);
     return result;
+  }
+
+  /** Writes with `write` (in the writes' queue), then has the runtime reload the file (in the reloads' queue). */
+  private async writeAndReload(write: () => Promise<ConfigObject>): Promise<ConfigObject> {
+    const config = await this.serialize(write);
+    const reload = this.reloads.then(this.options.reload, this.options.reload);
+    this.reloads = reload.catch(() => undefined);
+    await reload;
+    return config;
   }
 
   get rpc(): GatewayRpc {
@@ -114,7 +130,7 @@ export class OpenClawRuntime {
    * is written when invalid.
    */
   writeUserConfig(incoming: ConfigObject): Promise<ConfigObject> {
-    return this.serialize(async () => {
+    return this.writeAndReload(async () => {
       let stored: ConfigObject | null = null;
       try {
         stored = await readRuntimeConfig(this.options.configPath);
@@ -127,7 +143,7 @@ export class OpenClawRuntime {
 
   /** Changes the stored configuration with `mutate` (validated, written, reloaded like a user's write). */
   updateConfig(mutate: (config: ConfigObject) => void): Promise<ConfigObject> {
-    return this.serialize(async () => {
+    return this.writeAndReload(async () => {
       const config = structuredClone((await readRuntimeConfig(this.options.configPath)) ?? {});
       mutate(config);
       return this.commit(config);
@@ -139,11 +155,11 @@ export class OpenClawRuntime {
     return (await readRuntimeConfig(this.options.configPath)) ?? {};
   }
 
+  /** Validates and writes `candidate` with the platform's keys in place (the reload follows, see above). */
   private async commit(candidate: ConfigObject): Promise<ConfigObject> {
     const { config } = applyPlatformConfig(candidate, this.options.settings);
     await this.validate(config);
     await writeFileAtomic(this.options.configPath, `${JSON.stringify(config, null, 2)}\n`);
-    await this.options.reload();
     return config;
   }
 
