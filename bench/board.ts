@@ -14,9 +14,9 @@ import pg from "pg";
 import { systemClock } from "../common/src/index";
 import { connectDatabase } from "../drizzle/client";
 import { migrateDatabase } from "../drizzle/migrate";
-import { listBoardQuery } from "../web/lib/board/schema";
+import { listBoardQuery } from "../web/lib/board/inputs";
 import { listListings } from "../web/lib/board/service";
-import { parseWith } from "../web/lib/http/body";
+import { parseWith } from "../web/lib/infra/http/body";
 import { startBenchPostgres } from "./lib/postgres";
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 100_000);

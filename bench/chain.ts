@@ -20,11 +20,11 @@ import { startFakeX402Facilitator, startFakeX402Seller } from "../common/testing
 import { migrateDatabase } from "../drizzle/migrate";
 import { agents } from "../drizzle/schema";
 import { createUser } from "../web/lib/accounts/users";
-import { l1AddressQuery } from "../web/lib/chain/schema";
+import { l1AddressQuery } from "../web/lib/chain/inputs";
 import { getRpcConfig, lookupWallet } from "../web/lib/chain/service";
-import { loadWebConfig } from "../web/lib/config";
-import { closeWebContext, overrideWebContext, webContext } from "../web/lib/context";
-import { parseWith } from "../web/lib/http/body";
+import { loadWebConfig } from "../web/lib/infra/config";
+import { closeWebContext, overrideWebContext, webContext } from "../web/lib/infra/context";
+import { parseWith } from "../web/lib/infra/http/body";
 import { requireSessionUser } from "../web/lib/sessions/require";
 import { createSession, SESSION_COOKIE } from "../web/lib/sessions/service";
 import { makePayment } from "../web/lib/wallets/payer";

@@ -689,7 +689,7 @@ async function mppVerification(): Promise<void> {
     { Credential },
     { Types },
   ] = await Promise.all([
-    import("../web/lib/config/index"),
+    import("../web/lib/infra/config/index"),
     import("../web/lib/gateway/billing/mpp"),
     import("../web/lib/gateway/mpp-support"),
     import("viem"),

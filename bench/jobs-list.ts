@@ -8,7 +8,7 @@
  * `plan_cache_mode = force_generic_plan` (the plan a prepared statement settles on).
  */
 import pg from "pg";
-import { getJob, listUserJobs, type UserJobPosition } from "../backend/src/jobs/sql";
+import { getJob, listUserJobs, type UserJobPosition } from "../backend/src/platform-jobs/sql";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startBenchPostgres } from "./lib/postgres";
 

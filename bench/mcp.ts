@@ -65,8 +65,8 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
     catalog,
     service,
   ] = (await Promise.all([
-    web("@/lib/config"),
-    web("@/lib/context"),
+    web("@/lib/infra/config"),
+    web("@/lib/infra/context"),
     web("@/lib/accounts/users"),
     web("@/lib/sessions/service"),
     web("@/app/api/mcp/[skillId]/route"),

@@ -20,8 +20,8 @@ import {
   enqueueJob,
   QUEUE_SESSION_OPTIONS,
   QUEUE_TYPES,
-} from "../backend/src/jobs/sql";
-import { createJobWorker } from "../backend/src/jobs/worker";
+} from "../backend/src/platform-jobs/sql";
+import { createJobWorker } from "../backend/src/platform-jobs/worker";
 import { createLogger } from "../common/src/index";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startBenchPostgres } from "./lib/postgres";

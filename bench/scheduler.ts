@@ -13,7 +13,7 @@
  */
 import pg from "pg";
 import { postChatCompletion } from "../backend/src/chat/gateway";
-import { createTaskScheduler, type TaskScheduler } from "../backend/src/scheduler/scheduler";
+import { createTaskScheduler, type TaskScheduler } from "../backend/src/scheduled-tasks/scheduler";
 import { nextCronRun } from "../common/src/cron";
 import { createLogger, sealGatewayToken, wrapperAdminPassword } from "../common/src/index";
 import { connectDatabase } from "../drizzle/client";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { envSchema as backendEnv } from "../backend/src/config";
 import { envSchema as summarizerEnv } from "../summarizer/src/config";
-import { envSchema as webEnv } from "../web/lib/config";
+import { envSchema as webEnv } from "../web/lib/infra/config";
 import { envSchema as wrapperEnv } from "../wrapper/src/config";
 import { envSchema as launcherEnv } from "./launcher/config";
 import { LOCAL_SECRETS } from "./launcher/secrets";

@@ -3,13 +3,13 @@
  * socket address (Next route handlers have no access to the socket). Every request gets the header
  * `x-svc-client-ip` set to the remote address, and `x-svc-request-path` to the page asked for (so sign-in
  * can return to it), replacing whatever a client sent.
- * Every answer carries the security headers of lib/http/security-headers.ts (a Content-Security-Policy with
+ * Every answer carries the security headers of lib/infra/http/security-headers.ts (a Content-Security-Policy with
  * a fresh script nonce, frame-ancestors 'none', X-Frame-Options, Referrer-Policy). WebSocket upgrades of
  * `/ws/permissions` are relayed to the backend (lib/permissions/socket-relay.ts), which refuses the
  * cookie-authenticated ones from another site's pages (`Origin` other than `PUBLIC_URL`'s). Unknown
- * `/api/` paths and methods a route does not export get JSON 404/405 (lib/http/api-fallback.ts). A
- * route's Content-Length, which Next drops, is sent (lib/http/content-length.ts). The v1 gateway and the
- * payment-session reads are served ahead of Next by their route files' own handlers (lib/http/ahead-of-next.ts,
+ * `/api/` paths and methods a route does not export get JSON 404/405 (lib/infra/http/api-fallback.ts). A
+ * route's Content-Length, which Next drops, is sent (lib/infra/http/content-length.ts). The v1 gateway and the
+ * payment-session reads are served ahead of Next by their route files' own handlers (lib/infra/http/ahead-of-next.ts,
  * GATEWAY_AHEAD_OF_NEXT): the same answers without Next's routing, which costs more than such a call.
  */
 import { createServer } from "node:http";
@@ -19,14 +19,19 @@ import { drainUnreadBodies, exitOnStartupError, listen } from "@svc/common";
 import next from "next";
 import * as gatewayRoute from "./app/api/v1/gateway/route";
 import * as walletSessionRoute from "./app/api/wallet/sessions/[id]/route";
-import { loadWebConfig } from "./lib/config";
-import { setStartedWebConfig } from "./lib/context";
-import { routesAheadOfNext, serveAheadOfNext } from "./lib/http/ahead-of-next";
-import { allowOfRoute, apiRouteMatcher, builtApiRoutes, withApiFallback } from "./lib/http/api-fallback";
-import { CLIENT_IP_HEADER } from "./lib/http/client-ip";
-import { sendDeclaredContentLength } from "./lib/http/content-length";
-import { REQUEST_PATH_HEADER, requestedPagePath } from "./lib/http/return-path";
-import { newNonce, securityHeaders } from "./lib/http/security-headers";
+import { loadWebConfig } from "./lib/infra/config";
+import { setStartedWebConfig } from "./lib/infra/context";
+import { routesAheadOfNext, serveAheadOfNext } from "./lib/infra/http/ahead-of-next";
+import {
+  allowOfRoute,
+  apiRouteMatcher,
+  builtApiRoutes,
+  withApiFallback,
+} from "./lib/infra/http/api-fallback";
+import { CLIENT_IP_HEADER } from "./lib/infra/http/client-ip";
+import { sendDeclaredContentLength } from "./lib/infra/http/content-length";
+import { REQUEST_PATH_HEADER, requestedPagePath } from "./lib/infra/http/return-path";
+import { newNonce, securityHeaders } from "./lib/infra/http/security-headers";
 import { permissionSocketRelay } from "./lib/permissions/socket-relay";
 
 try {

@@ -4,7 +4,7 @@ import { csv, flag, httpUrl, parseServiceEnv, port, positiveInt, postgresUrl, se
 import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { z } from "zod";
 import { runtimeInstallEnv } from "./runtime-install/config";
-import { schedulerEnv } from "./scheduler/config";
+import { schedulerEnv } from "./scheduled-tasks/config";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

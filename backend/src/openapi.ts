@@ -15,11 +15,10 @@ import {
 import { backendSetupSchema } from "@svc/common/setup";
 import { Router } from "express";
 import { z } from "zod";
-import { adminListQuery } from "./admin/schema";
-import { logsQuery, maintenanceBody } from "./agents/schema";
-import { chatCompletionBody } from "./ai/schema";
-import { validateKeyBody } from "./apikeys/schema";
-import { chatJobSchema, jobListQuery, provisionJobSchema } from "./jobs/schema";
+import { adminListQuery } from "./admin/inputs";
+import { logsQuery, maintenanceBody } from "./agents/inputs";
+import { chatCompletionBody } from "./ai/inputs";
+import { validateKeyBody } from "./apikeys/inputs";
 import {
   classifyBody,
   decisionBody,
@@ -27,7 +26,8 @@ import {
   hookClassifyBody,
   listQuery,
   permissionSocketQuery,
-} from "./permissions/schema";
+} from "./permissions/inputs";
+import { chatJobSchema, jobListQuery, provisionJobSchema } from "./platform-jobs/inputs";
 import { PROXY_PREFIX } from "./runtime/proxy";
 
 const internalErrors = {

@@ -8,12 +8,12 @@ import { connectDatabase } from "@svc/db";
 import { createBackendListener } from "./app";
 import { loadBackendConfig } from "./config";
 import { createHostingPlatform } from "./hosting/index";
-import { platformProcessors } from "./jobs/registry";
-import { createJobWorker, type JobWorker } from "./jobs/worker";
 import { createPermissionBus } from "./permissions/bus";
 import { permissionSocketUpgrade } from "./permissions/socket";
+import { platformProcessors } from "./platform-jobs/registry";
+import { createJobWorker, type JobWorker } from "./platform-jobs/worker";
 import { runtimeProxyUpgrade } from "./runtime/proxy";
-import { createTaskScheduler, type TaskScheduler } from "./scheduler/scheduler";
+import { createTaskScheduler, type TaskScheduler } from "./scheduled-tasks/scheduler";
 import { createWatchdogManager, resetAfterOperatorAction, type WatchdogManager } from "./watchdog/index";
 
 const workerOnly = process.argv.includes("--worker");

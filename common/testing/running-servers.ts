@@ -12,7 +12,7 @@
  *   });
  *
  * With both a backend and a web, the web's BACKEND_URL is that backend and both share the keys below. A
- * web test makes its users and sessions on the same database with web/lib/testing's `useRunningWebContext`
+ * web test makes its users and sessions on the same database with web/lib/infra/testing's `useRunningWebContext`
  * (the system clock, as the server's) and `signedInUser`. `startRunningServer` starts one server alone
  * (web/e2e's `startWebServer` is it, at `http://localhost:<port>` for passkeys).
  */

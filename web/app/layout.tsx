@@ -11,7 +11,7 @@ export const metadata: Metadata = {
 
 /**
  * Every page is rendered per request: its scripts must carry that request's Content-Security-Policy nonce
- * (lib/http/security-headers.ts), which a page prerendered at build time could not.
+ * (lib/infra/http/security-headers.ts), which a page prerendered at build time could not.
  */
 export default async function RootLayout({ children }: { children: ReactNode }) {
   await connection();

@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkIn, mailsTo, waitForMail } from "../lib/accounts/testing";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";

@@ -8,7 +8,7 @@ import { sendJson, startFakeUpstream } from "@svc/common/testing";
 import { agents, platformJobs } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";

@@ -10,8 +10,8 @@ import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInUser, useWebTestContext, webContext } from "../lib/infra/testing";
 import { startTestBackend, type TestBackend } from "../lib/runtime/testing/backend";
-import { signedInUser, useWebTestContext, webContext } from "../lib/testing";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./testing/browser";
 

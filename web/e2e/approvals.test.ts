@@ -8,7 +8,7 @@ import { permissionRequests } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { classify, seedAgent } from "./testing/agents";
 import { E2E_DATA_ENCRYPTION_KEY, useDashboardStack } from "./testing/dashboard";

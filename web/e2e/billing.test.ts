@@ -7,7 +7,7 @@ import { startFakeStripe } from "@svc/common/testing";
 import { cardCredits } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { readHeldStream, startFakePlugin } from "../lib/gateway/test-support";
-import { signedInUser, webContext } from "../lib/testing";
+import { signedInUser, webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, startWebServer } from "./testing/browser";
 import { E2E_SESSION_SECRET, useDashboardStack } from "./testing/dashboard";

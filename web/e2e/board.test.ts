@@ -10,7 +10,7 @@ import { newId } from "@svc/common";
 import { agents, jobListings } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";

@@ -19,7 +19,7 @@ import {
 import { platformJobs } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { seedAgent } from "./testing/agents";
 import { E2E_DATA_ENCRYPTION_KEY, useDashboardStack } from "./testing/dashboard";

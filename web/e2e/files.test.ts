@@ -9,7 +9,7 @@ import http from "node:http";
 import { agents, files } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";

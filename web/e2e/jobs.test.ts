@@ -5,7 +5,7 @@
  */
 import { connectDatabase } from "@svc/db";
 import { afterAll, describe, expect, it } from "vitest";
-import { enqueueJob } from "../../backend/src/jobs/sql";
+import { enqueueJob } from "../../backend/src/platform-jobs/sql";
 import { expectAccessible } from "./testing/a11y";
 import { seedAgent } from "./testing/agents";
 import { useDashboardStack } from "./testing/dashboard";

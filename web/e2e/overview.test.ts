@@ -6,7 +6,7 @@
 import { sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { afterAll, describe, expect, it } from "vitest";
-import { enqueueJob } from "../../backend/src/jobs/sql";
+import { enqueueJob } from "../../backend/src/platform-jobs/sql";
 import { expectAccessible } from "./testing/a11y";
 import { classify, seedAgent } from "./testing/agents";
 import { E2E_DATA_ENCRYPTION_KEY, useDashboardStack } from "./testing/dashboard";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { partnerInquiries } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";

@@ -7,7 +7,7 @@
  */
 import { passkeys } from "@svc/db/schema";
 import { describe, expect, it } from "vitest";
-import { signedInUser, webContext } from "../lib/testing";
+import { signedInUser, webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { addVirtualAuthenticator, DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";

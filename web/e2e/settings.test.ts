@@ -7,7 +7,7 @@ import { users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { addVirtualAuthenticator, DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";

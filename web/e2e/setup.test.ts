@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { agents } from "@svc/db/schema";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";

@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatDate } from "../components/ui/format-date";
-import { webContext } from "../lib/testing";
+import { webContext } from "../lib/infra/testing";
 import { DESKTOP_WIDTH, expectAccessible, NARROW_WIDTH } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 
@@ -122,7 +122,7 @@ describe("A failing scheduled task", () => {
       error: { message: "Invalid gateway token", type: "unauthorized", code: "invalid_token" },
     });
     const nextRun = new Date("2030-01-01T00:01:30.000Z");
-    // What the scheduler writes after a second failed dispatch (backend/src/scheduler/sql/failTask.ts).
+    // What the scheduler writes after a second failed dispatch (backend/src/scheduled-tasks/sql/failTask.ts).
     await webContext()
       .db.insert(scheduledTasks)
       .values({

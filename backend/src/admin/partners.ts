@@ -1,7 +1,7 @@
 import type { Database } from "@svc/db";
 import { type PartnerInquiryType, partnerInquiries } from "@svc/db/schema";
 import { desc } from "drizzle-orm";
-import type { AdminListQuery } from "./schema";
+import type { AdminListQuery } from "./inputs";
 
 /** A partner inquiry as an admin sees it (spec "Partner inquiries"; the sender's IP stays in the database). */
 export interface AdminPartnerInquiry {

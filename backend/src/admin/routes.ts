@@ -5,8 +5,8 @@ import { requireInternalKey } from "../auth/internal-key";
 import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
+import { adminListQuery } from "./inputs";
 import { listPartnerInquiries } from "./partners";
-import { adminListQuery } from "./schema";
 import { listAgents, listUsers } from "./service";
 
 export type AdminRoutesConfig = Pick<BackendConfig, "INTERNAL_API_KEY" | "HMAC_SECRET" | "ADMIN_EMAILS">;

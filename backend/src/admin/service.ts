@@ -2,7 +2,7 @@ import type { Database } from "@svc/db";
 import { agents, platformJobs, users } from "@svc/db/schema";
 import { count, desc, eq, inArray } from "drizzle-orm";
 import { isAdminEmail } from "../auth/admin";
-import type { AdminListQuery } from "./schema";
+import type { AdminListQuery } from "./inputs";
 
 /** The most recent platform job of a user or an agent. */
 export interface AdminLastJob {

@@ -8,8 +8,8 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PlatformSource } from "../runtime/platform";
 import { invalidLines } from "./errors";
+import { maintenanceBody } from "./inputs";
 import { createRuntimeOperations, type RuntimeOperations, type RuntimeOperationsDeps } from "./operations";
-import { maintenanceBody } from "./schema";
 import { type AgentActor, loadAgentFor } from "./service";
 import { gatewayTokenStore } from "./tokens";
 

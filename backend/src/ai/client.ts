@@ -3,7 +3,7 @@
  * URL and key come from configuration, never from users, so calls do not pass the outbound URL guard.
  */
 import { createOutboundClient, OutboundError, type OutboundResponse } from "@svc/common";
-import type { ChatCompletionRequest } from "./schema";
+import type { ChatCompletionRequest } from "./inputs";
 
 export interface AiProviderSettings {
   /** `AI_PROVIDER`, used in messages. */

@@ -20,7 +20,7 @@ import {
 import { type AiProviderClient, createAiProviderClient } from "./client";
 import { aiProviderUnconfigured, unknownGatewayToken } from "./errors";
 import { gatewayTokenChatAuth } from "./gateway-auth";
-import { type ChatCompletionRequest, chatCompletionBody } from "./schema";
+import { type ChatCompletionRequest, chatCompletionBody } from "./inputs";
 import {
   type ChatAnswer,
   forwardChatCompletion,

@@ -8,7 +8,7 @@ import {
   providerTimeout,
   providerUnreachable,
 } from "./errors";
-import type { ChatCompletionRequest } from "./schema";
+import type { ChatCompletionRequest } from "./inputs";
 
 export type ChatAnswer =
   | { kind: "json"; status: number; body: unknown }

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from "./schema";
+import type { ChatCompletionRequest } from "./inputs";
 
 /** Tokens one exchange cost. */
 export interface TokenUsage {

@@ -3,7 +3,7 @@ import type { Database } from "@svc/db";
 import { Router } from "express";
 import { requireInternalKey } from "../auth/internal-key";
 import { parseBody } from "../http/body";
-import { validateKeyBody } from "./schema";
+import { validateKeyBody } from "./inputs";
 import { validateApiKey } from "./service";
 
 export interface ApiKeyRoutesOptions {

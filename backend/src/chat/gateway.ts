@@ -10,7 +10,7 @@ import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
-import { PermanentJobError } from "../jobs/types";
+import { PermanentJobError } from "../platform-jobs/types";
 import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
 /** Spec "Gateway upstream timeout" and the scheduler's dispatch timeout. */

@@ -23,10 +23,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
 import { createApp } from "../app";
 import { type BackendConfig, loadBackendConfig } from "../config";
-import { platformProcessors } from "../jobs/registry";
-import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
-import { PermanentJobError } from "../jobs/types";
-import { createJobWorker, type JobWorker } from "../jobs/worker";
+import { platformProcessors } from "../platform-jobs/registry";
+import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
+import { PermanentJobError } from "../platform-jobs/types";
+import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
 import { createUser, DATA_KEY, INTERNAL_API_KEY } from "../runtime/testing/fixtures";
 import { chatSessionOf, NO_AI_PROVIDER_MESSAGE } from "./processor";
 

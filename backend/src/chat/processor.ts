@@ -1,6 +1,6 @@
 import type { Database } from "@svc/db";
 import { aiProviderUnconfigured } from "../ai/errors";
-import { type JobProcessor, PermanentJobError } from "../jobs/types";
+import { type JobProcessor, PermanentJobError } from "../platform-jobs/types";
 import { agentGateway, type ChatMessage, postChatCompletion } from "./gateway";
 import { runtimeFailureOf } from "./provider-failure";
 

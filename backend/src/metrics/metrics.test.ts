@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../agents/tokens";
 import { createBackendListener } from "../app";
 import { loadBackendConfig } from "../config";
-import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
-import type { JobProcessor } from "../jobs/types";
-import { createJobWorker } from "../jobs/worker";
 import { createPermissionBus } from "../permissions/bus";
+import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
+import type { JobProcessor } from "../platform-jobs/types";
+import { createJobWorker } from "../platform-jobs/worker";
 
 const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
 const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";

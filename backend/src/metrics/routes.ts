@@ -6,8 +6,8 @@ import { metricsHandler } from "@svc/common/metrics/index";
 import type { DatabaseHandle } from "@svc/db";
 import { Router } from "express";
 import type { Logger } from "pino";
-import { refreshJobGauges } from "../jobs/metrics";
-import { databaseClock } from "../jobs/sql";
+import { refreshJobGauges } from "../platform-jobs/metrics";
+import { databaseClock } from "../platform-jobs/sql";
 import { refreshWatchdogGauges } from "../watchdog/metrics";
 
 export function metricsRoutes(deps: { database: DatabaseHandle; token?: string; logger: Logger }): Router {

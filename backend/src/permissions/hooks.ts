@@ -15,7 +15,7 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus, PermissionEvent } from "./bus";
 import { gatewayTokensUnusable, notThisAgent, permissionNotFound, unauthorized } from "./errors";
-import { decisionWaitQuery, parseHookClassifyBody } from "./schema";
+import { decisionWaitQuery, parseHookClassifyBody } from "./inputs";
 import {
   type ClassifyAnswer,
   classifyAndQueue,

@@ -12,7 +12,7 @@ import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
 import type { PermissionBus } from "./bus";
 import { insufficientScope, unauthorized } from "./errors";
-import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./schema";
+import { classifyBody, DEFAULT_LIST_LIMIT, decisionBody, encodeListCursor, listQuery } from "./inputs";
 import {
   classifyAndQueue,
   decideAndPublish,

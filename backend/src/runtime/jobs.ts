@@ -11,7 +11,7 @@ import type { RuntimeOperations, RuntimeOperationsConfig } from "../agents/opera
 import { findAgent, updateAgentRuntime } from "../agents/service";
 import type { GatewayTokenStore } from "../agents/tokens";
 import { agentServiceName, type HostedService } from "../hosting/types";
-import type { JobProcessor } from "../jobs/types";
+import type { JobProcessor } from "../platform-jobs/types";
 import { type WaitForHealthyOptions, waitForHealthy } from "./health";
 import { agentImageFor, environmentFor, type PlatformSource, resolvePlatform } from "./platform";
 import { isUp, type ProbeStatus, probeRuntime } from "./probe";

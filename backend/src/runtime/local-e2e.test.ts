@@ -12,7 +12,7 @@ import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { dispatchTask } from "../scheduler/dispatch";
+import { dispatchTask } from "../scheduled-tasks/dispatch";
 import {
   createUser,
   DATA_KEY,

@@ -14,9 +14,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "../hosting/local";
 import { LocalServiceStore } from "../hosting/local-store";
 import { isProcessAlive, signalGroup } from "../hosting/proc";
-import { platformProcessors, runtimeJobConfig } from "../jobs/registry";
-import { databaseClock, enqueueJob, getJob } from "../jobs/sql";
-import { createJobWorker, type JobWorker } from "../jobs/worker";
+import { platformProcessors, runtimeJobConfig } from "../platform-jobs/registry";
+import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
+import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
 import { nodePackageFor } from "../runtime-install/index";
 import { type FakeNpm, installFakeNpm } from "../runtime-install/testing/fake-npm";
 import { probeRuntime } from "./probe";

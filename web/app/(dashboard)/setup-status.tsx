@@ -2,9 +2,9 @@ import { cookies } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Notice } from "@/components/ui";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
-import type { CapabilityId, SetupStatus } from "@/lib/setup/schema";
+import type { CapabilityId, SetupStatus } from "@/lib/setup/inputs";
 import { setupStatusOf } from "@/lib/setup/service";
 
 /** The setup status for the signed-in user of this page (the layout has checked the session). */

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { ErrorAlert, Notice } from "@/components/ui";
-import { webContext } from "@/lib/context";
-import { DEFAULT_RETURN_PATH, safeReturnPath } from "@/lib/http/return-path";
 import { idpSettings } from "@/lib/idp/service";
+import { webContext } from "@/lib/infra/context";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "@/lib/infra/http/return-path";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in · Agent Platform" };

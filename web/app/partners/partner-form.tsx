@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf } from "@/components/data";
 import { Alert, Button, Field, Notice, SelectField } from "@/components/ui";
-import type { PartnerInquiryResult } from "@/lib/partners/schema";
+import type { PartnerInquiryResult } from "@/lib/partners/inputs";
 
 const TYPES: [string, string][] = [
   ["general", "General"],

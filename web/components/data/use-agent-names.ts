@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback } from "react";
-import type { AgentSummary } from "@/lib/agents/schema";
+import type { AgentSummary } from "@/lib/agents/inputs";
 import { useResource } from "./use-resource";
 
 /**

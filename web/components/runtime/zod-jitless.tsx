@@ -3,7 +3,7 @@
 import { z } from "zod";
 
 // Zod decides whether to compile its parsers by trying `Function("")`. The Content-Security-Policy allows
-// no eval (lib/http/security-headers.ts), so in a browser that try is refused and reported as a violation
+// no eval (lib/infra/http/security-headers.ts), so in a browser that try is refused and reported as a violation
 // on every page that validates anything: tell Zod up front not to try (on the server it keeps compiling).
 if (typeof window !== "undefined") z.config({ jitless: true });
 

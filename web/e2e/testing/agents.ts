@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { agents } from "@svc/db/schema";
 import { expect } from "vitest";
-import { webContext } from "../../lib/testing";
+import { webContext } from "../../lib/infra/testing";
 import { E2E_DATA_ENCRYPTION_KEY } from "./dashboard";
 
 /**

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { signedInUser, useWebTestContext } from "../../lib/infra/testing";
 import { startTestBackend, type TestBackend } from "../../lib/runtime/testing/backend";
-import { signedInUser, useWebTestContext } from "../../lib/testing";
 import { type AgentBackend, startAgentBackend } from "./agent-backend";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./browser";
 

@@ -9,7 +9,7 @@ import { RUNNING_SESSION_SECRET, useRunningServers } from "@svc/common/testing/r
 import { accountTokens, apiKeys, emailVerificationTokens, users } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { useRunningWebContext, webContext } from "../testing";
+import { useRunningWebContext, webContext } from "../infra/testing";
 import {
   accountWithPassword,
   freshIp,

@@ -12,7 +12,7 @@ import { POST as signout } from "@/app/api/auth/signout/route";
 import { GET as verifyEmailRoute } from "@/app/api/auth/verify-email/route";
 import { POST as register } from "@/app/api/register/route";
 import { GET as getTrial } from "@/app/api/trial/route";
-import { CookieJar, call, useWebTestContext, webContext } from "@/lib/testing";
+import { CookieJar, call, useWebTestContext, webContext } from "@/lib/infra/testing";
 
 const dataDir = `/tmp/svc-accounts-test-${process.pid}`;
 const { clock } = useWebTestContext({

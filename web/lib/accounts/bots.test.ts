@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadWebConfig } from "../config";
-import { csrfCookie } from "../csrf/service";
-import { clientIp } from "../http/client-ip";
+import { loadWebConfig } from "../infra/config";
+import { csrfCookie } from "../infra/csrf/service";
+import { clientIp } from "../infra/http/client-ip";
 import { clearedSessionCookie, sessionCookie } from "../sessions/service";
 import { isAutomatedClient } from "./bots";
 

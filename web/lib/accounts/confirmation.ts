@@ -1,4 +1,4 @@
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { createSession, findSessionUser } from "../sessions/service";
 import { verifyEmail } from "./service";
 import { isSignupBrowserOf } from "./signup-browser";

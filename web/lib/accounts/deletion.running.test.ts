@@ -24,7 +24,7 @@ import {
 } from "@svc/db/schema";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { useRunningWebContext, webContext } from "../testing";
+import { useRunningWebContext, webContext } from "../infra/testing";
 import { accountWithPassword, freshIp, signedInBrowser, WebClient, waitForMail } from "./testing";
 
 const railway: FakeRailway = await startFakeRailway({

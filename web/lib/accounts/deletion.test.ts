@@ -8,7 +8,7 @@ import bcrypt from "bcryptjs";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE as DELETE_ACCOUNT } from "@/app/api/account/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 
 useWebTestContext({ DATA_DIR: `/tmp/svc-deletion-test-${process.pid}` });
 

@@ -1,14 +1,14 @@
 import { agents, files, permissionRequests, platformJobs, users } from "@svc/db/schema";
 import { and, eq, inArray } from "drizzle-orm";
 import { retireAdvertiser } from "../board/retire";
-import type { WebContext } from "../context";
 import { filesDeps } from "../files/service";
+import type { WebContext } from "../infra/context";
 import { answerJson, type BackendUser, callBackend } from "../runtime/backend-client";
 import { LIFECYCLE_TIMEOUT_MS } from "../runtime/operations";
 import { agentRemovalFailed, deletionNotConfirmed, deployInProgress } from "./errors";
+import type { DeleteAccountInput } from "./inputs";
 import { mailAccountDeleted, mailQuietly } from "./mails";
 import { checkAccountPassword, loadAccount } from "./password";
-import type { DeleteAccountInput } from "./schema";
 import { normalizeEmail } from "./users";
 
 /** The jobs that create or redeploy an agent: while one runs, the agent it works on may not exist yet. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { GET as getCsrf } from "@/app/api/auth/csrf/route";
 import { POST as login } from "@/app/api/auth/login/route";
 import { POST as register } from "@/app/api/register/route";
-import { CookieJar, call, useWebTestContext } from "@/lib/testing";
+import { CookieJar, call, useWebTestContext } from "@/lib/infra/testing";
 import { ACCOUNT_LOGIN_LIMIT } from "./login";
 
 const { clock } = useWebTestContext({ DATA_DIR: `/tmp/svc-login-limits-test-${process.pid}` });

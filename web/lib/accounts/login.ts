@@ -1,11 +1,11 @@
 import { sha256Hex } from "@svc/common";
 import bcrypt from "bcryptjs";
-import type { WebContext } from "../context";
-import { rateLimited } from "../ratelimit/errors";
-import { consumeAddressRate, consumeRate, refundRate } from "../ratelimit/service";
+import type { WebContext } from "../infra/context";
+import { rateLimited } from "../infra/ratelimit/errors";
+import { consumeAddressRate, consumeRate, refundRate } from "../infra/ratelimit/service";
 import { createSession } from "../sessions/service";
 import { invalidCredentials } from "./errors";
-import type { LoginInput } from "./schema";
+import type { LoginInput } from "./inputs";
 import { BCRYPT_COST, type RequestMeta } from "./service";
 import { findUserByEmail, normalizeEmail } from "./users";
 

@@ -1,5 +1,5 @@
-import type { WebContext } from "../context";
-import { sendMail } from "../mail/service";
+import type { WebContext } from "../infra/context";
+import { sendMail } from "../infra/mail/service";
 
 /** The mails of the account's own actions (issue 26 item 7), each through SMTP_URL or the `.eml` folder. */
 

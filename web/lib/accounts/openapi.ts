@@ -8,7 +8,7 @@ import {
   deleteAccountSchema,
   forgotPasswordSchema,
   resetPasswordSchema,
-} from "./schema";
+} from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;

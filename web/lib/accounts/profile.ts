@@ -1,12 +1,12 @@
 import { accountTokens, users } from "@svc/db/schema";
 import { and, eq, ne } from "drizzle-orm";
-import type { WebContext } from "../context";
-import { rateLimited } from "../ratelimit/errors";
-import { consumeRate } from "../ratelimit/service";
+import type { WebContext } from "../infra/context";
+import { rateLimited } from "../infra/ratelimit/errors";
+import { consumeRate } from "../infra/ratelimit/service";
 import { emailTaken, sameEmail } from "./errors";
+import type { ChangeEmailInput, ChangeNameInput } from "./inputs";
 import { mailEmailChanged, mailEmailChangeLink, mailQuietly } from "./mails";
 import { checkAccountPassword, loadAccount } from "./password";
-import type { ChangeEmailInput, ChangeNameInput } from "./schema";
 import { type AccountSummary, accountSummary } from "./service";
 import { consumeAccountToken, issueAccountToken } from "./tokens";
 import { findUserByEmail, normalizeEmail } from "./users";

@@ -1,6 +1,6 @@
 import { hmacHex, safeEqual } from "@svc/common";
-import type { WebConfig } from "../config";
-import { serializeCookie } from "../http/cookies";
+import type { WebConfig } from "../infra/config";
+import { serializeCookie } from "../infra/http/cookies";
 
 /**
  * The browser that signed up (issue 26 item 7): sign-up sets this short-lived cookie, and the confirmation

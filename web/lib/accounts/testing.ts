@@ -6,8 +6,8 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { expect } from "vitest";
+import { BROWSER_UA, CookieJar, webContext } from "../infra/testing";
 import { createSession, SESSION_COOKIE } from "../sessions/service";
-import { BROWSER_UA, CookieJar, webContext } from "../testing";
 import { createUser } from "./users";
 
 export interface MailFile {

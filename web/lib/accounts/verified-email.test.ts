@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { POST as RESEND, GET as VERIFY } from "@/app/api/auth/verify-email/route";
 import { POST as CHAT } from "@/app/api/gateway/chat/route";
 import { POST as REGISTER } from "@/app/api/register/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { VERIFICATION_RESEND_LIMIT } from "./service";
 
 const dataDir = `/tmp/svc-verified-email-test-${process.pid}`;
@@ -73,7 +73,7 @@ describe("POST /api/auth/verify-email: a fresh link", () => {
     // The first link expired unused (24 hours).
     clock.advance(25 * 60 * 60 * 1000);
     const { createSession, SESSION_COOKIE } = await import("../sessions/service");
-    const { CookieJar } = await import("../testing");
+    const { CookieJar } = await import("../infra/testing");
     const jar = new CookieJar();
     jar.set(SESSION_COOKIE, (await createSession(webContext(), id)).token);
 

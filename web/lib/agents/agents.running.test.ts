@@ -12,7 +12,7 @@ import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { publishedListing } from "../board/testing";
-import { type CookieJar, signedInUser, useWebTestContext, webContext } from "../testing";
+import { type CookieJar, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 
 const { clock } = useWebTestContext({ SESSION_SECRET: RUNNING_SESSION_SECRET });
 const servers = useRunningServers({ backend: {}, web: {} });

@@ -1,6 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
-import { agentSummary, renameAgentBody } from "./schema";
+import { agentSummary, renameAgentBody } from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 const tags = ["agents"];

@@ -7,7 +7,7 @@ import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import { agentNotFound } from "./errors";
-import type { AgentSummary, RenameAgentInput } from "./schema";
+import type { AgentSummary, RenameAgentInput } from "./inputs";
 
 interface Deps {
   db: Database;

@@ -15,7 +15,7 @@ import { agents, apiKeys } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { signedInUser, useRunningWebContext, webContext } from "../testing";
+import { signedInUser, useRunningWebContext, webContext } from "../infra/testing";
 
 useRunningWebContext({ SESSION_SECRET: RUNNING_SESSION_SECRET });
 const servers = useRunningServers({ backend: { JOB_WORKER_ENABLED: "false" }, web: {} });

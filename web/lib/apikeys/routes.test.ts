@@ -5,7 +5,14 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE, GET as GET_ONE } from "@/app/api/keys/[id]/route";
 import { GET as LIST, POST } from "@/app/api/keys/route";
-import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
+import {
+  call,
+  makeRequest,
+  signedInUser,
+  type TestRequest,
+  useWebTestContext,
+  webContext,
+} from "../infra/testing";
 import { API_KEY_LIMIT, type CreatedApiKey } from "./service";
 
 const { clock } = useWebTestContext();

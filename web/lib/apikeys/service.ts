@@ -6,7 +6,7 @@ import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { signInFirst } from "../sessions/errors";
 import { apiKeyLimit, apiKeyNotFound } from "./errors";
-import type { createApiKeyBody } from "./schema";
+import type { createApiKeyBody } from "./inputs";
 
 /** A create request as the body schema leaves it (scopes normalized). */
 export type CreateApiKeyInput = z.output<typeof createApiKeyBody>;

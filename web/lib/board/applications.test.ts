@@ -3,8 +3,8 @@ import { jobApplications, jobListings } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as APPLY, GET as LIST } from "@/app/api/jobs/apply/route";
-import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
-import type { ApplicationWithListingView } from "./schema";
+import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
+import type { ApplicationWithListingView } from "./inputs";
 import { publishedListing, setStatusAs } from "./testing";
 
 const { clock } = useWebTestContext();

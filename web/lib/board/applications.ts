@@ -2,8 +2,8 @@ import { newId } from "@svc/common";
 import { companies, type JobApplication, jobApplications, jobListings } from "@svc/db/schema";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alreadyApplied, listingNotActive } from "./errors";
+import { type ApplicationView, type ApplicationWithListingView, PUBLIC_STATUSES } from "./inputs";
 import { countBoardEvent } from "./metrics";
-import { type ApplicationView, type ApplicationWithListingView, PUBLIC_STATUSES } from "./schema";
 import { type BoardDeps, listingView } from "./service";
 
 function applicationView(row: JobApplication): ApplicationView {

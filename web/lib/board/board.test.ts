@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { PATCH, GET as READ } from "@/app/api/jobs/board/[id]/route";
 import { GET as LIST, POST } from "@/app/api/jobs/board/route";
 import { GET as COMPANIES } from "@/app/api/jobs/companies/route";
-import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
-import type { CompanyView, ListingView } from "./schema";
+import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
+import type { CompanyView, ListingView } from "./inputs";
 import {
   createCompanyAs,
   createListingAs,

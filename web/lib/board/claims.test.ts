@@ -6,8 +6,8 @@ import { GET as CLAIMS } from "@/app/api/jobs/[jobId]/claims/route";
 import { GET as PLATFORM_JOB } from "@/app/api/jobs/[jobId]/route";
 import { GET as OWN_CLAIMS } from "@/app/api/jobs/claims/route";
 import { createApiKey, revokeApiKey } from "../apikeys/service";
-import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
-import type { ClaimView } from "./schema";
+import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
+import type { ClaimView } from "./inputs";
 import { agentOf, publishedListing, withParams } from "./testing";
 
 const { clock } = useWebTestContext();

@@ -2,8 +2,8 @@ import { newId } from "@svc/common";
 import { agents, type JobClaim, jobClaims, jobListings } from "@svc/db/schema";
 import { and, desc, eq, type SQL } from "drizzle-orm";
 import { agentNotFound, alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
+import type { ClaimView } from "./inputs";
 import { countBoardEvent } from "./metrics";
-import type { ClaimView } from "./schema";
 import { type BoardDeps, ownedBy } from "./service";
 
 function claimView(row: JobClaim, claimerAgentName: string | null): ClaimView {

@@ -12,7 +12,7 @@ import {
   listBoardQuery,
   listingSchema,
   updateListingStatusBody,
-} from "./schema";
+} from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;

@@ -1,7 +1,7 @@
 import type { Database } from "@svc/db";
 import { companies, jobListings } from "@svc/db/schema";
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
-import { PUBLIC_STATUSES } from "./schema";
+import { PUBLIC_STATUSES } from "./inputs";
 
 type Tx = Pick<Database, "update" | "delete">;
 

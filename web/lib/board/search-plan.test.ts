@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { useWebTestContext, webContext } from "../testing";
-import { listBoardQuery } from "./schema";
+import { useWebTestContext, webContext } from "../infra/testing";
+import { listBoardQuery } from "./inputs";
 import {
   containsPattern,
   continueRows,

@@ -1,7 +1,7 @@
 import type { Database } from "@svc/db";
 import { companies, jobListings } from "@svc/db/schema";
 import { getTableName, type SQL, sql } from "drizzle-orm";
-import { BOARD_LIST_MAX } from "./schema";
+import { BOARD_LIST_MAX } from "./inputs";
 
 /**
  * The search reads the newest listings (under the other filters) in order first, and stops at the 50th

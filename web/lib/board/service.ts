@@ -2,9 +2,8 @@ import { type Clock, newId } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Company, companies, type JobListing, jobListings } from "@svc/db/schema";
 import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
-import { parseWith } from "../http/body";
+import { parseWith } from "../infra/http/body";
 import { companyNotOwned, listingNotFound, slugTaken } from "./errors";
-import { countBoardEvent } from "./metrics";
 import {
   BOARD_LIST_MAX,
   type CompanyView,
@@ -16,7 +15,8 @@ import {
   type ListingStatus,
   type ListingView,
   PUBLIC_STATUSES,
-} from "./schema";
+} from "./inputs";
+import { countBoardEvent } from "./metrics";
 import { searchListingIds } from "./search";
 
 export interface BoardDeps {

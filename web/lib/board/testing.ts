@@ -4,8 +4,8 @@ import { agents } from "@svc/db/schema";
 import { expect } from "vitest";
 import { PATCH as LISTING_PATCH } from "@/app/api/jobs/board/[id]/route";
 import { POST as BOARD_POST } from "@/app/api/jobs/board/route";
-import { type CookieJar, makeRequest, webContext } from "../testing";
-import type { CompanyView, ListingView } from "./schema";
+import { type CookieJar, makeRequest, webContext } from "../infra/testing";
+import type { CompanyView, ListingView } from "./inputs";
 
 export function withParams<P extends Record<string, string>>(params: P) {
   return { params: Promise.resolve(params) };

@@ -3,8 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE, PATCH } from "@/app/api/buddies/[buddyId]/route";
 import { GET as LIST, POST } from "@/app/api/buddies/route";
-import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
-import type { BuddyView } from "./schema";
+import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
+import type { BuddyView } from "./inputs";
 
 const { clock } = useWebTestContext();
 const db = () => webContext().db;

@@ -1,5 +1,5 @@
 import { HttpError } from "@svc/common";
-import { BUDDY_LIMIT, TRAIN_ENERGY_MIN } from "./schema";
+import { BUDDY_LIMIT, TRAIN_ENERGY_MIN } from "./inputs";
 
 /** The buddies area's failures (spec "Errors": buddies), one constructor per code. */
 export const buddyLimitReached = () =>

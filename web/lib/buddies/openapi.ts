@@ -1,6 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
-import { buddyActionBody, buddySchema, createBuddyBody } from "./schema";
+import { buddyActionBody, buddySchema, createBuddyBody } from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;

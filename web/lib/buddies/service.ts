@@ -9,7 +9,7 @@ import {
   type BuddyView,
   type CreateBuddyInput,
   TRAIN_ENERGY_MIN,
-} from "./schema";
+} from "./inputs";
 
 interface Deps {
   db: Database;

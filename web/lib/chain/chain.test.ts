@@ -12,7 +12,7 @@ import { GET as PRICE } from "@/app/api/l1/price/route";
 import { GET as RPC_GET, POST as RPC_POST } from "@/app/api/l1/rpc-config/route";
 import { GET as VERIFY } from "@/app/api/l1/verify/route";
 import { GET as WALLET } from "@/app/api/l1/wallet/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { maskUrlCredentials } from "./mask-url";
 import { refreshUsdQuote } from "./price";
 

@@ -7,7 +7,7 @@
  */
 import { createOutboundClient, guardedClients, OutboundError } from "@svc/common";
 import { z } from "zod";
-import { solanaAddress } from "./schema";
+import { solanaAddress } from "./inputs";
 import { rawAmount, tokenDecimals } from "./units";
 
 export const L1_RPC_TIMEOUT_MS = 10_000;

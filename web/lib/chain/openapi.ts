@@ -7,7 +7,7 @@ import {
   l1WalletSchema,
   rpcConfigBody,
   rpcConfigSchema,
-} from "./schema";
+} from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 

@@ -8,10 +8,10 @@ import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { marketDataCache } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
-import { withAdvisoryLock } from "../db/advisory-lock";
+import { withAdvisoryLock } from "../infra/db/advisory-lock";
 import { marketDataFailed } from "./errors";
+import type { L1Price } from "./inputs";
 import { type CoinQuote, fetchUsdQuotes, type MarketDataConfig, MarketDataError } from "./market-data-client";
-import type { L1Price } from "./schema";
 
 /** Spec "Limits": price cache 60 s. */
 export const PRICE_CACHE_MS = 60_000;

@@ -7,8 +7,9 @@ import { guardedLookup, OutboundError, outboundPolicy } from "@svc/common";
 import type { Database } from "@svc/db";
 import { userRpcConfigs } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import { badRpcUrl, verifyRpcFailed, walletLookupFailed } from "./errors";
+import type { L1Verify, L1Wallet, RpcConfig } from "./inputs";
 import { KNOWN_MINTS, tokenSymbol } from "./known-mints";
 import {
   accountInfoResult,
@@ -20,7 +21,6 @@ import {
   tokenAccountsResult,
 } from "./l1-rpc-client";
 import { maskUrlCredentials } from "./mask-url";
-import type { L1Verify, L1Wallet, RpcConfig } from "./schema";
 import { benefitsOf, ELIGIBLE_MIN_BALANCE, HOLDER_TIERS } from "./tiers";
 import { unitsToNumber } from "./units";
 

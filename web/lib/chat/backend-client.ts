@@ -5,7 +5,7 @@
  * key and the user context signed with HMAC_SECRET, else INTERNAL_API_KEY (spec "Authentication").
  */
 import { type OutboundAnswer, OutboundError } from "@svc/common";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import { BackendNotConfiguredError, requestBackend } from "../runtime/backend-client";
 
 /** How long the web waits for the backend to accept a job. */

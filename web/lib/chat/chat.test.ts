@@ -14,11 +14,18 @@ import type { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST as CHAT } from "@/app/api/gateway/chat/route";
 import { GET as GET_JOB } from "@/app/api/jobs/[jobId]/route";
-import { chatJobSchema } from "../../../backend/src/jobs/schema";
-import { enqueueChatJob as backendEnqueueChatJob } from "../../../backend/src/jobs/service";
-import { databaseClock } from "../../../backend/src/jobs/sql";
-import { toJobJson as backendJobJson } from "../../../backend/src/jobs/types";
-import { call, makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
+import { chatJobSchema } from "../../../backend/src/platform-jobs/inputs";
+import { enqueueChatJob as backendEnqueueChatJob } from "../../../backend/src/platform-jobs/service";
+import { databaseClock } from "../../../backend/src/platform-jobs/sql";
+import { toJobJson as backendJobJson } from "../../../backend/src/platform-jobs/types";
+import {
+  call,
+  makeRequest,
+  signedInUser,
+  type TestRequest,
+  useWebTestContext,
+  webContext,
+} from "../infra/testing";
 import { BackendQueueError, enqueueChatJob } from "./backend-client";
 import { queueChatMessage } from "./service";
 

@@ -16,11 +16,11 @@ import { POST as CHAT } from "@/app/api/gateway/chat/route";
 import { GET as GET_JOB } from "@/app/api/jobs/[jobId]/route";
 import { createApp } from "../../../backend/src/app";
 import { loadBackendConfig } from "../../../backend/src/config";
-import { platformProcessors } from "../../../backend/src/jobs/registry";
-import type { QueueClock } from "../../../backend/src/jobs/sql";
-import type { PlatformJobJson } from "../../../backend/src/jobs/types";
-import { createJobWorker } from "../../../backend/src/jobs/worker";
-import { call, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
+import { platformProcessors } from "../../../backend/src/platform-jobs/registry";
+import type { QueueClock } from "../../../backend/src/platform-jobs/sql";
+import type { PlatformJobJson } from "../../../backend/src/platform-jobs/types";
+import { createJobWorker } from "../../../backend/src/platform-jobs/worker";
+import { call, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 
 const INTERNAL_API_KEY = "e2e-internal-key-0123456789abcdef";
 const HMAC_SECRET = "e2e-hmac-secret-0123456789abcdef";

@@ -1,6 +1,6 @@
 import { ConfigError } from "@svc/common";
 import { describe, expect, it } from "vitest";
-import { loadWebConfig } from "../config";
+import { loadWebConfig } from "../infra/config";
 import { quotaBytesOfPlan } from "./config";
 
 const base = {

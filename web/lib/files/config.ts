@@ -1,6 +1,6 @@
 import { ConfigError, flag, httpUrl, positiveInt } from "@svc/common";
 import { z } from "zod";
-import { readPlanValues, valueOfPlan } from "../config/plans";
+import { readPlanValues, valueOfPlan } from "../infra/config/plans";
 
 const MIB = 1024 * 1024;
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { agents } from "@svc/db/schema";
 import { describe, expect, it } from "vitest";
 import { useRunningServers } from "../../../common/testing/running-servers";
-import { signedInUser, useRunningWebContext, webContext } from "../testing";
+import { signedInUser, useRunningWebContext, webContext } from "../infra/testing";
 
 useRunningWebContext();
 const servers = useRunningServers({ web: {} });

@@ -1,6 +1,6 @@
 import { HttpError } from "@svc/common";
 
-import { wordsOf } from "../http/field-names";
+import { wordsOf } from "../infra/http/field-names";
 import { formatBytes } from "./sizes";
 
 /** The files area's failures, one constructor per code (spec "Errors", Files). */

@@ -7,7 +7,7 @@ import {
   listFilesResponse,
   uploadFileForm,
   uploadFileResponse,
-} from "./schema";
+} from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 

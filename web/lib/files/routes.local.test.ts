@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { useWebTestContext } from "../testing";
+import { useWebTestContext } from "../infra/testing";
 import { describeFileRoutes, suiteEnv } from "./routes.suite";
 
 const dir = await mkdtemp(join(tmpdir(), "svc-files-local-"));

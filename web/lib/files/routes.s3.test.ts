@@ -1,6 +1,6 @@
 import { startFakeS3 } from "@svc/common/testing";
 import { afterAll } from "vitest";
-import { useWebTestContext } from "../testing";
+import { useWebTestContext } from "../infra/testing";
 import { describeFileRoutes, suiteEnv } from "./routes.suite";
 
 // A real S3-compatible server (s3rver) on loopback, through the same suite as the local driver.

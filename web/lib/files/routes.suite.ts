@@ -9,7 +9,14 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as QUOTA } from "@/app/api/files/quota/route";
 import { DELETE, GET, POST } from "@/app/api/files/route";
-import { CookieJar, call, makeRequest, signedInUser, type useWebTestContext, webContext } from "../testing";
+import {
+  CookieJar,
+  call,
+  makeRequest,
+  signedInUser,
+  type useWebTestContext,
+  webContext,
+} from "../infra/testing";
 import { fileStorage } from "./storage";
 
 const KIB = 1024;

@@ -2,9 +2,10 @@ import type { Readable } from "node:stream";
 import { isHttpError, newId } from "@svc/common";
 import { type FileRecord, files } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
-import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
+import type { WebContext } from "../infra/context";
 import { agentIdRequired, fileNotFound, fileRequired, fileTooLarge, storageLimitExceeded } from "./errors";
+import type { FileList, FileQuota, FileView, UploadedFile } from "./inputs";
 import { downloadedBytesCounter, refusedUploadsCounter, uploadedBytesCounter } from "./metrics";
 import { receiveMultipart, UploadCutOff } from "./multipart";
 import {
@@ -15,7 +16,6 @@ import {
   settleReservation,
 } from "./quota";
 import { DEFAULT_MIME_TYPE, sanitizeFilename, sanitizeMimeType } from "./sanitize";
-import type { FileList, FileQuota, FileView, UploadedFile } from "./schema";
 import { type FileStorage, fileStorage } from "./storage";
 
 /** What the files service needs: the web context and the configured storage. */

@@ -1,6 +1,6 @@
 /**
  * The v1 gateway and the payment-session reads, served by web/server.ts ahead of Next.js
- * (lib/http/ahead-of-next.ts), answer exactly as Next's handling of the same route files: two real web
+ * (lib/infra/http/ahead-of-next.ts), answer exactly as Next's handling of the same route files: two real web
  * servers on one database, one as it runs by default and one with GATEWAY_AHEAD_OF_NEXT=false (every request
  * through Next, as before). Each request goes to both; status, every header line in order and the body must
  * be the same, apart from what differs between any two answers (`Date`, the script nonce) and between the two
@@ -24,7 +24,7 @@ import {
   useRunningServers,
 } from "../../../common/testing/running-servers";
 import { createApiKey } from "../apikeys/service";
-import { signedInUser, useRunningWebContext, webContext } from "../testing";
+import { signedInUser, useRunningWebContext, webContext } from "../infra/testing";
 import { HI, readHeldStream, startFakePlugin } from "./test-support";
 
 const plugin = await startFakePlugin();

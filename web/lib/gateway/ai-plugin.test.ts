@@ -6,8 +6,8 @@ import { startFakeAiProvider } from "@svc/common/testing";
 import { cardCredits } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { startTestBackend } from "../runtime/testing/backend";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { cardCreditOf } from "./billing/card";
 
 const INTERNAL_API_KEY = "gateway-internal-key-0123456789abcdef";

@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as CHECKOUT } from "@/app/api/v1/payments/card/create/route";
 import { POST as WEBHOOK } from "@/app/api/webhooks/stripe/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { cardCreditOf, receiveStripeWebhook } from "./billing/card";
 
 const stripe = await startFakeStripe();

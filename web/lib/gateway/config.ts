@@ -28,7 +28,7 @@ export const gatewayEnv = {
   GATEWAY_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
   /**
    * web/server.ts serves the gateway and the payment-session reads ahead of Next.js, with the same route
-   * handlers (lib/http/ahead-of-next.ts); false sends them through Next's router like every other route.
+   * handlers (lib/infra/http/ahead-of-next.ts); false sends them through Next's router like every other route.
    */
   GATEWAY_AHEAD_OF_NEXT: flag(true),
   /** Price per call of each plugin in USD. */

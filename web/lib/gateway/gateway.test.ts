@@ -2,7 +2,14 @@ import { cardCredits } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
-import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
+import {
+  type CookieJar,
+  call,
+  makeRequest,
+  signedInUser,
+  useWebTestContext,
+  webContext,
+} from "../infra/testing";
 import { cardCreditOf } from "./billing/card";
 import { selectPaymentMethod } from "./payment";
 import { handleGatewayCall } from "./service";

@@ -7,7 +7,7 @@
 import { Challenge, Credential, PaymentRequest } from "mppx";
 import { Types } from "mppx/evm";
 import { describe, expect, it } from "vitest";
-import { useWebTestContext } from "../testing";
+import { useWebTestContext } from "../infra/testing";
 import { type MppCharge, mppChallenge, mppServer, verifyMppCredential } from "./billing/mpp";
 import { type AuthorizationOverrides, newAccount, signCredential } from "./mpp-support";
 import { microsToUsd } from "./pricing";

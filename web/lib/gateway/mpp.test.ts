@@ -13,7 +13,7 @@ import { evm, Mppx } from "mppx/server";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
 import { useRunningServers } from "../../../common/testing/running-servers";
-import { call, makeRequest, useWebTestContext, webContext } from "../testing";
+import { call, makeRequest, useWebTestContext, webContext } from "../infra/testing";
 import { mppxClient, newAccount, signCredential } from "./mpp-support";
 import { handleGatewayCall } from "./service";
 import { startFakePlugin } from "./test-support";

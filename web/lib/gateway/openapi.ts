@@ -8,7 +8,7 @@ import {
   openSessionBody,
   paymentRequiredBody,
   paymentSessionView,
-} from "./schema";
+} from "./inputs";
 
 const paymentRequired = {
   status: 402,

@@ -4,8 +4,8 @@
  * is called and says how to give it back; a missing or refused payment is a 402 answered as it is.
  */
 import { counter } from "@svc/common/metrics/index";
-import type { WebContext } from "../context";
-import { errorResponse, toErrorResponse } from "../http/errors";
+import type { WebContext } from "../infra/context";
+import { errorResponse, toErrorResponse } from "../infra/http/errors";
 import { signedInUserOf } from "../sessions/require";
 import { cardCreditOf, checkoutUrlOf, debitCardCredit, refundCardCredit } from "./billing/card";
 import {
@@ -20,9 +20,9 @@ import {
 } from "./billing/mpp";
 import { type AnswerToKeep, debitPaymentSession, refundVoucher, storeVoucherAnswer } from "./billing/session";
 import { badPaymentMethod, idempotencyAnswerNotKept, sessionRequired } from "./errors";
+import { type PaymentMethod, paymentMethod } from "./inputs";
 import type { Plugin } from "./plugins";
 import { microsToUsd } from "./pricing";
-import { type PaymentMethod, paymentMethod } from "./schema";
 
 export const payments = counter({
   name: "gateway_payments_total",

@@ -14,8 +14,8 @@
  * `stream` may be sent but is not forwarded: `Accept: text/event-stream` decides (spec "Gateway (web API)").
  */
 import { z } from "zod";
-import { parseWith } from "../http/body";
-import { invalidRequest } from "../http/codes";
+import { parseWith } from "../infra/http/body";
+import { invalidRequest } from "../infra/http/codes";
 import type { PluginId } from "./plugins";
 
 export interface ChatCaps {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadWebConfig } from "../config";
+import { loadWebConfig } from "../infra/config";
 import { pluginRegistry } from "./plugins";
 import { microsToUsd, usdToMicros } from "./pricing";
 

@@ -4,7 +4,7 @@
  * its upstream. `agent` and `generate-text` default to the platform's AI provider through the backend's
  * `POST /api/ai/gateway` (internal key); `tts` and `stt` have no default.
  */
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import { usdToMicros } from "./pricing";
 
 export const PLUGIN_IDS = ["agent", "generate-text", "tts", "stt"] as const;

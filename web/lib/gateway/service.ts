@@ -12,9 +12,9 @@
  * after sending, a 504 from the plugin), the call stays paid, as its provider may have spent the tokens.
  * An MPP payment is settled on chain and never given back.
  */
-import type { WebContext } from "../context";
-import { readJson } from "../http/body";
-import { toErrorResponse } from "../http/errors";
+import type { WebContext } from "../infra/context";
+import { readJson } from "../infra/http/body";
+import { toErrorResponse } from "../infra/http/errors";
 import { signedInUserOf } from "../sessions/require";
 import { backendFactsOf } from "../setup/backend-facts";
 import { cardCreditOf } from "./billing/card";
@@ -28,6 +28,7 @@ import {
 } from "./billing/mpp";
 import { depositCharge, isActivePaymentSession, openPaymentSession } from "./billing/session";
 import { noPlugin, unauthorized, unknownPlugin } from "./errors";
+import { type BillingOverview, gatewayBody, openSessionBody } from "./inputs";
 import {
   type Payment,
   PaymentChallenge,
@@ -41,7 +42,6 @@ import { pluginRequest } from "./plugin-requests";
 import { DEFAULT_PLUGIN, type Plugin, type PluginUpstream, pluginRegistry } from "./plugins";
 import { microsToUsd, usdToMicros } from "./pricing";
 import { callPlugin, NoPluginAnswer, type PluginAnswer } from "./proxy";
-import { type BillingOverview, gatewayBody, openSessionBody } from "./schema";
 
 export async function handleGatewayCall(ctx: WebContext, request: Request): Promise<Response> {
   try {

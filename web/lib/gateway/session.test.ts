@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/v1/gateway/route";
 import { POST as OPEN } from "@/app/api/wallet/sessions/route";
 import { useRunningServers } from "../../../common/testing/running-servers";
-import type { HttpError } from "../http/errors";
-import { call, makeRequest, useWebTestContext, webContext } from "../testing";
+import type { HttpError } from "../infra/http/errors";
+import { call, makeRequest, useWebTestContext, webContext } from "../infra/testing";
 import {
   ANSWER_LEASE_MS,
   debitPaymentSession,

@@ -5,7 +5,7 @@
 import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { createGatewayClient, type GatewayClient } from "../runtime/gateway-client";
 import { agentNotFound } from "./errors";
 

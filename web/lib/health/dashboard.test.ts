@@ -9,7 +9,7 @@ import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/test
 import { connectDatabase } from "@svc/db";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/health/dashboard/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import {
   checkDashboardHealth,
   dashboardTargets,

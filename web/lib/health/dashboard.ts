@@ -6,7 +6,7 @@
  */
 import { createOutboundClient } from "@svc/common";
 import { sql } from "drizzle-orm";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { networkErrorLabel } from "./network-errors";
 import { assessWebHealth, type HealthLevel, type HostSample, sampleHost } from "./service";
 

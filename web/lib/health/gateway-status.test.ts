@@ -3,8 +3,8 @@ import { freePort } from "@svc/common";
 import { startFakeAgentRuntime } from "@svc/common/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/gateway/status/route";
+import { call, signedInUser, useWebTestContext } from "../infra/testing";
 import type { RuntimeCronJob, RuntimeSession } from "../runtime/gateway-client";
-import { call, signedInUser, useWebTestContext } from "../testing";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "./testing/agents";
 
 const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });

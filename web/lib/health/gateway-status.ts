@@ -4,7 +4,7 @@
  * without an agent (or whose agent has no runtime instance yet) gets the same shape, unreachable, with the
  * reason in `healthDetail.error`, so the dashboard renders one view for every case.
  */
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import {
   GatewayError,
   type GatewayHealth,

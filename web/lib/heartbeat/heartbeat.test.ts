@@ -9,8 +9,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { DELETE, GET, PUT } from "@/app/api/heartbeat/route";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
-import { call, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
-import { frequencyToMs, msToFrequency } from "./schema";
+import { call, signedInUser, type TestRequest, useWebTestContext, webContext } from "../infra/testing";
+import { frequencyToMs, msToFrequency } from "./inputs";
 
 const gateway = await startFakeAgentRuntime({ token: "gateway-token-0123456789abcdef" });
 const refusedUrl = `http://127.0.0.1:${await freePort()}`;

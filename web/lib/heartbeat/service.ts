@@ -6,10 +6,10 @@
  */
 import { heartbeatSettings } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
-import type { WebContext } from "../context";
 import { agentGatewayClient, requireUserAgent } from "../health/agent-gateway";
+import type { WebContext } from "../infra/context";
 import { type GatewayClient, GatewayError, type RuntimeCronJob } from "../runtime/gateway-client";
-import { frequencyToMs, type HeartbeatBody, msToFrequency } from "./schema";
+import { frequencyToMs, type HeartbeatBody, msToFrequency } from "./inputs";
 
 export const HEARTBEAT_JOB_NAME = "heartbeat";
 /** What the table's defaults say when an agent has no row yet. */

@@ -5,9 +5,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as callbackRoute } from "@/app/api/auth/idp/callback/route";
 import { GET as startRoute } from "@/app/api/auth/idp/route";
 import { createUser } from "../accounts/users";
-import { overrideWebContext } from "../context";
+import { overrideWebContext } from "../infra/context";
+import { CookieJar, call, useWebTestContext, webContext } from "../infra/testing";
 import { createSession } from "../sessions/service";
-import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { FLOW_COOKIE } from "./flow";
 import { signInThroughProvider } from "./testing/sign-in";
 

@@ -24,9 +24,9 @@ import { POST as createKeyRoute } from "@/app/api/keys/route";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { POST as registerRoute } from "@/app/api/register/route";
+import { CookieJar, call, useWebTestContext, webContext } from "../infra/testing";
 import { authOptions, registerPasskey } from "../passkeys/testing/flows";
 import { startTestBackend } from "../runtime/testing/backend";
-import { CookieJar, call, useWebTestContext, webContext } from "../testing";
 import { signInThroughProvider } from "./testing/sign-in";
 
 // Issue #12 item 2: an attacker registers the victim's email before the victim ever signs in, and adds

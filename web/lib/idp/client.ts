@@ -6,7 +6,7 @@
 import { createOutboundClient, type OutboundAnswer, OutboundError } from "@svc/common";
 import { createRemoteJWKSet, type JSONWebKeySet } from "jose";
 import { z } from "zod";
-import { type OidcDiscovery, oidcDiscoverySchema, type TokenResponse, tokenResponseSchema } from "./schema";
+import { type OidcDiscovery, oidcDiscoverySchema, type TokenResponse, tokenResponseSchema } from "./inputs";
 
 /** The spec gives the provider no timeout; these bound a hung provider well below a browser's patience. */
 export const DISCOVERY_TIMEOUT_MS = 10_000;

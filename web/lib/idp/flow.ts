@@ -4,9 +4,9 @@
  */
 import { createHash } from "node:crypto";
 import { decryptText, deriveKey, encryptText, randomToken } from "@svc/common";
-import type { WebConfig } from "../config";
-import { serializeCookie } from "../http/cookies";
-import { type FlowState, flowStateSchema } from "./schema";
+import type { WebConfig } from "../infra/config";
+import { serializeCookie } from "../infra/http/cookies";
+import { type FlowState, flowStateSchema } from "./inputs";
 
 export const FLOW_COOKIE = "svc-idp-flow";
 export const FLOW_TTL_MS = 10 * 60 * 1000;

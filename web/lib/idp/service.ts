@@ -9,9 +9,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { errors as joseErrors, jwtVerify } from "jose";
 import { claimUnprovenAccount } from "../accounts/claim";
 import { createUser, findUserByEmail } from "../accounts/users";
-import type { WebConfig } from "../config";
-import type { WebContext } from "../context";
-import { DEFAULT_RETURN_PATH, safeReturnPath } from "../http/return-path";
+import type { WebConfig } from "../infra/config";
+import type { WebContext } from "../infra/context";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "../infra/http/return-path";
 import { healClaimedAgents } from "../runtime/operations";
 import { createSession } from "../sessions/service";
 import { discoverOidc, exchangeCode, IdpUpstreamError, idTokenKeys } from "./client";
@@ -22,7 +22,7 @@ import {
   type IdpErrorCode,
   idTokenClaimsSchema,
   type TokenResponse,
-} from "./schema";
+} from "./inputs";
 
 /** The `provider` of every idp_accounts row this sign-in writes. */
 export const IDP_PROVIDER = "oidc";

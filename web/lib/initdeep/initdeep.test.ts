@@ -6,7 +6,7 @@ import { users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/init-deep/route";
-import { makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
+import { makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 
 const base = await mkdtemp(join(tmpdir(), "svc-init-deep-"));
 const root = join(base, "root");

@@ -1,5 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
-import { initDeepAnswer, initDeepBody, initDeepQuery, initDeepStatus } from "./schema";
+import { initDeepAnswer, initDeepBody, initDeepQuery, initDeepStatus } from "./inputs";
 
 /** The init-deep area's routes (spec "Project context files"). */
 export const initDeepOperations: readonly ApiOperation[] = [

@@ -8,7 +8,7 @@
 import { constants, type Dirent } from "node:fs";
 import { lstat, open, readdir, readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import {
   type AgentsDoc,
   analyzeSource,
@@ -20,7 +20,7 @@ import {
   type TestFacts,
 } from "./analyze";
 import { pathNotADirectory, pathOutsideRoot } from "./errors";
-import type { InitDeepAnswer, InitDeepInput, InitDeepStatus } from "./schema";
+import type { InitDeepAnswer, InitDeepInput, InitDeepStatus } from "./inputs";
 
 export const AGENTS_FILE = "AGENTS.md";
 /** Directories never walked. */

@@ -1,5 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
-import { partnerInquiryBody, partnerInquiryResponse } from "./schema";
+import { partnerInquiryBody, partnerInquiryResponse } from "./inputs";
 
 /** Partner inquiries (spec "Partner inquiries"). */
 export const partnersOperations: readonly ApiOperation[] = [

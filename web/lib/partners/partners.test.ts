@@ -5,7 +5,7 @@ import { partnerInquiries, partnerInquiryTypes } from "@svc/db/schema";
 import { desc, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/partner/route";
-import { makeRequest, useWebTestContext, webContext } from "../testing";
+import { makeRequest, useWebTestContext, webContext } from "../infra/testing";
 
 const dataDir = await mkdtemp(join(tmpdir(), "svc-partners-"));
 const { clock } = useWebTestContext({

@@ -1,11 +1,11 @@
 import { newId } from "@svc/common";
 import { counter } from "@svc/common/metrics/index";
 import { type PartnerInquiryType, partnerInquiries } from "@svc/db/schema";
-import type { WebContext } from "../context";
-import { escapeHtml, sendMail } from "../mail/service";
-import { rateLimited } from "../ratelimit/errors";
-import { consumeAddressRate } from "../ratelimit/service";
-import type { PartnerInquiryInput, PartnerInquiryResult } from "./schema";
+import type { WebContext } from "../infra/context";
+import { escapeHtml, sendMail } from "../infra/mail/service";
+import { rateLimited } from "../infra/ratelimit/errors";
+import { consumeAddressRate } from "../infra/ratelimit/service";
+import type { PartnerInquiryInput, PartnerInquiryResult } from "./inputs";
 
 const HOUR_MS = 60 * 60 * 1000;
 const FAST_TRACK_TYPES: readonly PartnerInquiryType[] = ["enterprise", "ai_provider"];

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { createUser } from "../accounts/users";
-import { call, useWebTestContext, webContext } from "../testing";
+import { call, useWebTestContext, webContext } from "../infra/testing";
 import { PASSKEY_AUTH_OPTIONS_LIMIT } from "./service";
 import { authOptions, challengeRow, newAuthenticator, userWithPasskey } from "./testing/flows";
 

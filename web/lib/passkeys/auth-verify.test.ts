@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
-import { BROWSER_UA, CookieJar, call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { BROWSER_UA, CookieJar, call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { FLAG_UP, type SoftwareAuthenticator } from "./testing/authenticator";
 import {
   authOptions,

@@ -3,7 +3,7 @@ import type { Clock } from "@svc/common";
 import type { Database } from "@svc/db";
 import { passkeyChallenges } from "@svc/db/schema";
 import { and, eq, lt } from "drizzle-orm";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import { challengeExpired, invalidChallenge } from "./errors";
 
 export type ChallengePurpose = "register" | "authenticate";

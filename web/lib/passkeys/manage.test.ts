@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POST as authVerifyRoute } from "@/app/api/passkey/auth/verify/route";
 import { DELETE as deletePasskeyRoute } from "@/app/api/passkeys/[id]/route";
 import { GET as listPasskeysRoute } from "@/app/api/passkeys/route";
-import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext } from "../testing";
+import { type CookieJar, call, makeRequest, signedInUser, useWebTestContext } from "../infra/testing";
 import { authOptions, passkeyRow, registerPasskey } from "./testing/flows";
 
 const { clock, config } = useWebTestContext();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { POST as registerOptionsRoute } from "@/app/api/passkey/register/options/route";
-import { call, signedInUser, useWebTestContext } from "../testing";
+import { call, signedInUser, useWebTestContext } from "../infra/testing";
 import { challengeRow, registerOptions, registerPasskey } from "./testing/flows";
 
 const { clock, config } = useWebTestContext();

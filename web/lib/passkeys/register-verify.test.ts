@@ -2,7 +2,7 @@ import { passkeys } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as registerVerifyRoute } from "@/app/api/passkey/register/verify/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { FLAG_AT, FLAG_UP } from "./testing/authenticator";
 import {
   authOptions,

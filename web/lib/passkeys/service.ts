@@ -14,9 +14,9 @@ import type { Database } from "@svc/db";
 import { type Passkey, passkeys } from "@svc/db/schema";
 import { and, asc, eq, lt } from "drizzle-orm";
 import { findUserByEmail } from "../accounts/users";
-import type { WebConfig } from "../config";
-import { rateLimited } from "../ratelimit/errors";
-import { consumeAddressRate } from "../ratelimit/service";
+import type { WebConfig } from "../infra/config";
+import { rateLimited } from "../infra/ratelimit/errors";
+import { consumeAddressRate } from "../infra/ratelimit/service";
 import { createSession, type SessionUser } from "../sessions/service";
 import { challengeToBase64Url, consumeChallenge, issueChallenge } from "./challenges";
 import {
@@ -27,7 +27,7 @@ import {
   registrationNotVerified,
   verificationFailed,
 } from "./errors";
-import type { AuthOptionsInput, AuthVerifyInput, RegisterVerifyInput } from "./schema";
+import type { AuthOptionsInput, AuthVerifyInput, RegisterVerifyInput } from "./inputs";
 
 /** The spec's ceremony timeout (ms), sent in both kinds of options. */
 export const PASSKEY_TIMEOUT_MS = 60_000;

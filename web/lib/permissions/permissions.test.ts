@@ -23,10 +23,10 @@ import { createPermissionBus } from "../../../backend/src/permissions/bus";
 import { permissionSocketUpgrade } from "../../../backend/src/permissions/socket";
 import { createPermissionRequest } from "../../../backend/src/permissions/store";
 import { createApiKey, revokeApiKey } from "../apikeys/service";
-import { loadWebConfig } from "../config";
-import { overrideWebContext } from "../context";
+import { loadWebConfig } from "../infra/config";
+import { overrideWebContext } from "../infra/context";
+import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../infra/testing";
 import { type RelayedExchange, startRecordingRelay } from "../runtime/testing/backend";
-import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
 import { permissionSocketRelay } from "./socket-relay";
 
 const INTERNAL_API_KEY = "perm-internal-key-0123456789abcdef";

@@ -8,7 +8,7 @@
  * so a browser never mistakes a platform misconfiguration for its own session ending.
  */
 import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "@svc/common";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { answerJson, type BackendAnswer, type BackendUser, callBackend } from "../runtime/backend-client";
 import {
   backendAnswered,
@@ -17,7 +17,7 @@ import {
   requestNotFound,
   unexpectedBackendAnswer,
 } from "./errors";
-import type { DecisionBody, PendingPageQuery } from "./schema";
+import type { DecisionBody, PendingPageQuery } from "./inputs";
 
 /** Both calls are single indexed queries on the backend. */
 export const PERMISSIONS_TIMEOUT_MS = 10_000;

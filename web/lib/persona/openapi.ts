@@ -1,5 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
-import { characterRunBody, personaRunResult, personaSummary } from "./schema";
+import { characterRunBody, personaRunResult, personaSummary } from "./inputs";
 
 const errors = {
   401: "not signed in",

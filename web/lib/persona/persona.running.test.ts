@@ -12,7 +12,7 @@ import {
 import { RUNNING_SESSION_SECRET, useRunningServers } from "@svc/common/testing/running-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
-import { type CookieJar, signedInUser, useWebTestContext } from "../testing";
+import { type CookieJar, signedInUser, useWebTestContext } from "../infra/testing";
 
 const { clock } = useWebTestContext({
   DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,

@@ -16,7 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/runtime/character-qa/route";
 import { deployTestAgent, TEST_DATA_ENCRYPTION_KEY } from "../health/testing/agents";
-import { makeRequest, signedInUser, useWebTestContext } from "../testing";
+import { makeRequest, signedInUser, useWebTestContext } from "../infra/testing";
 
 useWebTestContext({ DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY });
 

@@ -6,8 +6,8 @@
  */
 import { AgentCallError, requestAgent } from "@svc/common";
 import type { z } from "zod";
-import type { WebContext } from "../context";
 import { agentCredentials } from "../health/agent-gateway";
+import type { WebContext } from "../infra/context";
 import { newestAgentOf } from "../runtime/operations";
 import { agentUnreachable, noAgentDeployed } from "./errors";
 import {
@@ -16,7 +16,7 @@ import {
   type PersonaRunResult,
   type PersonaSummary,
   personaSummary,
-} from "./schema";
+} from "./inputs";
 
 /** Spec "Limits": persona proxy timeouts. */
 export const PERSONA_READ_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
-import { djStatsSchema, radioWalletBody, radioWalletSchema } from "./schema";
+import { djStatsSchema, radioWalletBody, radioWalletSchema } from "./inputs";
 
 const session = { 401: "not signed in" } as const;
 

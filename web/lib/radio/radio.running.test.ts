@@ -5,7 +5,7 @@
 import { startFakeMarketData, startFakeRadioApi } from "@svc/common/testing";
 import { RUNNING_SESSION_SECRET, useRunningServers } from "@svc/common/testing/running-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInUser, useWebTestContext } from "../testing";
+import { signedInUser, useWebTestContext } from "../infra/testing";
 
 const radio = await startFakeRadioApi();
 const market = await startFakeMarketData();

@@ -9,7 +9,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as DJ_STATS } from "@/app/api/radio/dj-stats/route";
 import { GET, PATCH } from "@/app/api/user/radio-wallet/route";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { captureProcessOutput } from "../wallets/testing";
 import { LOOKUP_FAILED, TIPS_UNPRICED } from "./service";
 

@@ -10,9 +10,9 @@ import type { Database } from "@svc/db";
 import { radioWallets } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { getUsdQuote } from "../chain/price";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
+import type { DjStats } from "./inputs";
 import { fetchDjByWallet, fetchDjStats, fetchLiveSlugs, RadioApiError } from "./radio-client";
-import type { DjStats } from "./schema";
 
 /** Spec "Limits": streaming upstream timeout 6 s, for the whole lookup. */
 export const RADIO_BUDGET_MS = 6_000;

@@ -6,8 +6,8 @@ import { SignJWT } from "jose";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/security/risc/route";
 import { signInThroughProvider } from "../idp/testing/sign-in";
+import { CookieJar, call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { createSession } from "../sessions/service";
-import { CookieJar, call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { riscSigningKeys, SIGNING_KEY_CACHE_MS, UNKNOWN_KID_REFETCH_MS } from "./keys";
 
 const fake = await startFakeOidcProvider();

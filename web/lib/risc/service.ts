@@ -7,18 +7,18 @@ import { idpAccounts, processedSecurityEvents, users } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
 import { findUserByEmail } from "../accounts/users";
-import type { WebContext } from "../context";
 import { IdpUpstreamError } from "../idp/client";
 import { IDP_PROVIDER } from "../idp/service";
+import type { WebContext } from "../infra/context";
 import { deleteUserSessions } from "../sessions/service";
 import { invalidToken, signingKeysUnavailable } from "./errors";
-import { hasKid, riscSigningKeys, type SigningKeyCache } from "./keys";
 import {
   type SecurityEventClaims,
   securityEventClaimsSchema,
   securityEventDataSchema,
   securityEventTokenOf,
-} from "./schema";
+} from "./inputs";
+import { hasKid, riscSigningKeys, type SigningKeyCache } from "./keys";
 
 export type SecurityEventReceipt = { ok: true } | { ok: true; duplicate: true };
 

@@ -6,7 +6,7 @@
  * This is the web's one signed client of the backend (the chat queue calls it too).
  */
 import { createOutboundClient, type OutboundAnswer, OutboundError, userContextHeaders } from "@svc/common";
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import type { UserContextRole } from "../sessions/service";
 import { backendUnavailable } from "./errors";
 

@@ -27,9 +27,9 @@ import { POST as STOP } from "@/app/api/runtime/stop/route";
 import { POST as UPDATE } from "@/app/api/runtime/update/route";
 import { GET as RUNTIME_VERSION_WEB } from "@/app/api/runtime/version/route";
 import { GET as RUNTIME_VERSION } from "@/app/api/runtime-version/route";
-import { loadWebConfig } from "../config";
-import { overrideWebContext } from "../context";
-import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
+import { loadWebConfig } from "../infra/config";
+import { overrideWebContext } from "../infra/context";
+import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../infra/testing";
 import { RUNTIME_OPERATIONS, type RuntimeOperation } from "./operations";
 import { startTestBackend } from "./testing/backend";
 

@@ -6,7 +6,7 @@
 import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { desc, eq } from "drizzle-orm";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { answerJson, type BackendUser, callBackend } from "./backend-client";
 import { backendUnavailable, noAgent, runtimeControlsDisabled } from "./errors";
 

@@ -8,8 +8,8 @@ import { agents, platformJobs, users } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST as PROVISION } from "@/app/api/provision/route";
-import { loadWebConfig } from "../config";
-import { overrideWebContext } from "../context";
+import { loadWebConfig } from "../infra/config";
+import { overrideWebContext } from "../infra/context";
 import {
   call,
   signedInUser,
@@ -17,7 +17,7 @@ import {
   type TestRequest,
   useWebTestContext,
   webContext,
-} from "../testing";
+} from "../infra/testing";
 import { provisionAgent } from "./provision";
 import { startTestBackend } from "./testing/backend";
 
@@ -297,7 +297,7 @@ describe("admin provisioning fallback (a session without a user id)", () => {
       expect(await agentsOf(other.user.id)).toHaveLength(0);
 
       // The route's body email never reaches the service: the schema drops it.
-      const { provisionBody } = await import("./schema");
+      const { provisionBody } = await import("./inputs");
       expect(provisionBody.parse({ email: other.user.email, name: "A" })).toEqual({ name: "A" });
     } finally {
       overrideWebContext({ config });

@@ -9,14 +9,14 @@ import { type Agent, agents, platformJobs, users } from "@svc/db/schema";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { userNotFound } from "../accounts/errors";
-import type { WebContext } from "../context";
-import { withAdvisoryLock } from "../db/advisory-lock";
+import type { WebContext } from "../infra/context";
+import { withAdvisoryLock } from "../infra/db/advisory-lock";
 import { signInFirst } from "../sessions/errors";
 import { assertEmailVerified } from "../sessions/require";
 import { answerJson, callBackend } from "./backend-client";
 import { backendQueueError } from "./errors";
+import { MAX_AGENT_NAME_LENGTH, type ProvisionBody } from "./inputs";
 import { newestAgentOf } from "./operations";
-import { MAX_AGENT_NAME_LENGTH, type ProvisionBody } from "./schema";
 
 /** How long the web waits for the backend to accept the job. */
 export const PROVISION_ENQUEUE_TIMEOUT_MS = 10_000;

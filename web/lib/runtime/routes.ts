@@ -3,13 +3,13 @@
  * web adds itself take the backend's shape too, `{error: code, message}` (for example `{error: "no_agent"}`),
  * and a client reads one shape on every runtime path.
  */
-import { type WebContext, webContext } from "../context";
-import { toErrorResponse } from "../http/errors";
-import { assertSameOrigin } from "../http/origin";
-import { withRequestMetrics } from "../metrics";
+import { type WebContext, webContext } from "../infra/context";
+import { toErrorResponse } from "../infra/http/errors";
+import { assertSameOrigin } from "../infra/http/origin";
+import { withRequestMetrics } from "../infra/metrics";
 import { authorizeRequest, declareRouteAuth, type RouteAuth, requireSessionUser } from "../sessions/require";
+import { maintenanceBody, readOptionalJson } from "./inputs";
 import { assertRuntimeControls, forwardRuntimeOperation, type RuntimeOperation } from "./operations";
-import { maintenanceBody, readOptionalJson } from "./schema";
 
 /**
  * Wraps a runtime handler: a state-changing request from another site is refused (403, the check every web

@@ -6,7 +6,7 @@
  */
 
 import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { answerJson, callBackend } from "./backend-client";
 
 /** Spec "Limits": version proxy timeout. */

@@ -14,9 +14,9 @@ import { POST as RESTART } from "@/app/api/runtime/restart/route";
 import { GET as STATE } from "@/app/api/runtime/state/route";
 import { GET as RUNTIME_VERSION_WEB } from "@/app/api/runtime/version/route";
 import { GET as RUNTIME_VERSION } from "@/app/api/runtime-version/route";
-import { loadWebConfig } from "../config";
-import { overrideWebContext } from "../context";
-import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../testing";
+import { loadWebConfig } from "../infra/config";
+import { overrideWebContext } from "../infra/context";
+import { call, signedInUser, TEST_SESSION_SECRET, useWebTestContext, webContext } from "../infra/testing";
 
 const webEnv = {
   BACKEND_URL: `http://127.0.0.1:${await freePort()}`,

@@ -9,9 +9,9 @@ import { users } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { answerJson, callBackend } from "../runtime/backend-client";
 import { startTestBackend } from "../runtime/testing/backend";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
 import { findSessionUser, userContextRole } from "./service";
 
 const INTERNAL_API_KEY = "role-internal-key-0123456789abcdef";

@@ -8,8 +8,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { bearerToken } from "../apikeys/authenticate";
 import { createApiKey, generateApiKey, revokeApiKey } from "../apikeys/service";
-import { HttpError } from "../http/errors";
-import { makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
+import { HttpError } from "../infra/http/errors";
+import { makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { authorizeRequest, callerOf, type RouteAuth, requireSession, requireSessionUser } from "./require";
 
 const { clock } = useWebTestContext();

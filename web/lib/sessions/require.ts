@@ -19,8 +19,8 @@ import { lookUpApiKey } from "@svc/common/credentials";
 import { emailNotVerified } from "../accounts/errors";
 import { bearerToken } from "../apikeys/authenticate";
 import { apiKeyExpired, apiKeyNotAllowed, insufficientScope, invalidApiKey } from "../apikeys/errors";
-import type { WebConfig } from "../config";
-import type { WebContext } from "../context";
+import type { WebConfig } from "../infra/config";
+import type { WebContext } from "../infra/context";
 import { signInFirst } from "./errors";
 import { type SessionUser, sessionOf, sessionUserFrom } from "./service";
 

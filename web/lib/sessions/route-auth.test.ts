@@ -10,10 +10,10 @@ import { apiKeys } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../apikeys/service";
-import { webOpenApiDocument } from "../openapi/document";
-import { webOperations } from "../openapi/operations";
-import { makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
-import { type RouteModule, routeModules } from "../testing/route-files";
+import { webOpenApiDocument } from "../infra/openapi/document";
+import { webOperations } from "../infra/openapi/operations";
+import { makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
+import { type RouteModule, routeModules } from "../infra/testing/route-files";
 import { type RouteAuth, requiredScopeOf, routeAuthOf } from "./require";
 
 const { clock } = useWebTestContext();

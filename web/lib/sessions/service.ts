@@ -3,8 +3,8 @@ import { findSession } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
 import { agents, sessions, type User } from "@svc/db/schema";
 import { and, eq, ne } from "drizzle-orm";
-import type { WebConfig } from "../config";
-import { readCookie, serializeCookie } from "../http/cookies";
+import type { WebConfig } from "../infra/config";
+import { readCookie, serializeCookie } from "../infra/http/cookies";
 
 export const SESSION_COOKIE = "svc-session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
 import { urlWithoutSecrets } from "@svc/common/setup";
 import type { BackendFacts } from "./backend-facts";
 import { type Capability, type Config, capability } from "./capabilities";
-import type { CapabilityId, SetupVariable } from "./schema";
+import type { CapabilityId, SetupVariable } from "./inputs";
 
 const backendVariable = (
   name: string,

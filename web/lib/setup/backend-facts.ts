@@ -5,7 +5,7 @@
  */
 import { HttpError } from "@svc/common";
 import { type BackendSetup, backendSetupSchema } from "@svc/common/setup";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { answerJson, callBackend } from "../runtime/backend-client";
 
 export type BackendFacts = { reachable: true; setup: BackendSetup } | { reachable: false; reason: string };

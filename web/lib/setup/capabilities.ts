@@ -4,9 +4,9 @@
  * the backend's (from its facts) in ./backend-capabilities.ts.
  */
 import { urlWithoutSecrets } from "@svc/common/setup";
-import type { WebConfig } from "../config";
 import { mppConfigured } from "../gateway/billing/mpp";
-import type { CapabilityDetail, CapabilityId, SetupVariable } from "./schema";
+import type { WebConfig } from "../infra/config";
+import type { CapabilityDetail, CapabilityId, SetupVariable } from "./inputs";
 
 /** Where variables go: `npm start` reads `.env`; a service started otherwise reads its environment. */
 export const VARIABLES_WHERE =

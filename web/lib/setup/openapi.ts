@@ -1,5 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
-import { setupStatus } from "./schema";
+import { setupStatus } from "./inputs";
 
 /** The setup checklist's route. */
 export const setupOperations: readonly ApiOperation[] = [

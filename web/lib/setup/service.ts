@@ -1,4 +1,4 @@
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { agentRuntimeCapability, aiProviderCapability, hostingCapability } from "./backend-capabilities";
 import { backendFactsOf } from "./backend-facts";
 import {
@@ -9,7 +9,7 @@ import {
   mppCapability,
   VARIABLES_WHERE,
 } from "./capabilities";
-import type { CapabilityId, SetupStatus, UnavailableFeature } from "./schema";
+import type { CapabilityId, SetupStatus, UnavailableFeature } from "./inputs";
 
 /** Every capability of this server, in the checklist's order. */
 export async function capabilitiesOf(ctx: Pick<WebContext, "config" | "clock">): Promise<Capability[]> {

@@ -10,8 +10,8 @@ import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeMarker } from "../../../backend/src/runtime-install/marker";
 import { useRunningServers } from "../../../common/testing/running-servers";
-import { signedInUser, useRunningWebContext } from "../testing";
-import type { CapabilityDetail, SetupStatus } from "./schema";
+import { signedInUser, useRunningWebContext } from "../infra/testing";
+import type { CapabilityDetail, SetupStatus } from "./inputs";
 
 const ADMIN = "setup-admin@example.com";
 useRunningWebContext({ ADMIN_EMAILS: ADMIN });

@@ -2,7 +2,7 @@
  * The skills a user can activate: the three built-ins (their URLs and API keys from configuration) and the
  * operator's `MCP_SKILLS`. Users name a skill by id; they can never point the platform at a URL.
  */
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 
 export const BUILT_IN_SKILL_IDS = ["websearch", "context7", "grep_app"] as const;
 

@@ -8,8 +8,8 @@
 import { isHttpError } from "@svc/common";
 import { type SkillActivation, skillActivations } from "@svc/db/schema";
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
-import type { WebContext } from "../context";
-import { readJson } from "../http/body";
+import type { WebContext } from "../infra/context";
+import { readJson } from "../infra/http/body";
 import { findSkill, type SkillDefinition, skillCatalog } from "./catalog";
 import {
   activationFailed,
@@ -20,9 +20,9 @@ import {
   toolTransportFailed,
   unknownSkill,
 } from "./errors";
+import { type ActivationAnswer, type SkillSummary, type ToolCallAnswer, toolCallBody } from "./inputs";
 import { callMcpTool, describeMcpServer, McpRequestError } from "./mcp-client";
 import { countToolCall } from "./metrics";
-import { type ActivationAnswer, type SkillSummary, type ToolCallAnswer, toolCallBody } from "./schema";
 
 /**
  * Activations this process saw live within this window: their check-and-touch runs alongside the tool call

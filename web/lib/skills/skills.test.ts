@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { POST as CALL } from "@/app/api/mcp/[skillId]/call/[toolName]/route";
 import { POST as ACTIVATE, DELETE } from "@/app/api/mcp/[skillId]/route";
 import { GET as LIST } from "@/app/api/mcp/route";
-import { makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../testing";
+import { makeRequest, signedInUser, type TestRequest, useWebTestContext, webContext } from "../infra/testing";
 import { closeMcpClients } from "./mcp-client";
 import { MAX_ACTIVE_SKILLS, SKILL_IDLE_MS } from "./service";
 

@@ -1,6 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
-import { createPostBody, postSchema } from "./schema";
+import { createPostBody, postSchema } from "./inputs";
 
 const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;
 const tags = ["social"];

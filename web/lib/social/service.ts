@@ -3,7 +3,7 @@ import type { Database } from "@svc/db";
 import { agents, type SocialPost, socialPosts } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
 import { agentNotFound } from "../board/errors";
-import type { CreatePostInput, PostView } from "./schema";
+import type { CreatePostInput, PostView } from "./inputs";
 
 interface Deps {
   db: Database;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { GET as LIST, POST } from "@/app/api/social/posts/route";
 import { createApiKey, revokeApiKey } from "../apikeys/service";
 import { agentOf } from "../board/testing";
-import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../testing";
+import { type CookieJar, makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 
 const { clock } = useWebTestContext();
 const db = () => webContext().db;

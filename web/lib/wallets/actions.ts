@@ -2,8 +2,8 @@
  * /api/agent/mpp dispatch: the action picks the service call; missing fields answer the spec's 400 messages
  * word for word, before anything is read or written.
  */
-import type { WebContext } from "../context";
-import { parseWith } from "../http/body";
+import type { WebContext } from "../infra/context";
+import { parseWith } from "../infra/http/body";
 import {
   agentIdRequired,
   createFieldsRequired,
@@ -11,7 +11,6 @@ import {
   registerFieldsRequired,
   urlRequired,
 } from "./errors";
-import { makePayment } from "./payer";
 import {
   createWalletInput,
   makePaymentInput,
@@ -19,7 +18,8 @@ import {
   requireFields,
   walletGetActions,
   walletPostActions,
-} from "./schema";
+} from "./inputs";
+import { makePayment } from "./payer";
 import {
   createWallet,
   getWallet,

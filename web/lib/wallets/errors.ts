@@ -1,5 +1,5 @@
 import { HttpError } from "@svc/common";
-import { INVALID_PRIVATE_KEY } from "./schema";
+import { INVALID_PRIVATE_KEY } from "./inputs";
 
 /** The agent wallets area's failures; the 400 messages are the spec's, word for word. */
 /** The spec's words for the missing fields; `field` names the one a form shows it beside. */

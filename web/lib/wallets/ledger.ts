@@ -7,9 +7,9 @@ import { type Clock, newId } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type AgentPayment, agentPayments, agentSpendDays } from "@svc/db/schema";
 import { and, eq, sql } from "drizzle-orm";
+import type { PaymentRecord } from "./inputs";
 import { formatMicroUsd } from "./money";
 import { microUsdOf, type PaymentOffer, type SpendingPolicy } from "./policy";
-import type { PaymentRecord } from "./schema";
 
 export interface PaymentAttempt {
   userId: string;

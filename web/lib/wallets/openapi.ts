@@ -7,7 +7,7 @@ import {
   paymentRecordSchema,
   paymentResultSchema,
   walletQuery,
-} from "./schema";
+} from "./inputs";
 
 const postBody = z
   .object({

@@ -7,10 +7,10 @@ import { Receipt } from "mppx";
 import { evm, Mppx } from "mppx/client";
 import { isRawAmount, MAX_AMOUNT_DIGITS } from "../chain/units";
 import { paymentFailed } from "./errors";
+import type { PaymentResult } from "./inputs";
 import { reservePayment } from "./ledger";
 import { failSigned, finish, type PayArgs, paymentsCounter, refuse } from "./payment-flow";
 import { type PaymentOffer, refusalOf } from "./policy";
-import type { PaymentResult } from "./schema";
 
 /** mppx knows the EIP-712 domain of these assets; an allowed asset must be one of them to be paid by MPP. */
 const MPP_ASSETS = [evm.assets.base.USDC, evm.assets.baseSepolia.USDC];

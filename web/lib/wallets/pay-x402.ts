@@ -16,10 +16,10 @@ import {
 } from "@x402/fetch";
 import { isRawAmount, MAX_AMOUNT_DIGITS } from "../chain/units";
 import { paymentFailed } from "./errors";
+import type { PaymentResult } from "./inputs";
 import { reservePayment } from "./ledger";
 import { failSigned, finish, type PayArgs, paymentsCounter, type Reservation, refuse } from "./payment-flow";
 import { type PaymentOffer, refusalOf } from "./policy";
-import type { PaymentResult } from "./schema";
 
 /** The longest network, asset or payTo read from an offer (each is named in refusals and the ledger). */
 const OFFER_FIELD_MAX = 128;

@@ -6,15 +6,15 @@
  * attempt lands in the payments ledger. The wallet's key only signs; no platform key is ever used.
  */
 import { privateKeyToAccount } from "viem/accounts";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { paymentFailed, targetRefused } from "./errors";
+import type { MakePaymentInput, PaymentResult } from "./inputs";
 import { openPrivateKey } from "./keys";
 import { type PaymentAttempt, recordUnsigned } from "./ledger";
 import { payMpp } from "./pay-mpp";
 import { payX402 } from "./pay-x402";
 import { paymentsCounter, resultOf, targetError } from "./payment-flow";
 import type { PaymentProtocol } from "./policy";
-import type { MakePaymentInput, PaymentResult } from "./schema";
 import { requireWallet } from "./service";
 import { guardedFetch } from "./target-client";
 

@@ -6,11 +6,11 @@ import { OutboundError } from "@svc/common";
 import { counter } from "@svc/common/metrics/index";
 import type { AgentPayment } from "@svc/db/schema";
 import type { LocalAccount } from "viem";
-import type { WebContext } from "../context";
+import type { WebContext } from "../infra/context";
 import { paymentFailed, targetFailed, targetRefused } from "./errors";
+import type { PaymentResult } from "./inputs";
 import { type PaymentAttempt, paymentView, recordUnsigned, settlePayment } from "./ledger";
 import type { PaymentOffer, PaymentProtocol } from "./policy";
-import type { PaymentResult } from "./schema";
 
 export function paymentsCounter() {
   return counter<"protocol" | "outcome">({

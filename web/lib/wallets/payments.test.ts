@@ -20,7 +20,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/agent/mpp/route";
 import { deployTestAgent } from "../health/testing/agents";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { captureProcessOutput } from "./testing";
 
 const WALLET_KEY = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e";

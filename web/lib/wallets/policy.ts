@@ -3,7 +3,7 @@
  * allowed assets (6-decimal USD stablecoins, so one atomic unit is one micro-USD), the optional recipient
  * allow-list, the per-payment cap, and (in ./ledger.ts, under a lock) the per-agent daily cap.
  */
-import type { WebConfig } from "../config";
+import type { WebConfig } from "../infra/config";
 import { formatMicroUsd } from "./money";
 
 export type PaymentProtocol = "x402-v1" | "x402-v2" | "mpp";

@@ -8,15 +8,15 @@ import { type AgentWallet, agentPayments, agentWallets } from "@svc/db/schema";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { type Address, getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { WebConfig } from "../config";
-import type { WebContext } from "../context";
 import { requireUserAgent } from "../health/agent-gateway";
+import type { WebConfig } from "../infra/config";
+import type { WebContext } from "../infra/context";
 import { balanceFailed, invalidPrivateKey, walletExists, walletNotFound } from "./errors";
 import { EvmRpcError, erc20Balance } from "./evm-rpc-client";
+import type { AgentWalletView, CreateWalletInput, PaymentRecord, RegisterWalletInput } from "./inputs";
 import { sealPrivateKey } from "./keys";
 import { paymentView } from "./ledger";
 import { formatMicroUsd } from "./money";
-import type { AgentWalletView, CreateWalletInput, PaymentRecord, RegisterWalletInput } from "./schema";
 
 type Deps = Pick<WebContext, "db" | "config">;
 

@@ -12,8 +12,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/agent/mpp/route";
 import { deployTestAgent } from "../health/testing/agents";
-import { webOpenApiDocument } from "../openapi/document";
-import { call, signedInUser, useWebTestContext, webContext } from "../testing";
+import { webOpenApiDocument } from "../infra/openapi/document";
+import { call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { captureProcessOutput } from "./testing";
 
 const WALLET_KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";

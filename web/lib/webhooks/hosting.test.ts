@@ -5,9 +5,9 @@
 import { startFakeKvStore } from "@svc/common/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/webhooks/hosting/route";
-import type { WebConfig } from "../config";
-import { overrideWebContext } from "../context";
-import { call, type TestRequest, useWebTestContext } from "../testing";
+import type { WebConfig } from "../infra/config";
+import { overrideWebContext } from "../infra/context";
+import { call, type TestRequest, useWebTestContext } from "../infra/testing";
 import { classifyHostingEvent, HOSTING_EVENT_KEY_PREFIX, HOSTING_EVENT_TTL_SECONDS } from "./hosting";
 
 const SECRET = "hosting-webhook-secret-0123456789";

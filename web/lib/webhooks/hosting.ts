@@ -6,7 +6,7 @@
  */
 import { type Clock, type Logger, newId, safeEqual } from "@svc/common";
 import { bearerToken } from "../apikeys/authenticate";
-import { type KvConfig, KvError, kvSet } from "../kv/client";
+import { type KvConfig, KvError, kvSet } from "../infra/kv/client";
 import { secretInUrl, unauthorized, webhookNotConfigured } from "./errors";
 
 /** Spec: the record lives 7 days. */

@@ -25,7 +25,7 @@ import {
   HMAC_SECRET,
   INTERNAL_API_KEY,
 } from "../../../backend/src/runtime/testing/fixtures";
-import { personaRunResult, personaSummary } from "../../../web/lib/persona/schema";
+import { personaRunResult, personaSummary } from "../../../web/lib/persona/inputs";
 import { unauthorized, wrapperErrorMapper } from "../http/errors";
 import { createPersonaEvaluator, type PersonaEvaluatorOptions } from "./evaluation";
 import { DEFAULT_PERSONA, PROBE_SETS } from "./probes";

@@ -1,6 +1,6 @@
 /**
  * `GET /api/eval/character` (the summary) and `POST /api/eval/character/run` (a new evaluation), for the
- * platform (the agent's gateway token) or an admin, in the shapes the web reads (`web/lib/persona/schema.ts`);
+ * platform (the agent's gateway token) or an admin, in the shapes the web reads (`web/lib/persona/inputs.ts`);
  * errors go to the wrapper's mapper as `{ok: false, error}`.
  */
 import { type RequestHandler, Router } from "express";

@@ -19,10 +19,10 @@ import { connectDatabase } from "@svc/db";
 import { createApp, createBackendListener } from "../../app";
 import { loadBackendConfig } from "../../config";
 import { createLocalHostingPlatform } from "../../hosting/local";
-import { platformProcessors } from "../../jobs/registry";
-import { createJobWorker } from "../../jobs/worker";
 import { createPermissionBus, type PermissionBus } from "../../permissions/bus";
 import { permissionSocketUpgrade } from "../../permissions/socket";
+import { platformProcessors } from "../../platform-jobs/registry";
+import { createJobWorker } from "../../platform-jobs/worker";
 import { runtimeProxyUpgrade } from "../proxy";
 
 const FAKE_RUNTIME = fileURLToPath(

@@ -14,8 +14,8 @@ import {
   StatusBadge,
 } from "@/components/ui";
 import type { AccountSummary, TrialStatus } from "@/lib/accounts/service";
-import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
-import type { SetupStatus } from "@/lib/setup/schema";
+import type { JobPage, PlatformJob } from "@/lib/platform-jobs/inputs";
+import type { SetupStatus } from "@/lib/setup/inputs";
 import { useSessionUser } from "../session-user";
 import type { AgentHealth } from "./agent/use-agent-runtime";
 import { LiveConnection } from "./approvals/live-status";

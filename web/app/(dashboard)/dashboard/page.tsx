@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { findSessionUser, hasVisitedBefore, SESSION_COOKIE } from "@/lib/sessions/service";
 import { pageSetupStatus } from "../setup-status";
 import { Overview } from "./overview";

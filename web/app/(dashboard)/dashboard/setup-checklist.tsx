@@ -1,5 +1,5 @@
 import { Card, StatusBadge, type Tone } from "@/components/ui";
-import type { CapabilityDetail, CapabilityState, SetupStatus, SetupVariable } from "@/lib/setup/schema";
+import type { CapabilityDetail, CapabilityState, SetupStatus, SetupVariable } from "@/lib/setup/inputs";
 import styles from "./overview.module.css";
 
 const STATE_WORDS: Record<CapabilityState, { label: string; tone: Tone }> = {

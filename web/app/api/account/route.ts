@@ -1,10 +1,10 @@
 import { deleteAccount } from "@/lib/accounts/deletion";
+import { changeNameSchema, deleteAccountSchema } from "@/lib/accounts/inputs";
 import { changeName } from "@/lib/accounts/profile";
-import { changeNameSchema, deleteAccountSchema } from "@/lib/accounts/schema";
 import { accountSummary } from "@/lib/accounts/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 import { clearedSessionCookie } from "@/lib/sessions/service";
 

@@ -1,8 +1,8 @@
-import { createBuddyBody } from "@/lib/buddies/schema";
+import { createBuddyBody } from "@/lib/buddies/inputs";
 import { createBuddy, listBuddies } from "@/lib/buddies/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,6 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { webContext } from "@/lib/context";
-import { deleteFileBody, filesQuery } from "@/lib/files/schema";
+import { deleteFileBody, filesQuery } from "@/lib/files/inputs";
 import {
   deleteFile,
   downloadHeaders,
@@ -10,8 +9,9 @@ import {
   openDownload,
   uploadFile,
 } from "@/lib/files/service";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";
@@ -32,7 +32,7 @@ export const GET = route({ auth: { area: "files", access: "read" } }, async (req
 
 /**
  * POST /api/files (session), multipart `file` + `agentId`: 201 `{success: true, file}`. The body is streamed
- * to storage through busboy under FILE_MAX_BYTES and the quota, not read whole by lib/http/body.ts.
+ * to storage through busboy under FILE_MAX_BYTES and the quota, not read whole by lib/infra/http/body.ts.
  */
 export const POST = route({ auth: { area: "files", access: "write" } }, async (request: Request) => {
   const deps = filesDeps(webContext());

@@ -1,5 +1,5 @@
 import { assessWebHealth, sampleHost } from "@/lib/health/service";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

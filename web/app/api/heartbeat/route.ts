@@ -1,10 +1,10 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { agentIdQuery, heartbeatBody } from "@/lib/heartbeat/schema";
+import { agentIdQuery, heartbeatBody } from "@/lib/heartbeat/inputs";
 import { deleteHeartbeat, getHeartbeat, updateHeartbeat } from "@/lib/heartbeat/service";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 const agentIdOf = (request: Request) =>

@@ -1,8 +1,8 @@
-import { webContext } from "@/lib/context";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { adminRequired } from "@/lib/initdeep/errors";
-import { initDeepBody, initDeepQuery } from "@/lib/initdeep/schema";
+import { initDeepBody, initDeepQuery } from "@/lib/initdeep/inputs";
 import { agentsFilesStatus, generateAgentsFiles } from "@/lib/initdeep/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

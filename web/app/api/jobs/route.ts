@@ -1,10 +1,10 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { parseWith } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { jobListQuery } from "@/lib/jobs/schema";
-import { listUserJobs } from "@/lib/jobs/service";
+import { webContext } from "@/lib/infra/context";
+import { parseWith } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { jobListQuery } from "@/lib/platform-jobs/inputs";
+import { listUserJobs } from "@/lib/platform-jobs/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /** GET /api/jobs?limit=&cursor=&type=&status= (session): `{jobs, nextCursor}`, the user's own, newest first. */

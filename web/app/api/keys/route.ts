@@ -1,8 +1,8 @@
-import { createApiKeyBody } from "@/lib/apikeys/schema";
+import { createApiKeyBody } from "@/lib/apikeys/inputs";
 import { createApiKey, listApiKeys } from "@/lib/apikeys/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

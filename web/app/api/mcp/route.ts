@@ -1,5 +1,5 @@
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 import { listSkills } from "@/lib/skills/service";
 

@@ -1,9 +1,9 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { decisionBody, pendingPageQuery } from "@/lib/permissions/schema";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { decisionBody, pendingPageQuery } from "@/lib/permissions/inputs";
 import { decidePermission, listPendingPermissions } from "@/lib/permissions/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

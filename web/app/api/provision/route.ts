@@ -1,9 +1,9 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
+import { provisionBody, readOptionalJson } from "@/lib/runtime/inputs";
 import { provisionAgent } from "@/lib/runtime/provision";
-import { provisionBody, readOptionalJson } from "@/lib/runtime/schema";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /**

@@ -1,10 +1,10 @@
-import { registerSchema } from "@/lib/accounts/schema";
+import { registerSchema } from "@/lib/accounts/inputs";
 import { assertHumanClient, registerAccount } from "@/lib/accounts/service";
 import { signupBrowserCookie } from "@/lib/accounts/signup-browser";
-import { webContext } from "@/lib/context";
-import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
-import { webContext } from "@/lib/context";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { createTaskBody, deleteTaskBody, listTasksQuery, updateTaskBody } from "@/lib/scheduled-tasks/inputs";
+import { createTask, deleteTask, listTasks, updateTask } from "@/lib/scheduled-tasks/service";
 import { requireSessionUser } from "@/lib/sessions/require";
-import { createTaskBody, deleteTaskBody, listTasksQuery, updateTaskBody } from "@/lib/tasks/schema";
-import { createTask, deleteTask, listTasks, updateTask } from "@/lib/tasks/service";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { WebConfig } from "../../config";
+import type { WebConfig } from "../../infra/config";
 import { localStorage } from "./local";
 import { s3Storage } from "./s3";
 

@@ -7,7 +7,7 @@
 import type { Database } from "@svc/db";
 import { sql } from "drizzle-orm";
 import Stripe from "stripe";
-import type { WebContext } from "../../context";
+import type { WebContext } from "../../infra/context";
 import { badSignature, cardProviderFailed, notConfigured, unknownPlugin } from "../errors";
 import { DEFAULT_PLUGIN, pluginRegistry } from "../plugins";
 import { microsToUsd, numericToMicros, usdToMicros } from "../pricing";

@@ -17,7 +17,7 @@ import { Challenge, Credential, Errors, Expires, PaymentRequest } from "mppx";
 import { Methods, Types } from "mppx/evm";
 import { evm, Mppx } from "mppx/server";
 import { getAddress } from "viem";
-import type { WebConfig } from "../../config";
+import type { WebConfig } from "../../infra/config";
 import { notConfigured, settlementStillUnknown, settlementUnknown } from "../errors";
 import { microsToUsd } from "../pricing";
 import { authorizationDigest, eip712DomainSeparator, recoverSigner } from "./eip3009";

@@ -11,7 +11,7 @@ import { histogram } from "@svc/common/metrics/index";
 import type { Database } from "@svc/db";
 import { paymentSessions } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
-import type { WebContext } from "../../context";
+import type { WebContext } from "../../infra/context";
 import {
   depositOutOfRange,
   idempotencyInProgress,
@@ -20,8 +20,8 @@ import {
   sessionNotFound,
   voucherFailed,
 } from "../errors";
+import type { PaymentSessionView } from "../inputs";
 import { microsToUsd, numericToMicros, usdToMicros } from "../pricing";
-import type { PaymentSessionView } from "../schema";
 import { MppAlreadySettled, type MppCharge, settleMppPayment, verifyMppCredential } from "./mpp";
 
 /** ≥ 128 random bits: 26 characters of a 36-letter alphabet. */

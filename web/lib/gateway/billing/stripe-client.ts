@@ -6,7 +6,7 @@
  */
 import { createOutboundClient, outboundFetch } from "@svc/common";
 import Stripe from "stripe";
-import type { WebConfig } from "../../config";
+import type { WebConfig } from "../../infra/config";
 
 export const STRIPE_TIMEOUT_MS = 15_000;
 /** Largest answer read from the provider (a Checkout Session is a few kilobytes). */

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { agents } from "@svc/db/schema";
-import { webContext } from "../../testing";
+import { webContext } from "../../infra/testing";
 
 export const TEST_DATA_ENCRYPTION_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 

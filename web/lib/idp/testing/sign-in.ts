@@ -5,7 +5,7 @@
  */
 import { GET as callbackRoute } from "@/app/api/auth/idp/callback/route";
 import { GET as startRoute } from "@/app/api/auth/idp/route";
-import { CookieJar, call } from "../../testing";
+import { CookieJar, call } from "../../infra/testing";
 
 export interface IdpTrip {
   /** The callback's answer (or the start route's, when it did not send the browser to the provider). */

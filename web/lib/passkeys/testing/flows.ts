@@ -8,8 +8,8 @@ import { eq } from "drizzle-orm";
 import { POST as authOptionsRoute } from "@/app/api/passkey/auth/options/route";
 import { POST as registerOptionsRoute } from "@/app/api/passkey/register/options/route";
 import { POST as registerVerifyRoute } from "@/app/api/passkey/register/verify/route";
-import type { WebConfig } from "../../config";
-import { type CookieJar, call, signedInUser, webContext } from "../../testing";
+import type { WebConfig } from "../../infra/config";
+import { type CookieJar, call, signedInUser, webContext } from "../../infra/testing";
 import { SoftwareAuthenticator } from "./authenticator";
 
 export function newAuthenticator(

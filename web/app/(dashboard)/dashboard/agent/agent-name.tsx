@@ -3,7 +3,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Button, Field } from "@/components/ui";
-import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/schema";
+import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/inputs";
 
 /**
  * The agent's name as a fact of the Deployment card (`<div>` of a `<dl>`), with Rename: the name becomes a

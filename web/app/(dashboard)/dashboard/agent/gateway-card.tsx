@@ -3,7 +3,7 @@
 import { type Json, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, formatDate, StatusBadge } from "@/components/ui";
 import type { GatewayStatus } from "@/lib/health/gateway-status";
-import { describeInterval } from "@/lib/tasks/cron-hint";
+import { describeInterval } from "@/lib/scheduled-tasks/cron-hint";
 
 const when = (at: string | null) => formatDate(at);
 

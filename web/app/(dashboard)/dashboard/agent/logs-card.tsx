@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, EmptyState, SelectField } from "@/components/ui";
-import type { RuntimeLogsAnswer } from "@/lib/runtime/schema";
+import type { RuntimeLogsAnswer } from "@/lib/runtime/inputs";
 
 const LINE_CHOICES = [50, 100, 200, 500] as const;
 

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Card, ConfirmButton, Notice } from "@/components/ui";
-import type { MaintenanceBody } from "@/lib/runtime/schema";
+import type { MaintenanceBody } from "@/lib/runtime/inputs";
 
 type MaintenanceAction = NonNullable<MaintenanceBody["action"]>;
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { PageHeader } from "@/components/ui";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { AgentView } from "./agent-view";
 

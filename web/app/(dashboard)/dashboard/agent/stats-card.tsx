@@ -3,7 +3,7 @@
 import { useEffect, useRef } from "react";
 import { messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card } from "@/components/ui";
-import type { InstanceStatsAnswer } from "@/lib/runtime/schema";
+import type { InstanceStatsAnswer } from "@/lib/runtime/inputs";
 
 const MIB = 1024 * 1024;
 

@@ -2,9 +2,9 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, messageOf, usePolling } from "@/components/data";
-import type { PlatformJob } from "@/lib/jobs/schema";
+import type { PlatformJob } from "@/lib/platform-jobs/inputs";
+import type { AgentHealthAnswer } from "@/lib/runtime/inputs";
 import type { RuntimeVersionInfo } from "@/lib/runtime/runtime-version";
-import type { AgentHealthAnswer } from "@/lib/runtime/schema";
 
 /** How often the dashboard re-reads the agent's health while the page is visible. */
 export const HEALTH_POLL_MS = 10_000;

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { messageOf, useAgentNames } from "@/components/data";
 import { Alert, Button, Card, DateTime, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
-import type { PermissionDecision } from "@/lib/permissions/schema";
+import type { PermissionDecision } from "@/lib/permissions/inputs";
 import styles from "./approvals.module.css";
 import { LiveConnection } from "./live-status";
 import { type PendingRow, usePendingPermissions } from "./use-pending-permissions";

@@ -6,7 +6,7 @@ import {
   type PermissionDecision,
   type PermissionRequest,
   permissionSocketFrame,
-} from "@/lib/permissions/schema";
+} from "@/lib/permissions/inputs";
 
 /** While the socket is down, the REST list is read this often. */
 export const FALLBACK_POLL_MS = 3_000;

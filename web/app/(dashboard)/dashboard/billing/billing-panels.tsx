@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { messageOf, useResource } from "@/components/data";
 import { Alert, Card, DataTable, EmptyState, StatusBadge } from "@/components/ui";
-import type { BillingOverview } from "@/lib/gateway/schema";
+import type { BillingOverview } from "@/lib/gateway/inputs";
 
 /** The buy-credit route: a card checkout for one credit pack (the 402 answers link to it too). */
 const CHECKOUT_URL = "/api/v1/payments/card/create?plugin=agent";

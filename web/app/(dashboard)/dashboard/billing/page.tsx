@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui";
-import { webContext } from "@/lib/context";
 import { mppConfigured } from "@/lib/gateway/billing/mpp";
+import { webContext } from "@/lib/infra/context";
 import { FeatureUnavailable, pageSetupStatus } from "../../setup-status";
 import { BillingPanels } from "./billing-panels";
 import { GatewayUsage } from "./gateway-usage";

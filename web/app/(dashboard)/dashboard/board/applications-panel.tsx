@@ -2,7 +2,7 @@
 
 import { messageOf, type Resource } from "@/components/data";
 import { Alert, Card, DataTable, DateTime, EmptyState, StatusBadge } from "@/components/ui";
-import type { ApplicationWithListingView } from "@/lib/board/schema";
+import type { ApplicationWithListingView } from "@/lib/board/inputs";
 
 /** The caller's applications, newest first, with the listing each one went to. */
 export function ApplicationsPanel({

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useResource } from "@/components/data";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { ApplicationWithListingView, ClaimView, CompanyView, ListingView } from "@/lib/board/schema";
+import type { ApplicationWithListingView, ClaimView, CompanyView, ListingView } from "@/lib/board/inputs";
 import { ApplicationsPanel } from "./applications-panel";
 import { BrowsePanel } from "./browse-panel";
 import { CompaniesPanel } from "./companies-panel";

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { api, messageOf, type Resource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { ClaimView, ListingView } from "@/lib/board/schema";
+import type { ClaimView, ListingView } from "@/lib/board/inputs";
 
 /**
  * The public board (active listings, filters and search): apply, or let one of your agents claim a job. A

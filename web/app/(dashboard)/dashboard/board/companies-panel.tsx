@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf, type Resource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice } from "@/components/ui";
-import type { CompanyView } from "@/lib/board/schema";
+import type { CompanyView } from "@/lib/board/inputs";
 
 const FIELDS = ["name", "slug", "website", "logoUrl", "description", "githubOrg"];
 

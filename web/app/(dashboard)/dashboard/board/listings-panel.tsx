@@ -14,7 +14,7 @@ import {
   SelectField,
   StatusBadge,
 } from "@/components/ui";
-import type { ClaimView, CompanyView, ListingStatus, ListingView } from "@/lib/board/schema";
+import type { ClaimView, CompanyView, ListingStatus, ListingView } from "@/lib/board/inputs";
 
 const FIELDS = [
   "companyId",

@@ -14,7 +14,7 @@ import {
   SelectField,
 } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { PostView } from "@/lib/social/schema";
+import type { PostView } from "@/lib/social/inputs";
 
 /** Social posts: the caller's, newest first, and the form that posts one (optionally as an agent). */
 export function PostsPanel({ agents }: { agents: AgentChoice[] }) {

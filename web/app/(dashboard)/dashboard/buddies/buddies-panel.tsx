@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, ConfirmButton, EmptyState, Field, Notice, SelectField } from "@/components/ui";
-import type { BuddyView } from "@/lib/buddies/schema";
+import type { BuddyView } from "@/lib/buddies/inputs";
 
 /** The five kinds (spec "Buddy"); typed against the schema's enum. */
 const BUDDY_TYPES: readonly BuddyView["type"][] = ["crab", "robot", "ghost", "dragon", "alien"];

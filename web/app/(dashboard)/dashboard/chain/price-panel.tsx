@@ -2,7 +2,7 @@
 
 import { messageOf, useResource } from "@/components/data";
 import { Alert, Card } from "@/components/ui";
-import type { L1Price } from "@/lib/chain/schema";
+import type { L1Price } from "@/lib/chain/inputs";
 import { formatCompactUsd, formatPercent, formatUsd } from "./format";
 
 /** The L1 coin's market figures (the server caches them 60 s). */

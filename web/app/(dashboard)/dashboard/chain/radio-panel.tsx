@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, Field, Notice, StatusBadge } from "@/components/ui";
-import type { DjStats } from "@/lib/radio/schema";
+import type { DjStats } from "@/lib/radio/inputs";
 
 /** The radio wallet the user links, and that wallet's DJ profile and stats. */
 export function RadioPanel() {

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, Field, Notice, StatusBadge } from "@/components/ui";
-import type { RpcConfig } from "@/lib/chain/schema";
+import type { RpcConfig } from "@/lib/chain/inputs";
 
 /** The RPC endpoint wallet lookups use: the platform default, or an HTTPS URL of the user's own. */
 export function RpcConfigPanel() {

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, DataTable, Field, StatusBadge } from "@/components/ui";
-import type { L1Verify } from "@/lib/chain/schema";
+import type { L1Verify } from "@/lib/chain/inputs";
 import { formatAmount } from "./format";
 
 /** The platform token balance of an address and the holder tiers it reaches. */

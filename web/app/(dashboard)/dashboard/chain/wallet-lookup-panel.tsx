@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field } from "@/components/ui";
-import type { L1Wallet } from "@/lib/chain/schema";
+import type { L1Wallet } from "@/lib/chain/inputs";
 import { formatAmount } from "./format";
 
 /** Looks up an address: SOL balance, the 20 largest token balances, account info. */

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { useResource } from "@/components/data";
 import { Alert, Button, DateTime, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
-import { MAX_CHAT_MESSAGE_LENGTH } from "@/lib/chat/schema";
+import { MAX_CHAT_MESSAGE_LENGTH } from "@/lib/chat/inputs";
 import { progressOf, statusWord } from "../jobs/job-format";
 import styles from "./chat.module.css";
 import { type ChatTurn, useChat } from "./use-chat";

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, api, messageOf, usePolling } from "@/components/data";
 import type { QueuedChat } from "@/lib/chat/service";
-import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
+import type { JobPage, PlatformJob } from "@/lib/platform-jobs/inputs";
 
 /** How often a queued or running chat job is re-read. */
 export const CHAT_POLL_MS = 1_000;

@@ -3,7 +3,7 @@
 import { type FormEvent, useRef, useState } from "react";
 import { api, fieldOf, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, StatusBadge } from "@/components/ui";
-import type { InitDeepAnswer, InitDeepStatus } from "@/lib/initdeep/schema";
+import type { InitDeepAnswer, InitDeepStatus } from "@/lib/initdeep/inputs";
 
 type Row = InitDeepAnswer["results"][number];
 

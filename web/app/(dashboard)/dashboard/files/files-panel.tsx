@@ -15,7 +15,7 @@ import {
   SelectField,
 } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { FileList, FileQuota, FileView, UploadedFile } from "@/lib/files/schema";
+import type { FileList, FileQuota, FileView, UploadedFile } from "@/lib/files/inputs";
 import { formatBytes } from "@/lib/files/sizes";
 
 /** Two sizes in words that tell them apart: exact bytes when rounding would write both the same. */

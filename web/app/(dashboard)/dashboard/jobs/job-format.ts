@@ -1,6 +1,6 @@
 import { formatDate } from "@/components/ui";
 import { labelOf, orderedEntries } from "@/components/ui/json-fields";
-import type { PlatformJob } from "@/lib/jobs/schema";
+import type { PlatformJob } from "@/lib/platform-jobs/inputs";
 
 /** The job type a person reads. */
 export const JOB_TYPE_LABELS: Record<PlatformJob["jobType"], string> = {

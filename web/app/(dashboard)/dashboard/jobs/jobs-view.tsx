@@ -14,7 +14,7 @@ import {
   SelectField,
   StatusBadge,
 } from "@/components/ui";
-import type { JobPage, PlatformJob } from "@/lib/jobs/schema";
+import type { JobPage, PlatformJob } from "@/lib/platform-jobs/inputs";
 import {
   type AgentNameOf,
   JOB_STATUSES,

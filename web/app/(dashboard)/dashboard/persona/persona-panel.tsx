@@ -9,7 +9,7 @@ import {
   type PersonaDimension,
   type PersonaRunResult,
   type PersonaSummary,
-} from "@/lib/persona/schema";
+} from "@/lib/persona/inputs";
 import { LineChart } from "./line-chart";
 
 const LABELS: Record<PersonaDimension, string> = {

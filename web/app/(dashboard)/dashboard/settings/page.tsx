@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { AccountSettings } from "./account-settings";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { DeleteAccountPanel } from "./delete-account-panel";

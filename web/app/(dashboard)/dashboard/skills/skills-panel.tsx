@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, EmptyState, Notice, StatusBadge } from "@/components/ui";
-import type { SkillSummary } from "@/lib/skills/schema";
+import type { SkillSummary } from "@/lib/skills/inputs";
 import { ToolCallForm } from "./tool-call-form";
 
 /** Every configured skill: activate or deactivate it; an active one lists its tools, each callable. */

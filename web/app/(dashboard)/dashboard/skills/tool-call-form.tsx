@@ -3,7 +3,7 @@
 import { type FormEvent, useId, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button } from "@/components/ui";
-import type { SkillSummary, ToolCallAnswer } from "@/lib/skills/schema";
+import type { SkillSummary, ToolCallAnswer } from "@/lib/skills/inputs";
 
 type Tool = NonNullable<SkillSummary["mcp"]>["tools"][number];
 

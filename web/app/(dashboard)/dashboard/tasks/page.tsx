@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { PageHeader } from "@/components/ui";
 import { agentChoicesOf } from "@/lib/agents/choices";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { FeatureUnavailable, pageSetupStatus } from "../../setup-status";
 import { TasksPanel } from "./tasks-panel";

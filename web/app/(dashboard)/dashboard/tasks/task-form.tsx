@@ -4,8 +4,8 @@ import { type FormEvent, useState } from "react";
 import { api, fieldOf, messageOf } from "@/components/data";
 import { Alert, Button, Field, formatDate, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import { cronHint } from "@/lib/tasks/cron-hint";
-import type { ScheduledTaskView } from "@/lib/tasks/schema";
+import { cronHint } from "@/lib/scheduled-tasks/cron-hint";
+import type { ScheduledTaskView } from "@/lib/scheduled-tasks/inputs";
 
 const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"];
 

@@ -1,9 +1,9 @@
 "use client";
 
 import { Button, ConfirmButton, DateTime, formatDate, StatusBadge } from "@/components/ui";
-import { describeCron } from "@/lib/tasks/cron-hint";
-import type { ScheduledTaskView } from "@/lib/tasks/schema";
-import { lastRunOutcome, taskBadge, taskErrorInWords } from "@/lib/tasks/task-status";
+import { describeCron } from "@/lib/scheduled-tasks/cron-hint";
+import type { ScheduledTaskView } from "@/lib/scheduled-tasks/inputs";
+import { lastRunOutcome, taskBadge, taskErrorInWords } from "@/lib/scheduled-tasks/task-status";
 import styles from "./tasks.module.css";
 
 /** The last run in a sentence: not yet, when it succeeded, or which attempt failed and what comes next. */

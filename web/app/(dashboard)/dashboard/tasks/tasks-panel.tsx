@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { api, messageOf, usePolling, useResource } from "@/components/data";
 import { Alert, Card, EmptyState, formatDate, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { ScheduledTaskView, TaskList } from "@/lib/tasks/schema";
+import type { ScheduledTaskView, TaskList } from "@/lib/scheduled-tasks/inputs";
 import { TaskForm } from "./task-form";
 import { TaskItem } from "./task-item";
 import styles from "./tasks.module.css";

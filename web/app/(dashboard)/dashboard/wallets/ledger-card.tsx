@@ -2,7 +2,7 @@
 
 import { messageOf } from "@/components/data";
 import { Alert, Card, DataTable, DateTime, EmptyState, StatusBadge } from "@/components/ui";
-import type { PaymentRecord } from "@/lib/wallets/schema";
+import type { PaymentRecord } from "@/lib/wallets/inputs";
 
 const outcomeTone = { paid: "ok", pending: "warn", refused: "bad", failed: "bad", error: "bad" } as const;
 

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, EmptyState, Field, Notice, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { AgentWalletView } from "@/lib/wallets/schema";
+import type { AgentWalletView } from "@/lib/wallets/inputs";
 
 /** Creates (a viem key) or imports (32-byte hex) the wallet of an agent that has none. */
 export function NewWalletCard({ agents, onDone }: { agents: AgentChoice[]; onDone: () => Promise<void> }) {

@@ -3,7 +3,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui";
 import { agentChoicesOf } from "@/lib/agents/choices";
-import { webContext } from "@/lib/context";
+import { webContext } from "@/lib/infra/context";
 import { findSessionUser, SESSION_COOKIE } from "@/lib/sessions/service";
 import { WalletsView } from "./wallets-view";
 

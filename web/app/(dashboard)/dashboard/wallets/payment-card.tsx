@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, EmptyState, Field, SelectField, StatusBadge } from "@/components/ui";
-import type { AgentWalletView, PaymentResult } from "@/lib/wallets/schema";
+import type { AgentWalletView, PaymentResult } from "@/lib/wallets/inputs";
 
 /** Calls a URL as an agent; on HTTP 402 its wallet pays. */
 export function PaymentCard(props: {

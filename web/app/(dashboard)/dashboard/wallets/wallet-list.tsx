@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { api, messageOf } from "@/components/data";
 import { Alert, Button, Card, DataTable, EmptyState } from "@/components/ui";
-import type { AgentWalletView } from "@/lib/wallets/schema";
+import type { AgentWalletView } from "@/lib/wallets/inputs";
 
 /**
  * The user's agents' wallets, each balance read on demand and re-readable; the balances read are forgotten

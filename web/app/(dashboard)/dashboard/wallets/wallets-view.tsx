@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useResource } from "@/components/data";
 import type { AgentChoice } from "@/lib/agents/choices";
-import type { AgentWalletView, PaymentRecord } from "@/lib/wallets/schema";
+import type { AgentWalletView, PaymentRecord } from "@/lib/wallets/inputs";
 import { LedgerCard } from "./ledger-card";
 import { NewWalletCard } from "./new-wallet-card";
 import { PaymentCard } from "./payment-card";

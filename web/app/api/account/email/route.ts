@@ -1,8 +1,8 @@
+import { changeEmailSchema } from "@/lib/accounts/inputs";
 import { requestEmailChange } from "@/lib/accounts/profile";
-import { changeEmailSchema } from "@/lib/accounts/schema";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

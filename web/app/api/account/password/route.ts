@@ -1,8 +1,8 @@
+import { changePasswordSchema } from "@/lib/accounts/inputs";
 import { changePassword } from "@/lib/accounts/password";
-import { changePasswordSchema } from "@/lib/accounts/schema";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSession } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

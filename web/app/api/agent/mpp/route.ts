@@ -1,9 +1,9 @@
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 import { runWalletAction, runWalletQuery } from "@/lib/wallets/actions";
-import { walletPostBody } from "@/lib/wallets/schema";
+import { walletPostBody } from "@/lib/wallets/inputs";
 
 export const dynamic = "force-dynamic";
 const noStore = { "cache-control": "no-store" };

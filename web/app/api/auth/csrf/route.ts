@@ -1,6 +1,6 @@
-import { webContext } from "@/lib/context";
-import { csrfCookie, issueCsrfToken } from "@/lib/csrf/service";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { csrfCookie, issueCsrfToken } from "@/lib/infra/csrf/service";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
+import { forgotPasswordSchema } from "@/lib/accounts/inputs";
 import { countForgotPasswordRequest, requestPasswordReset } from "@/lib/accounts/password";
-import { forgotPasswordSchema } from "@/lib/accounts/schema";
-import { webContext } from "@/lib/context";
-import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

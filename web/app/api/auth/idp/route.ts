@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
 import { flowCookie } from "@/lib/idp/flow";
 import { startIdpSignIn } from "@/lib/idp/service";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

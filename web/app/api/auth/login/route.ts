@@ -1,10 +1,10 @@
+import { loginSchema } from "@/lib/accounts/inputs";
 import { countLoginAttempt, loginWithPassword } from "@/lib/accounts/login";
-import { loginSchema } from "@/lib/accounts/schema";
-import { webContext } from "@/lib/context";
-import { assertCsrf } from "@/lib/csrf/service";
-import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { assertCsrf } from "@/lib/infra/csrf/service";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
 import { sessionCookie } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";

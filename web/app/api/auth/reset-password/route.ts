@@ -1,9 +1,9 @@
+import { resetPasswordSchema } from "@/lib/accounts/inputs";
 import { resetPassword } from "@/lib/accounts/password";
-import { resetPasswordSchema } from "@/lib/accounts/schema";
-import { webContext } from "@/lib/context";
-import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
 import { clearedSessionCookie } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";

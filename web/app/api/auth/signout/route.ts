@@ -1,6 +1,6 @@
-import { webContext } from "@/lib/context";
-import { readCookie } from "@/lib/http/cookies";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readCookie } from "@/lib/infra/http/cookies";
+import { route } from "@/lib/infra/http/errors";
 import { clearedSessionCookie, deleteSession, SESSION_COOKIE } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";

@@ -1,10 +1,10 @@
 import { openConfirmationLink } from "@/lib/accounts/confirmation";
 import { resendVerification } from "@/lib/accounts/service";
 import { clearedSignupBrowserCookie, SIGNUP_COOKIE } from "@/lib/accounts/signup-browser";
-import { webContext } from "@/lib/context";
-import { clientIp } from "@/lib/http/client-ip";
-import { readCookie } from "@/lib/http/cookies";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { readCookie } from "@/lib/infra/http/cookies";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 import { SESSION_COOKIE, sessionCookie } from "@/lib/sessions/service";
 

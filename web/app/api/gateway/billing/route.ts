@@ -1,6 +1,6 @@
-import { webContext } from "@/lib/context";
 import { billingOverviewOf } from "@/lib/gateway/service";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

@@ -1,11 +1,11 @@
 export const dynamic = "force-dynamic";
 
-import { chatMessageBody } from "@/lib/chat/schema";
+import { chatMessageBody } from "@/lib/chat/inputs";
 import { limitChatRate, queueChatMessage } from "@/lib/chat/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
 import { requireVerifiedUser } from "@/lib/sessions/require";
 
 /** POST /api/gateway/chat (session, confirmed email) `{message}`: 202 `{success, queued, jobId, status, agentId, agentName}`. */

@@ -1,8 +1,8 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
 import { checkDashboardHealth } from "@/lib/health/dashboard";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /**

@@ -1,8 +1,8 @@
 export const dynamic = "force-dynamic";
 
 import { getUserJob } from "@/lib/chat/service";
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 interface JobRoute {

@@ -1,8 +1,8 @@
 import { applyToListing, listApplications } from "@/lib/board/applications";
-import { applyBody } from "@/lib/board/schema";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { applyBody } from "@/lib/board/inputs";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

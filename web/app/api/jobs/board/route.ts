@@ -1,8 +1,8 @@
-import { boardPostKind, listBoardQuery } from "@/lib/board/schema";
+import { boardPostKind, listBoardQuery } from "@/lib/board/inputs";
 import { createCompany, createListing, listListings, parseBoardPost } from "@/lib/board/service";
-import { webContext } from "@/lib/context";
-import { parseWith, readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith, readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser, signedInUserOf } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

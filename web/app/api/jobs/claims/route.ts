@@ -1,6 +1,6 @@
 import { listOwnClaims } from "@/lib/board/claims";
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

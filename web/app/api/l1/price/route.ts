@@ -1,6 +1,6 @@
 import { getL1Price } from "@/lib/chain/price";
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
-import { rpcConfigBody } from "@/lib/chain/schema";
+import { rpcConfigBody } from "@/lib/chain/inputs";
 import { getRpcConfig, saveRpcConfig } from "@/lib/chain/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

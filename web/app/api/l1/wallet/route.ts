@@ -1,8 +1,8 @@
-import { l1AddressQuery } from "@/lib/chain/schema";
+import { l1AddressQuery } from "@/lib/chain/inputs";
 import { lookupWallet } from "@/lib/chain/service";
-import { webContext } from "@/lib/context";
-import { parseWith } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { parseWith } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

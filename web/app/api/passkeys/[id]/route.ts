@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
-import { parseWith } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { passkeyIdParam } from "@/lib/passkeys/schema";
+import { webContext } from "@/lib/infra/context";
+import { parseWith } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { passkeyIdParam } from "@/lib/passkeys/inputs";
 import { deletePasskey } from "@/lib/passkeys/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

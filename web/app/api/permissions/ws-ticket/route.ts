@@ -1,7 +1,7 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { issuePermissionTicket } from "@/lib/permissions/service";
 import { credentialIdOf, requireCaller } from "@/lib/sessions/require";
 

@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { characterRunBody } from "@/lib/persona/schema";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { characterRunBody } from "@/lib/persona/inputs";
 import { readPersonaEvaluation, runPersonaEvaluation } from "@/lib/persona/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

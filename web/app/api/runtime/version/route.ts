@@ -1,7 +1,7 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { runtimeVersion } from "@/lib/runtime/runtime-version";
 
 /** GET /api/runtime/version (no auth): the same answer as GET /api/runtime-version, normalized the same way. */

@@ -1,6 +1,6 @@
-import { webContext } from "@/lib/context";
-import { MAX_PUBLIC_BODY_BYTES, readText } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { MAX_PUBLIC_BODY_BYTES, readText } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { receiveSecurityEvent } from "@/lib/risc/service";
 
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { actorOf, requireCaller, requireSessionUser } from "@/lib/sessions/require";
-import { createPostBody } from "@/lib/social/schema";
+import { createPostBody } from "@/lib/social/inputs";
 import { createPost, listPosts } from "@/lib/social/service";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { radioWalletBody } from "@/lib/radio/schema";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { radioWalletBody } from "@/lib/radio/inputs";
 import { getRadioWallet, setRadioWallet } from "@/lib/radio/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

@@ -1,11 +1,11 @@
 export const dynamic = "force-dynamic";
 
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { kvConfigFrom } from "@/lib/kv/client";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { kvConfigFrom } from "@/lib/infra/kv/client";
 import { authorizeHostingWebhook, receiveHostingEvent } from "@/lib/webhooks/hosting";
-import { hostingEventBody } from "@/lib/webhooks/schema";
+import { hostingEventBody } from "@/lib/webhooks/inputs";
 
 /**
  * POST /api/webhooks/hosting (public, shared secret in `x-webhook-secret` or `Authorization: Bearer`):

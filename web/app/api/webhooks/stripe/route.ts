@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
 import { receiveStripeWebhook } from "@/lib/gateway/billing/card";
-import { readBody } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readBody } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 export const dynamic = "force-dynamic";
 
-import { errorResponse } from "@/lib/http/errors";
-import { docsAsset } from "@/lib/openapi/viewer";
+import { errorResponse } from "@/lib/infra/http/errors";
+import { docsAsset } from "@/lib/infra/openapi/viewer";
 
 /** GET /docs/assets/{file} (public): the viewer's scripts and styles from swagger-ui-dist; else 404. */
 export async function GET(

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, api, messageOf, useAgentNames, usePolling } from "@/components/data";
 import { Alert, Card, DateTime, EmptyState, JsonFields, PageHeader, StatusBadge } from "@/components/ui";
-import type { PlatformJob } from "@/lib/jobs/schema";
+import type { PlatformJob } from "@/lib/platform-jobs/inputs";
 import { JOB_TYPE_LABELS, progressOf, statusWord } from "../job-format";
 import styles from "../jobs.module.css";
 

@@ -1,6 +1,6 @@
 import { confirmEmailChange } from "@/lib/accounts/profile";
-import { webContext } from "@/lib/context";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { route } from "@/lib/infra/http/errors";
 import { sessionUserOf } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
-import { webContext } from "@/lib/context";
-import { clientIp } from "@/lib/http/client-ip";
-import { readCookie } from "@/lib/http/cookies";
-import { route } from "@/lib/http/errors";
 import { clearedFlowCookie, FLOW_COOKIE } from "@/lib/idp/flow";
 import { completeIdpSignIn } from "@/lib/idp/service";
+import { webContext } from "@/lib/infra/context";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { readCookie } from "@/lib/infra/http/cookies";
+import { route } from "@/lib/infra/http/errors";
 import { sessionCookie } from "@/lib/sessions/service";
 
 export const dynamic = "force-dynamic";

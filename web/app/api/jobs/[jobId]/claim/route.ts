@@ -1,8 +1,8 @@
 import { claimListing } from "@/lib/board/claims";
-import { claimBody } from "@/lib/board/schema";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { claimBody } from "@/lib/board/inputs";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { actorOf, requireCaller } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

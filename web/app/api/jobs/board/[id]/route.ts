@@ -1,8 +1,8 @@
-import { updateListingStatusBody } from "@/lib/board/schema";
+import { updateListingStatusBody } from "@/lib/board/inputs";
 import { readListing, updateListingStatus } from "@/lib/board/service";
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser, signedInUserOf } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";

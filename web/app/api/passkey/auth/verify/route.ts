@@ -1,8 +1,8 @@
-import { webContext } from "@/lib/context";
-import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
-import { route } from "@/lib/http/errors";
-import { authVerifyBody } from "@/lib/passkeys/schema";
+import { webContext } from "@/lib/infra/context";
+import { MAX_PUBLIC_BODY_BYTES, readJson } from "@/lib/infra/http/body";
+import { clientIp } from "@/lib/infra/http/client-ip";
+import { route } from "@/lib/infra/http/errors";
+import { authVerifyBody } from "@/lib/passkeys/inputs";
 import { verifyAuthentication } from "@/lib/passkeys/service";
 import { sessionCookie } from "@/lib/sessions/service";
 

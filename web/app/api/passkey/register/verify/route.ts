@@ -1,7 +1,7 @@
-import { webContext } from "@/lib/context";
-import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
-import { registerVerifyBody } from "@/lib/passkeys/schema";
+import { webContext } from "@/lib/infra/context";
+import { readJson } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
+import { registerVerifyBody } from "@/lib/passkeys/inputs";
 import { verifyRegistration } from "@/lib/passkeys/service";
 import { requireSessionUser } from "@/lib/sessions/require";
 

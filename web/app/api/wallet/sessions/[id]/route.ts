@@ -1,8 +1,8 @@
-import { webContext } from "@/lib/context";
 import { readPaymentSession } from "@/lib/gateway/billing/session";
-import { walletAddressHeader } from "@/lib/gateway/schema";
-import { parseWith } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { walletAddressHeader } from "@/lib/gateway/inputs";
+import { webContext } from "@/lib/infra/context";
+import { parseWith } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
-import { webContext } from "@/lib/context";
 import { createCardCheckout } from "@/lib/gateway/billing/card";
-import { checkoutQuery } from "@/lib/gateway/schema";
-import { parseWith } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { checkoutQuery } from "@/lib/gateway/inputs";
+import { webContext } from "@/lib/infra/context";
+import { parseWith } from "@/lib/infra/http/body";
+import { route } from "@/lib/infra/http/errors";
 import { requireSessionUser } from "@/lib/sessions/require";
 
 export const dynamic = "force-dynamic";
