@@ -1,5 +1,5 @@
 /**
- * Runtime maintenance operations on one agent (spec "Runtime maintenance and proxy"). Each takes an agent
+ * Runtime maintenance operations on one agent. Each takes an agent
  * the caller is allowed to act on (the routes load it scoped to the user) and returns the response body.
  *
  * Mutating operations answer 503 while `ENABLE_RUNTIME_CONTROLS` is false; operations that need the hosting
@@ -117,7 +117,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     }
   }
 
-  /** Runs an action with the spec's error mapping. */
+  /** Runs an action, its failure mapped to the client-visible error (`operationError`). */
   async function act<T>(action: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();

@@ -1,5 +1,5 @@
 /**
- * Per-agent gateway tokens (spec "Gateway token", "Repair", "Heal gateway token"): 64 hex characters,
+ * Per-agent gateway tokens: 64 hex characters,
  * stored encrypted with DATA_ENCRYPTION_KEY (the owner gets them back), and usable as a Bearer credential
  * by the agent itself (`/api/ai/chat`, the runtime proxy's WebSocket).
  *

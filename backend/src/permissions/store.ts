@@ -1,5 +1,5 @@
 /**
- * Permission requests in PostgreSQL (spec "Permission request" resource and states): dangerous tool calls
+ * Permission requests in PostgreSQL: dangerous tool calls
  * wait here as `pending` until their user approves or rejects them. Every read and write of a user's
  * request is scoped to that user; another user's request looks like a missing one.
  *

@@ -1,5 +1,5 @@
 /**
- * The configuration fixes of the compatibility check (spec "Compatibility check"). Each is pure and
+ * The configuration fixes of the compatibility check. Each is pure and
  * idempotent: applied to its own output it changes nothing, so the check reports an empty list once every
  * fix is in place.
  *

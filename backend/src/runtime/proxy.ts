@@ -1,10 +1,10 @@
 /**
- * `ANY /api/runtime/proxy/:agentId/...` (spec "Runtime maintenance and proxy"): HTTP and WebSocket to the
+ * `ANY /api/runtime/proxy/:agentId/...`: HTTP and WebSocket to the
  * agent, with the `/api/runtime/proxy/:agentId` prefix stripped, streaming both ways with backpressure.
  * The target is the agent's stored URL (its wrapper, which hands everything it does not serve itself to the
  * runtime gateway on port 18789).
  *
- * Authorization (our decision where the spec leaves it open):
+ * Authorization:
  * - HTTP: internal key + signed user context, and the agent must belong to the user (or the user is an
  *   administrator); another user's agent is 404. The caller's `Authorization` (the internal key), cookies
  *   and `x-user-*` headers never reach the agent; the agent's own gateway token is sent instead, so the

@@ -1,5 +1,5 @@
 /**
- * The task scheduler (spec "Scheduled task" states, "Limits"). It runs in every backend process: each tick
+ * The task scheduler. It runs in every backend process: each tick
  * (at most `pollMs` after the previous one ended, sooner when the earliest pending task falls due sooner)
  * first recovers stale claims, then claims due tasks — at most 10 per statement, `FOR UPDATE SKIP LOCKED`,
  * so any number of schedulers on one database dispatch each occurrence exactly once — and dispatches them,

@@ -1,5 +1,5 @@
 /**
- * The watchdog's state machine (spec "Watchdog lifecycle"), pure: the state of one agent and an event in,
+ * The watchdog's state machine, pure: the state of one agent and an event in,
  * the next state, the notifications to send and whether to start the auto-repair out.
  *
  * States: `healthy`, `degraded`, `repairing`, `crash_loop`, `stopped`.

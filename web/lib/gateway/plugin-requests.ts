@@ -11,7 +11,7 @@
  * | tts | text (required), voice, model, format, speed, language | text 4096 characters, speed 0.25 to 4 |
  * | stt | audio (required, base64), format, language, model, prompt | audio 1,000,000 characters (the 1 MB body), prompt 1000 characters |
  *
- * `stream` may be sent but is not forwarded: `Accept: text/event-stream` decides (spec "Gateway (web API)").
+ * `stream` may be sent but is not forwarded: `Accept: text/event-stream` decides.
  */
 import { z } from "zod";
 import { parseWith } from "../infra/http/body";

@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/gateway` (spec "Gateway (web API)"): the plugin (`X-Plugin-Id`, else body `plugin`, else
+ * `POST /api/v1/gateway`: the plugin (`X-Plugin-Id`, else body `plugin`, else
  * `agent`), the payment method (./payment.ts), a verified payment, then the plugin's answer passed through
  * with `x-plugin-id`, `Payment-Receipt` and, for sessions, `X-Session-Remaining`. Nothing is served without
  * a verified payment, and each plugin gets only the fields it takes, within its caps (./plugin-requests.ts),

@@ -1,5 +1,5 @@
 /**
- * The web's permission endpoints (spec "Permissions", "Events" → "Permission WebSocket"): a proxy to the
+ * The web's permission endpoints: a proxy to the
  * backend's `GET/POST /api/permissions` (internal key + signed user context, through the runtime's backend
  * client) and the issuer of the WebSocket tickets. The backend answers for the signed-in user only.
  *

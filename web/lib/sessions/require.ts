@@ -9,7 +9,7 @@
  *   (`<area>:<access>`, @svc/common/api-scopes). 401 without either, for an unknown or revoked key, and
  *   (`api_key_expired`) for an expired one; 403 `insufficient_scope`, naming the scope, for a key without it.
  *   `optional: true`: a public route that also recognises a caller (a signed-in user sees their drafts).
- * The session cookie is looked at first (spec "Dual auth"). A key brings no cookies, so the cross-site check
+ * The session cookie is looked at first. A key brings no cookies, so the cross-site check
  * of state-changing requests (../http/origin.ts) concerns the cookie sessions only, and it stays.
  * The handler then reads the caller with the functions below; outside a declared route they read the
  * session cookie alone, so a key reaches nothing that was not declared for it.

@@ -1,6 +1,6 @@
 import type { Queryable, TaskClaim } from "./shared";
 
-/** Spec "Limits": tasks claimed by one statement. */
+/** Most tasks claimed by one statement. */
 export const CLAIM_BATCH_MAX = 10;
 
 /**
