@@ -1,7 +1,7 @@
 /**
  * Embedded PostgreSQL as root never has the `postgres` user run binaries, or keep data, where another local
  * user could have put something first (issue 24). The code runs from a checkout the postgres user cannot
- * reach (a mode-700 directory), as STACK-NOTES.md "embedded PostgreSQL" describes, so it needs a copy of
+ * reach (a mode-700 directory), so it needs a copy of
  * the binaries: the checkout's platform package is a fake whose `initdb` and `postgres` only touch
  * `genuine-*` in the markers directory and fail; every planted copy's only touch `planted`, which must never
  * appear. Planted: the old shared cache `/tmp/svc-embedded-postgres/<tag>` (another user's), the relocated

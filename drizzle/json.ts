@@ -7,7 +7,7 @@ import type {
   PlatformJobType,
 } from "./schema/index";
 
-/** A job as the API shows it (spec "Platform job"): ISO times, no lock token. */
+/** A job as the API shows it: ISO times, no lock token. */
 export interface PlatformJobJson {
   id: string;
   userId: string | null;

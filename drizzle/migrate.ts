@@ -3,7 +3,10 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 
-/** The committed SQL migrations made by drizzle-kit. Kept out of the web bundle (see STACK-NOTES). */
+/**
+ * The committed SQL migrations made by drizzle-kit. In an entry point of its own (`@svc/db/migrate`) that the
+ * web never imports: its bundler cannot bundle `new URL("./migrations", import.meta.url)`.
+ */
 export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 
 /** Any fixed number shared by every process that migrates: serialises concurrent starts. */

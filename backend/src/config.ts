@@ -89,14 +89,14 @@ export const envSchema = z.object({
   JOB_WORKER_CONCURRENCY: positiveInt(4),
   /** Lanes this worker serves (comma list); all when empty. */
   JOB_WORKER_LANES: csv(),
-  /** A job `running` longer than this is requeued (spec: 10 minutes). */
+  /** A running job whose lock went unrefreshed this long lost its worker and is requeued (10 minutes). */
   JOB_STALE_AFTER_MS: positiveInt(10 * 60 * 1000),
   /** Safety-net poll when no notification arrives. */
   JOB_POLL_INTERVAL_MS: positiveInt(5_000),
   /**
    * How long a chat job waits for the agent's answer. A tool call the platform rates dangerous waits for a
    * person (the agent's PERMISSION_WAIT_SECONDS, 300 s by default) inside that answer, so it is longer than
-   * that wait; below the 10 minutes after which a running job is requeued.
+   * that wait.
    */
   CHAT_JOB_TIMEOUT_MS: positiveInt(360_000),
   /** On SIGTERM, how long running jobs may finish before the rest go back to `queued`. */
@@ -149,11 +149,11 @@ export const envSchema = z.object({
   BACKEND_PUBLIC_URL: httpUrl().default("http://127.0.0.1:4000"),
   /** Lifecycle operations answer 503 when false. */
   ENABLE_RUNTIME_CONTROLS: flag(true),
-  /** `waitForHealthy`: poll interval and timeout (spec: 2 s, 60 s). */
+  /** `waitForHealthy`: poll interval and timeout (2 s, 60 s). */
   PROVISION_HEALTH_POLL_MS: positiveInt(2_000),
   PROVISION_HEALTH_TIMEOUT_MS: positiveInt(60_000),
 
-  // ---- Watchdog (spec "Watchdog lifecycle", "Watchdog notifications") ----
+  // ---- Watchdog ----
   WATCHDOG_ENABLED: flag(true),
   WATCHDOG_AUTO_REPAIR: flag(true),
   WATCHDOG_INTERVAL_MS: positiveInt(2 * 60 * 1000),

@@ -1,7 +1,7 @@
 import { decryptText, deriveKey, encryptText, hmacHex } from "./crypto";
 
 /**
- * Agent gateway tokens are stored encrypted (the spec needs them back: the chat worker and the
+ * Agent gateway tokens are stored encrypted, not hashed (the platform needs them back: the chat worker and the
  * "gateway token" operation use them). The key is a subkey of DATA_ENCRYPTION_KEY, derived once per key
  * (HKDF costs more than the decryption itself, and the scheduler opens a token for every dispatch).
  */

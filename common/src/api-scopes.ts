@@ -1,5 +1,5 @@
 /**
- * What an API key may reach (spec "API keys", issue 26 item 8): the scopes chosen when it is created, each
+ * What an API key may reach (issue 26 item 8): the scopes chosen when it is created, each
  * `<area>:read` or `<area>:write` for one area of the API, or `all`. `<area>:write` also grants
  * `<area>:read`; `all` grants every area. No scope reaches the account, API key, passkey or password routes:
  * those take a signed-in session only. The web (its routes and Settings) and the backend (its permission

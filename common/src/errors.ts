@@ -1,6 +1,7 @@
 /**
  * The one way a service reports a client-visible failure. Each service has one mapper that turns it into
- * the body shape the spec gives for that service.
+ * that service's error body (web `{error: message, code}`, backend `{error: code, message}`, wrapper
+ * `{ok: false, error}`).
  */
 export class HttpError extends Error {
   readonly status: number;

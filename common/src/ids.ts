@@ -18,7 +18,7 @@ export function newId(prefix: string, length = 20): string {
   return `${prefix}_${randomId(length)}`;
 }
 
-/** Spec-shaped ids that carry the creation time: `job_<ms>_<random>`, `perm_<ms>_<random>`, `hook_<ms>_<random>`. */
+/** Ids that carry the creation time: `job_<ms>_<random>`, `perm_<ms>_<random>`, `hook_<ms>_<random>`. */
 export function timestampedId(prefix: "job" | "perm" | "hook", now: Date = new Date()): string {
   return `${prefix}_${now.getTime()}_${randomId(10)}`;
 }

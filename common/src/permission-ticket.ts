@@ -1,17 +1,11 @@
 /**
- * Tickets of the permission WebSocket (`ws://HOST/ws/permissions?userId=<id>&token=<ticket>`): a short-lived
- * proof, issued by the web's `GET /api/permissions/ws-ticket` to a signed-in user, that the socket's
- * `userId` is that user. Browsers cannot set headers on a WebSocket, and the session cookie does not reach
- * a backend on another host, hence a ticket in the query string.
- *
- * Format: `<base64url(userId)>.<base64url(sessionId)>.<expiresAtMs>.<hex HMAC-SHA256>`, the HMAC taken over
- * `permissions-ws-ticket:v2:<base64url(userId)>.<base64url(sessionId)>.<expiresAtMs>` with the user-context key (`HMAC_SECRET`,
- * else `INTERNAL_API_KEY`: the secret web and backend already share). The purpose prefix keeps a ticket
- * from ever being mistaken for another signature made with the same key, such as a user-context one. The
- * session the ticket was issued to (the `sessions` row id, not its token) travels with it: a socket opened
- * with it lives only as long as that session (sign-out, a security event or an account claim ends it).
- *
- * The one signer and verifier: the web signs with it, the backend's socket verifies with it.
+ * Tickets of the permission WebSocket (`ws://HOST/ws/permissions?userId=<id>&token=<ticket>`), issued by the
+ * web's `GET /api/permissions/ws-ticket`: browsers cannot set headers on a WebSocket, and the session cookie
+ * does not reach a backend on another host, hence a short-lived ticket in the query string. Format:
+ * `<b64url(userId)>.<b64url(sessionId)>.<expiresAtMs>.<hex HMAC-SHA256>`, keyed with the user-context key
+ * (`HMAC_SECRET`, else `INTERNAL_API_KEY`) over `permissions-ws-ticket:v2:` + the rest: the purpose prefix
+ * keeps it from ever passing for another signature of that key. The session it was issued to travels with
+ * it, so a socket lives only as long as that session. The web signs, the backend's socket verifies.
  */
 import { hmacHex, safeEqual } from "./crypto";
 

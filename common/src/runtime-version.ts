@@ -1,5 +1,5 @@
 /**
- * Runtime versions (spec "Versioning"): every layer reports a concrete release number; a floating image tag
+ * Runtime versions: every layer reports a concrete release number; a floating image tag
  * (`latest`, `main`, `stable`, …, or no tag at all) becomes the managed baseline `2026.4.11`.
  *
  * The one copy of these rules, used by the backend and the web. Pure and dependency-free: safe to import

@@ -1,17 +1,11 @@
 /**
- * The rest of a request body the server will not read (a body over its limit answered 413 — or any answer
- * sent before the body ended), read and thrown away for a bounded time and number of bytes, so the client
- * finishes sending and reads the answer, as production servers do (nginx's lingering close, Go's
- * post-handler body drain). Without it the connection is either never read again (the client blocks, then
- * a timeout resets it) or closed with bytes still arriving, and the kernel's reset destroys the answer
- * before the client reads it: `EPIPE`/`ECONNRESET` instead of a 413.
- *
- * One wrapper of a server's request listener (web/server.ts, the backend's and the summarizer's server.ts).
- * A request body is thrown away from the moment the answer has been sent with the body still arriving, or
- * when the application resumes the request with nothing reading it (how a body parser discards a body it
- * refused: it then waits for the end of that body before answering). Once the body ends the connection
- * serves the next request; past `maxBytes` thrown away or `maxMs` the body is ended for the application
- * (its answer goes out), and the connection is half-closed after the answer and closed shortly after.
+ * The rest of a request body the server will not read (a 413, or any answer sent before the body ended), read
+ * and thrown away for a bounded time and number of bytes, so the client finishes sending and reads the
+ * answer, as nginx's lingering close and Go's post-handler drain do. Without it the connection is either never
+ * read again (the client blocks until a timeout resets it) or closed with bytes still arriving, and the
+ * kernel's reset destroys the answer before the client reads it: `EPIPE`/`ECONNRESET` instead of a 413. Past
+ * `maxBytes` or `maxMs` the body is ended for the application and the connection closed shortly after the
+ * answer. Wraps the request listener of web/server.ts and the backend's and summarizer's server.ts.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Socket } from "node:net";

@@ -25,7 +25,7 @@ export function userContextHeaders(secret: string, context: UserContext): Record
 /**
  * Why the user-context key is unfit for production, or null. With `NODE_ENV=production`, `HMAC_SECRET` must
  * be set and differ from `INTERNAL_API_KEY`: signing with the internal key adds nothing beyond the bearer key
- * every backend call already carries. Elsewhere the spec's fallback to INTERNAL_API_KEY stays. The message
+ * every backend call already carries. Elsewhere the fallback to INTERNAL_API_KEY stays. The message
  * names the variable and never its value. Web and backend refuse to start on it (their config.ts).
  */
 export function userContextSecretProblem(config: {

@@ -54,7 +54,7 @@ interface ServiceSpec {
 
 const SERVICES: Record<ServiceName, ServiceSpec> = {
   web: { cwd: "web", args: ["server.ts"], portVariable: "WEB_PORT", health: "/api/health" },
-  // The backend's health check has no `/api` prefix (spec "GET /health (backend, no /api prefix)").
+  // The backend's health check has no `/api` prefix.
   backend: { cwd: ".", args: ["backend/src/server.ts"], portVariable: "BACKEND_PORT", health: "/health" },
   summarizer: {
     cwd: ".",

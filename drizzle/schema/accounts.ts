@@ -15,7 +15,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
-// Accounts: one row per user (spec "Account and session", "Authentication", plan middleware, free trial, referrals).
+// Accounts: one row per user (sign-in, plan, free trial, referrals).
 // Email is stored lower-case so the unique constraint is case-insensitive.
 export const users = pgTable(
   "users",
@@ -95,7 +95,7 @@ export const accountTokens = pgTable(
 export type AccountToken = typeof accountTokens.$inferSelect;
 export type NewAccountToken = typeof accountTokens.$inferInsert;
 
-// Sign-in sessions behind the `svc-session` cookie (spec "Session" states; 30-day lifetime).
+// Sign-in sessions behind the `svc-session` cookie (30-day lifetime).
 // Only the SHA-256 hash of the 32-byte cookie token is stored.
 export const sessions = pgTable(
   "sessions",
@@ -144,7 +144,7 @@ export const idpAccounts = pgTable(
 export type IdpAccount = typeof idpAccounts.$inferSelect;
 export type NewIdpAccount = typeof idpAccounts.$inferInsert;
 
-// WebAuthn credentials registered through /api/passkey/register/* (spec "Passkey"); id is the credential id.
+// WebAuthn credentials registered through /api/passkey/register/*; id is the credential id.
 export const passkeys = pgTable(
   "passkeys",
   {
@@ -194,7 +194,7 @@ export const passkeyChallenges = pgTable(
 export type PasskeyChallenge = typeof passkeyChallenges.$inferSelect;
 export type NewPasskeyChallenge = typeof passkeyChallenges.$inferInsert;
 
-// API keys for programmatic access (spec "API keys"; max 10 per account): raw `svc_...` value shown once,
+// API keys for programmatic access (max 10 per account): raw `svc_...` value shown once,
 // stored as a SHA-256 hash, first 10 characters kept as the lookup prefix. `scopes` (common/src/api-scopes.ts)
 // limit what the key reaches; its default is what keys reached before scopes existed, which the rows made
 // then were given. `expires_at` null: the key does not expire.

@@ -3,7 +3,7 @@ import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { users } from "./accounts";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
-// Deployed agents, one per runtime service (spec "Runtime maintenance and proxy", provisioning jobs, watchdog).
+// Deployed agents, one per runtime service (provisioning jobs, lifecycle operations, watchdog).
 // The gateway token must be returned to its owner ("Gateway token"), so it is stored encrypted, not hashed.
 export const agents = pgTable(
   "agents",
@@ -39,7 +39,7 @@ export const agents = pgTable(
 export type Agent = typeof agents.$inferSelect;
 export type NewAgent = typeof agents.$inferInsert;
 
-// Database fallback for heartbeat settings when the gateway cron job is unavailable (spec "Health": source `db`).
+// Database fallback for heartbeat settings when the gateway cron job is unavailable (answered as source `db`).
 export const heartbeatSettings = pgTable("heartbeat_settings", {
   agentId: text("agent_id")
     .primaryKey()
@@ -52,7 +52,7 @@ export const heartbeatSettings = pgTable("heartbeat_settings", {
 export type HeartbeatSetting = typeof heartbeatSettings.$inferSelect;
 export type NewHeartbeatSetting = typeof heartbeatSettings.$inferInsert;
 
-// Events received by the hosting-platform status webhook (spec "Inbound hosting-platform status webhook"),
+// Events received by the hosting-platform status webhook,
 // kept here with the same 7-day lifetime as the key-value store record.
 export const hostingStatusEvents = pgTable(
   "hosting_status_events",
@@ -73,7 +73,7 @@ export const hostingStatusEvents = pgTable(
 export type HostingStatusEvent = typeof hostingStatusEvents.$inferSelect;
 export type NewHostingStatusEvent = typeof hostingStatusEvents.$inferInsert;
 
-// Per-agent watchdog state (spec "Watchdog lifecycle"): crash times within the sliding window,
+// Per-agent watchdog state: crash times within the sliding window,
 // last probe result, and which backend process currently runs the watchdog (informational; locks are advisory).
 export const watchdogStates = pgTable("watchdog_states", {
   agentId: text("agent_id")

@@ -4,7 +4,7 @@ import { apiKeys, users } from "./accounts";
 import { agents } from "./agents";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
-// Companies that advertise on the job board (spec "Company"; created by POST /api/jobs/board type 'company').
+// Companies that advertise on the job board (created by POST /api/jobs/board type 'company').
 export const companies = pgTable(
   "companies",
   {
@@ -31,7 +31,7 @@ export const companies = pgTable(
 export type Company = typeof companies.$inferSelect;
 export type NewCompany = typeof companies.$inferInsert;
 
-// Job listings (spec "Job listing"; GET/POST /api/jobs/board). Created as `draft`.
+// Job listings (GET/POST /api/jobs/board). Created as `draft`.
 export const jobListings = pgTable(
   "job_listings",
   {
@@ -93,7 +93,7 @@ export const jobListings = pgTable(
 export type JobListing = typeof jobListings.$inferSelect;
 export type NewJobListing = typeof jobListings.$inferInsert;
 
-// Applications to listings (spec "Application"; POST/GET /api/jobs/apply): one per listing per user.
+// Applications to listings (POST/GET /api/jobs/apply): one per listing per user.
 export const jobApplications = pgTable(
   "job_applications",
   {
@@ -116,7 +116,7 @@ export type JobApplication = typeof jobApplications.$inferSelect;
 export type NewJobApplication = typeof jobApplications.$inferInsert;
 
 // Machine-to-machine job claims (POST /api/jobs/{jobId}/claim, session or `svc_` API key).
-// `jobId` has no foreign key: the marketplace's job records are not part of the spec.
+// `jobId` has no foreign key: the marketplace's job records are not kept by the platform.
 export const jobClaims = pgTable(
   "job_claims",
   {

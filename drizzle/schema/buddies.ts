@@ -6,7 +6,7 @@ import { createdAt, timestamptz, updatedAt } from "./columns";
 export const buddyTypes = ["crab", "robot", "ghost", "dragon", "alien"] as const;
 export type BuddyType = (typeof buddyTypes)[number];
 
-// Virtual pets (spec "Buddy", "Buddies" endpoints; 20 per user, counted by the service).
+// Virtual pets (20 per user, counted by the service).
 export const buddies = pgTable(
   "buddies",
   {

@@ -15,7 +15,7 @@ import {
 import { users } from "./accounts";
 import { createdAt, timestamptz, updatedAt } from "./columns";
 
-// Agent wallets used by /api/agent/mpp (spec "Agent wallet"): one per (owner, agentId). The ECDSA private key is
+// Agent wallets used by /api/agent/mpp: one per (owner, agentId). The ECDSA private key is
 // AES-256-GCM encrypted and never returned. agentId/companyId are caller-chosen strings, so no foreign keys.
 export const agentWallets = pgTable(
   "agent_wallets",
@@ -38,8 +38,7 @@ export const agentWallets = pgTable(
 export type AgentWallet = typeof agentWallets.$inferSelect;
 export type NewAgentWallet = typeof agentWallets.$inferInsert;
 
-// Pre-funded payment sessions for gateway session billing (spec "Gateway plugin and payment session",
-// POST /api/wallet/sessions). The gateway checks and debits `balanceUsd` off-chain, bumping `nonce` per voucher.
+// Pre-funded payment sessions for gateway session billing (POST /api/wallet/sessions). The gateway checks and debits `balanceUsd` off-chain, bumping `nonce` per voucher.
 export const paymentSessions = pgTable(
   "payment_sessions",
   {

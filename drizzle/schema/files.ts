@@ -4,7 +4,7 @@ import { users } from "./accounts";
 import { createdAt, timestamptz } from "./columns";
 import { ownerColumns } from "./owner";
 
-// Files uploaded to agents (spec "File", "Files"). `storagePath` is the object's key in the storage
+// Files uploaded to agents. `storagePath` is the object's key in the storage
 // (the file id, never the user's name), relative to the upload directory or bucket; only the uploader may
 // list, download or delete a file.
 export const files = pgTable(

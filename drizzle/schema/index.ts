@@ -1,4 +1,4 @@
-// Every table of every service, one module per area of the spec.
+// Every table of every service, one module per area.
 export * from "./accounts";
 export * from "./agents";
 export * from "./ai";

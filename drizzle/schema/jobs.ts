@@ -16,7 +16,7 @@ export type PlatformJobType = (typeof platformJobTypes)[number];
 export const platformJobStatuses = ["queued", "running", "completed", "failed"] as const;
 export type PlatformJobStatus = (typeof platformJobStatuses)[number];
 
-/** Sanitized job input (spec "Platform job" payload); chat jobs add their own fields. */
+/** Sanitized job input; chat jobs add their own fields. */
 export type PlatformJobPayload = {
   userId?: string;
   agentId?: string;
@@ -27,7 +27,7 @@ export type PlatformJobPayload = {
   [field: string]: unknown;
 };
 
-// Durable priority queue of platform jobs (spec "Platform job" resource and states, "Platform jobs" endpoints).
+// Durable priority queue of platform jobs (/api/platform-jobs on the backend).
 // No foreign keys: internal callers enqueue for users and agents that provisioning may not have created yet.
 export const platformJobs = pgTable(
   "platform_jobs",

@@ -13,7 +13,7 @@ export const partnerInquiryTypes = [
 ] as const;
 export type PartnerInquiryType = (typeof partnerInquiryTypes)[number];
 
-// Inquiries sent through POST /api/partner (spec "Partner inquiries"); public, rate limited per IP.
+// Inquiries sent through POST /api/partner; public, rate limited per IP.
 export const partnerInquiries = pgTable(
   "partner_inquiries",
   {

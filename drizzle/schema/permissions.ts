@@ -6,7 +6,7 @@ export type PermissionTier = "safe" | "dangerous" | "destructive";
 export type PermissionStatus = "pending" | "approved" | "rejected";
 export type PermissionDecision = "approve" | "reject" | "approve_always";
 
-// Tool calls awaiting the user's approval (spec "Permission request" resource and states, "Permissions").
+// Tool calls awaiting the user's approval.
 // Ids are `perm_<ms>_<random>` (REST) or `hook_<ms>_<random>` (classify hook). No foreign keys: the
 // pre-tool-use hook is fail-closed and must be able to record a request for any agent/user pair it reports.
 export const permissionRequests = pgTable(

@@ -1,6 +1,6 @@
 import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 
-// Shared fixed-window rate-limit counters (login 5 per 15 min per IP, sign-up, partner, chat; spec "Limits").
+// Shared fixed-window rate-limit counters (login 5 per 15 min per IP, sign-up, partner, chat).
 // Exactly the three columns, in this order, that rate-limiter-flexible's RateLimiterPostgres writes with
 // `INSERT ... VALUES ($1, $2, $3)`; `expire` is epoch milliseconds, as that store compares it with Date.now().
 export const rateLimitWindows = pgTable(

@@ -9,7 +9,7 @@ export interface SkillToolRecord {
   inputSchema: Record<string, unknown>;
 }
 
-// A user's active skill MCP servers (spec "Skill MCP servers"): kept in PostgreSQL so any web process serves
+// A user's active skill MCP servers: kept in PostgreSQL so any web process serves
 // the later calls. Expired after 30 idle minutes (`last_used_at`), at most 10 per user (the service keeps it).
 export const skillActivations = pgTable(
   "skill_activations",

@@ -5,7 +5,7 @@ import { ownerColumns } from "./owner";
 
 export type ScheduledTaskStatus = "pending" | "running" | "completed" | "failed";
 
-// Cron-scheduled prompts dispatched to agents (spec "Scheduled task" resource and states, "Scheduled tasks").
+// Cron-scheduled prompts dispatched to agents.
 export const scheduledTasks = pgTable(
   "scheduled_tasks",
   {

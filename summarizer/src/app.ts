@@ -24,7 +24,7 @@ export interface SummarizerApp {
   close(): void;
 }
 
-/** Builds the summarizer app; `server.ts` starts it. Error bodies are `{error}` as the spec gives. */
+/** Builds the summarizer app; `server.ts` starts it. Error bodies are `{error}`. */
 export function createSummarizerApp({ config, logger }: SummarizerDeps): SummarizerApp {
   const client = createOutboundClient({
     name: "the page",

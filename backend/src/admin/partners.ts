@@ -3,7 +3,7 @@ import { type PartnerInquiryType, partnerInquiries } from "@svc/db/schema";
 import { desc } from "drizzle-orm";
 import type { AdminListQuery } from "./inputs";
 
-/** A partner inquiry as an admin sees it (spec "Partner inquiries"; the sender's IP stays in the database). */
+/** A partner inquiry as an admin sees it (the sender's IP stays in the database). */
 export interface AdminPartnerInquiry {
   id: string;
   name: string;

@@ -1,11 +1,9 @@
 /**
- * Runtime maintenance operations on one agent (spec "Runtime maintenance and proxy"). Each takes an agent
- * the caller is allowed to act on (the routes load it scoped to the user) and returns the response body.
- *
- * Mutating operations answer 503 while `ENABLE_RUNTIME_CONTROLS` is false; operations that need the hosting
- * platform answer 503 when it cannot be resolved; a failing action is 500. Observations that only read the
- * database and the agent (state, health, gateway token) keep working with controls off: dashboards and
- * health checks must not go blind when operators freeze the controls.
+ * Runtime maintenance operations on one agent. Each takes an agent the caller is allowed to act on (the
+ * routes load it scoped to the user) and returns the response body. Mutating operations answer 503 while
+ * `ENABLE_RUNTIME_CONTROLS` is false, or when the hosting platform cannot be resolved; a failing action is
+ * 500. Observations that only read the database and the agent (state, health, gateway token) keep working
+ * with controls off: dashboards and health checks must not go blind when operators freeze the controls.
  */
 import {
   MANAGED_BASELINE_VERSION,
@@ -117,7 +115,7 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
     }
   }
 
-  /** Runs an action with the spec's error mapping. */
+  /** Runs an action, its failure mapped to the client-visible error (`operationError`). */
   async function act<T>(action: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();

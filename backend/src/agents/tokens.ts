@@ -1,16 +1,11 @@
 /**
- * Per-agent gateway tokens (spec "Gateway token", "Repair", "Heal gateway token"): 64 hex characters,
- * stored encrypted with DATA_ENCRYPTION_KEY (the owner gets them back), and usable as a Bearer credential
- * by the agent itself (`/api/ai/chat`, the runtime proxy's WebSocket).
- *
- * Finding the agent of a presented token: the table holds only ciphertext (no lookup column), so this
- * process keeps a map SHA-256(token) → agent id, built by decrypting every stored token once and updated on
- * every token write made here. A hit is re-checked against the agent's current stored token (constant
- * time) at most once per `verifiedForMs` (default 1 s): a token rotated here stops working at once (the
- * write drops its entries), one rotated by another process within that second — the price of keeping the
- * hot paths (the classify hook, `/api/ai/chat`) free of a query per call. A miss rescans, at most once per
- * `minScanIntervalMs`, so tokens written by other processes are found too while a stream of wrong tokens
- * costs at most one scan per interval.
+ * Per-agent gateway tokens: 64 hex characters, stored encrypted with DATA_ENCRYPTION_KEY (the owner gets them
+ * back), and a Bearer credential of the agent itself (`/api/ai/chat`, the runtime proxy's WebSocket). The
+ * table holds only ciphertext, so this process keeps a map SHA-256(token) → agent id, built by decrypting
+ * every stored token once. A hit is re-checked against the stored token at most once per `verifiedForMs`
+ * (1 s): a token rotated by another process works for up to that second — the price of keeping the hot
+ * paths (the classify hook, `/api/ai/chat`) free of a query per call. A miss rescans at most once per
+ * `minScanIntervalMs`, so a stream of wrong tokens costs one scan per interval.
  */
 import { randomBytes } from "node:crypto";
 import { openGatewayToken, safeEqual, sealGatewayToken, sha256Hex, wrapperAdminPassword } from "@svc/common";

@@ -6,7 +6,7 @@ import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
 import { isAdminContext, isAdminEmail } from "./admin";
 
-// `requireAdmin` (spec row "Admin") through `GET /api/admin/users`.
+// `requireAdmin` through `GET /api/admin/users`.
 const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
 const logger = createLogger("backend-test", "silent");
 const database = connectDatabase(process.env.DATABASE_URL ?? "");

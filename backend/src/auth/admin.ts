@@ -19,7 +19,7 @@ export function isAdminContext(adminEmails: readonly string[], context: UserCont
 }
 
 /**
- * Admin endpoints (spec "Admin"): the verified context must be an administrator's (`isAdminContext`),
+ * Admin endpoints: the verified context must be an administrator's (`isAdminContext`),
  * otherwise 403 `ADMIN_REQUIRED`. Runs after `verifyUserContext`.
  */
 export function requireAdmin(adminEmails: readonly string[]): RequestHandler {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
 
-// `requireInternalKey` (spec rows "Internal API key" and `requireAuth`) through the routes that use it.
+// `requireInternalKey` through the routes that use it.
 const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
 const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
 const logger = createLogger("backend-test", "silent");

@@ -3,7 +3,7 @@ import type { RequestHandler } from "express";
 import { internalKeyRequired, internalKeyUnset, invalidInternalKey } from "./errors";
 
 /**
- * Internal API key (spec "Internal API key" and `requireAuth`): `Authorization: Bearer <INTERNAL_API_KEY>`,
+ * Internal API key: `Authorization: Bearer <INTERNAL_API_KEY>`,
  * compared in constant time. 401 when the header or its Bearer prefix is missing, 500 when the key is not
  * configured, 403 when it does not match.
  */

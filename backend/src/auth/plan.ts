@@ -15,19 +15,12 @@ export interface VerifiedPlan {
 }
 
 /**
- * Plan middleware of `/api/ai/chat` (spec "Plan middleware"). Runs after `verifyUserContext`: the user is
- * the verified context's `userId`. `x-user-plan` must equal `users.plan` and `x-payments-subscription-id`
- * (absent or empty = none) must equal `users.payments_subscription_id`; any difference, a missing
- * `x-user-plan` or an unknown user is 402 `SUBSCRIPTION_MISMATCH`.
- *
- * When the database cannot be queried (a connection failure, not a query bug), the spec's "without a
- * database" rule applies: the headers are taken alone, so a request with an `x-user-plan` passes and one
- * without gets 402. We fail open on the plan claim rather than closing chat for every user during a
- * database outage; the claim is still covered by the signed user context and the internal key, so only the
- * web proxy can make it. Other database errors still answer 500.
- *
- * With `requireVerifiedEmail` (REQUIRE_VERIFIED_EMAIL) an account whose email is not confirmed is 403
- * `EMAIL_NOT_VERIFIED`; like the plan, this is checked whenever the database answers.
+ * Plan middleware of `/api/ai/chat`, after `verifyUserContext`: `x-user-plan` and `x-payments-subscription-id`
+ * (absent or empty = none) must equal the user's row; a difference, no plan header or an unknown user is 402
+ * `SUBSCRIPTION_MISMATCH`. When the database cannot be reached (a connection failure, not a query bug) the
+ * headers are taken alone: we fail open on the plan claim rather than close chat for everyone during an
+ * outage, and only the web proxy can make the claim (signed context, internal key). Other database errors
+ * are 500. `requireVerifiedEmail`: an unconfirmed email is 403 `EMAIL_NOT_VERIFIED` when the database answers.
  */
 export function requireMatchingPlan(
   db: Database,

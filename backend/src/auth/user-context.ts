@@ -15,7 +15,7 @@ export interface VerifyUserContextOptions {
   required: boolean;
 }
 
-/** The key of the user-context signature: `HMAC_SECRET`, else `INTERNAL_API_KEY` (spec "User-context headers"). */
+/** The key of the user-context signature: `HMAC_SECRET`, else `INTERNAL_API_KEY`. */
 export function userContextSecret(config: {
   HMAC_SECRET?: string | undefined;
   INTERNAL_API_KEY?: string | undefined;
@@ -24,7 +24,7 @@ export function userContextSecret(config: {
 }
 
 /**
- * User-context headers from the web proxy (spec "User-context headers"): `x-user-id` (default `anonymous`),
+ * User-context headers from the web proxy: `x-user-id` (default `anonymous`),
  * `x-user-email` (default empty), `x-user-role` (default `user`), `x-user-signature` = hex HMAC-SHA256 over
  * `{userId}:{userEmail}:{userRole}`, compared in constant time. 401 `SIGNATURE_REQUIRED` when it is missing,
  * 401 `INVALID_SIGNATURE` when it does not match. On success the context is on `res.locals.userContext`.

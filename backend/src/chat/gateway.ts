@@ -13,7 +13,7 @@ import { and, eq } from "drizzle-orm";
 import { PermanentJobError } from "../platform-jobs/types";
 import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
-/** Spec "Gateway upstream timeout" and the scheduler's dispatch timeout. */
+/** How long a chat call to an agent may take; the scheduler's dispatch timeout too. */
 export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;
 
 export interface ChatMessage {

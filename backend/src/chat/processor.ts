@@ -33,17 +33,13 @@ interface ChatPayload {
 }
 
 /**
- * `gateway_chat_completion`: POSTs the message to the agent runtime's OpenAI-compatible
- * `/v1/chat/completions` and returns `{reply, model, usage}`. The agent's URL and gateway token are read
- * from its `agents` row (scoped to the job's user and agent) when the job runs: the job's `gatewayUrl`
- * (kept in the payload for the spec's request shape) addresses nothing, so a forged one cannot receive the
- * token. Redirects are refused, the answer is capped, CHAT_JOB_TIMEOUT_MS (6 min: a dangerous tool call waits
- * for a person inside it) timeout. The messages go to the user's session
- * (`chatSessionOf`), so the agent remembers the conversation. A 200 answer that is the runtime's report of a
- * failed run (`runtimeFailureOf`) is a failed attempt with that text as its reason, not a reply. What
- * retrying cannot change fails the job at once (PermanentJobError): a job without its user or agent, an
- * agent that is gone or has no gateway token (see `openAgentGateway`), and an agent whose AI provider is
- * not configured on the platform.
+ * `gateway_chat_completion`: the message to the agent runtime's `/v1/chat/completions` → `{reply, model,
+ * usage}`. URL and token come from the agent's row when the job runs: the payload's `gatewayUrl` (kept
+ * because callers send it) addresses nothing, so a forged one cannot receive the token. CHAT_JOB_TIMEOUT_MS
+ * is 6 min because a dangerous tool call waits for a person inside the run. The user's session
+ * (`chatSessionOf`) lets the agent remember. A 200 reporting a failed run (`runtimeFailureOf`) fails the
+ * attempt; what retrying cannot change (no user or agent, no gateway token, no AI provider) fails the job
+ * at once (PermanentJobError).
  */
 export function gatewayChatProcessor(deps: ChatProcessorDeps): JobProcessor {
   return async (job, { signal }) => {

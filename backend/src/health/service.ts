@@ -14,7 +14,7 @@ export interface BackendHealth {
   service: "backend";
   version: string;
   database: "ok" | "unreachable";
-  /** Always `render`: kept because older dashboards read it (spec "Health"); see `hostingProvider`. */
+  /** Always `render`: kept because older dashboards read it; see `hostingProvider`. */
   provider: "render";
   /** The configured hosting driver (HOSTING_PROVIDER); null when neither it nor a platform was given. */
   hostingProvider: HostingProviderName | null;

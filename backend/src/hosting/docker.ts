@@ -1,17 +1,11 @@
 /**
- * The `docker` hosting driver: one container per agent through the Docker Engine API (DOCKER_HOST).
- * Choices:
- * - The service id is the container name (`agentServiceName`), which Docker accepts wherever it takes an
- *   id and which survives the container being recreated. Containers carry the labels `svc.agent-id`,
- *   `svc.service-name` and `svc.env-names` (the agent's variable names, so a recreate can tell them from
- *   the image's own ENV); `list` shows only containers labelled `svc.agent-id`.
- * - Each container runs the runtime image with the agent's environment, the named volume
- *   `<name>-data` at /data, port 8080 (the wrapper) published on `publishHost` (127.0.0.1) at a port
- *   Docker picks (the URL comes from inspect), restart policy `unless-stopped`.
- * - A container's environment and image cannot change in place: `setEnv` and `setImage` recreate it (the
- *   new one is created before the old one is removed, so a refused create leaves the agent as it was) and
- *   start it again when the old one was running. `deploy` then starts or restarts it.
- * - `remove` deletes the container and its volume. `close` only drops the API connections.
+ * The `docker` hosting driver: one container per agent through the Docker Engine API (DOCKER_HOST). The
+ * service id is the container name, which Docker accepts wherever it takes an id and which survives a
+ * recreate; the label `svc.env-names` records the agent's variable names, so a recreate can tell them from
+ * the image's own ENV. Environment and image cannot change in place: `setEnv` and `setImage` recreate the
+ * container, the new one created before the old is removed, so a refused create leaves the agent as it was.
+ * The wrapper's port 8080 is published on `publishHost` at a port Docker picks; restart policy
+ * `unless-stopped`; `remove` deletes the container and its `<name>-data` volume.
  */
 
 import type { DockerStatsSample } from "./docker-api";

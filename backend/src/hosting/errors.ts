@@ -5,7 +5,7 @@ export const hostingNotConfigured = (message: string) =>
   new HttpError(503, "hosting_not_configured", message);
 
 /**
- * Maps a hosting failure to the client-visible error (spec "Errors", lifecycle operations): the platform
+ * Maps a hosting failure to the client-visible error of the lifecycle operations: the platform
  * cannot be resolved (missing credentials or ids) → 503, no such service → 404 (a runtime instance; the
  * lifecycle operations' own lookup answers 503 `service_unresolved`), the action itself failed →
  * 500. Anything that is not a HostingError is returned unchanged.

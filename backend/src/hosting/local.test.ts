@@ -58,7 +58,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
   }
 }
 
-/** The shared probe with the spec's timeouts, asked once the wrapper said it is running. */
+/** The shared probe with its default timeouts, asked once the wrapper said it is running. */
 const probeStatus = async (url: string) => (await probeRuntime(url)).status;
 
 async function chat(url: string, token: string, message: string) {

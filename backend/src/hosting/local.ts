@@ -1,30 +1,14 @@
 /**
- * The `local` hosting driver (default): an agent is a wrapper process (`wrapper/`) on this machine, which
- * runs the managed OpenClaw runtime (RUNTIME_VERSION, installed under RUNTIMES_DIR on first use, see
- * local-runtime.ts), or LOCAL_RUNTIME_COMMAND as given when the operator sets one. Choices:
- * - State per agent in `<agentsDir>/<agentId>/service.json` (0600; see local-store.ts): ports, environment,
- *   image, desired state, wrapper pid. The service id is the agent id. The runtime keeps its data in
- *   `<agentId>/state` (OPENCLAW_STATE_DIR), the wrapper's output goes to `<agentId>/wrapper.log`, and HOME
- *   is the agent's directory (`<agentId>/home` when it runs as its own user), so agents do not share files.
- * - Each agent has its own wrapper port and runtime port, chosen free at creation and kept; a port found
- *   taken at a later start is replaced (the service URL then changes: `deploy` returns the new one).
- * - The wrapper is spawned detached, as the leader of its own process group (the runtime is in it), with
- *   ONLY the agent's environment plus the wrapper's own settings and a few basics (PATH, locale, TZ, ...):
- *   never the platform's process.env, which holds its secrets.
- * - `stop` sends SIGTERM to the group (the wrapper stops the runtime), then SIGKILL after `stopTimeoutMs`;
- *   `restart` asks the wrapper (POST /api/gateway/restart) when it is up, else starts it; `deploy`
- *   respawns with the current environment; `remove` stops and deletes the directory.
- * - The platform restarting: `restoreRunning()` (called at backend start) starts every agent whose desired
- *   state is `running` and whose wrapper is not alive, and adopts those still alive. `close()` (backend
- *   shutdown) stops the agents this instance started or adopted but leaves their desired state `running`,
- *   so the next start brings them back. A wrapper that dies on its own is reported `crashed` and is not
- *   restarted here (the watchdog repairs it).
- * - `stats` reads CPU and resident memory of the process group from /proc (no memory limit: null).
- * - When the platform runs as root, each agent runs as its own unprivileged OS user (local-users.ts), with
- *   umask 077: the agents directory is 0711 (enterable, not listable); `<agentId>/` stays the platform's
- *   (0710, the agent's group may enter it), and so do service.json and wrapper.log (0600), so the agent
- *   can neither read its record nor swap it or its log for a link; only `state/` and `home/` (its HOME) are
- *   the agent's own (0700). Not as root, agents share the platform's user: single-user development only.
+ * The `local` hosting driver (default): an agent is a wrapper process (`wrapper/`) on this machine running the
+ * managed OpenClaw (local-runtime.ts) or LOCAL_RUNTIME_COMMAND. Each agent has its own directory
+ * (service.json, state/, home/, wrapper.log: local-store.ts) and its own wrapper and runtime ports, kept (a
+ * port found taken at a start is replaced: `deploy` returns the new URL). The wrapper is spawned detached as
+ * the leader of its process group with ONLY the agent's environment and a few basics — never the platform's
+ * process.env, which holds its secrets. `restoreRunning()` at backend start brings back agents meant to run;
+ * `close()` stops them but keeps them meant to run; a wrapper that dies on its own is `crashed`, left to the
+ * watchdog. As root each agent runs as its own OS user (local-users.ts) owning only `state/` and `home/`;
+ * `<agentId>/`, service.json and wrapper.log stay the platform's, so an agent can neither read its record
+ * nor swap it or its log for a link. Not as root, agents share the platform's user: development only.
  */
 import { chmod, lchown, mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";

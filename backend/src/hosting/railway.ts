@@ -1,20 +1,11 @@
 /**
  * The `railway` hosting driver: one Railway service per agent in HOSTING_PROJECT_ID / HOSTING_ENVIRONMENT_ID,
- * through Railway's public GraphQL API (HOSTING_API_URL). HOSTING_API_KEY goes in `Authorization: Bearer`
- * for account and workspace tokens, in `Project-Access-Token` when HOSTING_TOKEN_TYPE=project.
- * - create: serviceCreate from the runtime image, a volume at /data, a service domain (to the wrapper's
- *   port 8080), the agent's variables (variableCollectionUpsert, replacing all, without a deploy of its
- *   own), then serviceInstanceDeployV2. An existing service of the same name is reconfigured instead.
- * - setEnv: variableCollectionUpsert with replace and skipDeploys; setImage: serviceInstanceUpdate of
- *   `source.image`; both reach the agent at the next deploy (serviceInstanceDeployV2).
- * - restart and stop act on the latest deployment (deploymentRestart, deploymentStop); restart with no
- *   deployment deploys. remove: serviceDelete.
- * - Status from the latest deployment: SUCCESS (and SLEEPING, which wakes on a request) → running;
- *   building, queued and the like → deploying; CRASHED → crashed; FAILED → failed; a stopped or removed
- *   deployment, or none → stopped.
- * - stats: Railway's usage figures are not read here, so all null (never made up); logs: deploymentLogs of
- *   the latest deployment.
- * Missing key, project or environment → HostingError `not_configured` on every call.
+ * through Railway's public GraphQL API. HOSTING_API_KEY goes in `Authorization: Bearer` (account and
+ * workspace tokens) or `Project-Access-Token` (HOSTING_TOKEN_TYPE=project). Variables are written with
+ * replace and skipDeploys, the image with serviceInstanceUpdate: both reach the agent at the next deploy
+ * (serviceInstanceDeployV2), so a create deploys once. Status is the latest deployment's (SLEEPING, which
+ * wakes on a request, counts as running); stats stay null (Railway's usage figures are not read, and none is
+ * made up). Missing key, project or environment → `not_configured` on every call.
  */
 import { createOutboundClient, type OutboundAnswer, type OutboundClient, OutboundError } from "@svc/common";
 import { assertAgentEnv } from "./secret-guard";

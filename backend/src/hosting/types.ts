@@ -1,5 +1,5 @@
 /**
- * The hosting-platform driver interface (spec "Runtime maintenance and proxy"): one shape for the `local`,
+ * The hosting-platform driver interface: one shape for the `local`,
  * `railway` and `docker` drivers, chosen by `HOSTING_PROVIDER`. A "service" is one agent's runtime: the
  * wrapper (`wrapper/`) in front of the agent runtime gateway. Drivers never see platform secrets: the
  * environment they are given is exactly what the agent may hold (see `agentEnvironment`).

@@ -1,11 +1,9 @@
 /**
- * Cross-process fan-out of permission events through PostgreSQL LISTEN/NOTIFY (channel
- * `permission_events`). Local subscribers hear events ONLY through LISTEN, so every backend process, the
- * publishing one included, sees each event exactly once; the WebSocket sessions and the hook's decision
- * long-polls of every process are woken the same way.
- *
- * The bus owns its connections: one LISTEN client (`createPgListener`, which reconnects with backoff) and a
- * two-connection pool for NOTIFY. Events sent while the listener is reconnecting are not replayed; the readers re-read the database (a long-poll re-reads its row, the WebSocket client can list).
+ * Cross-process fan-out of permission events through PostgreSQL LISTEN/NOTIFY (channel `permission_events`).
+ * Local subscribers hear events ONLY through LISTEN, so every backend process, the publishing one included,
+ * sees each event exactly once, and the WebSocket sessions and hook long-polls of every process are woken
+ * alike. One LISTEN client (`createPgListener`) and a two-connection pool for NOTIFY; events sent while the
+ * listener reconnects are not replayed: readers re-read the database.
  */
 
 import { DATABASE_CONNECTION_TIMEOUT_MS } from "@svc/db";

@@ -1,4 +1,4 @@
-/** Inputs of the permission and hook endpoints (spec "Permissions"). */
+/** Inputs of the permission and hook endpoints. */
 import { z } from "zod";
 import { invalidRequest } from "../http/errors";
 
@@ -17,7 +17,7 @@ export const classifyBody = z.object({
 
 export const PERMISSION_DECISIONS = ["approve", "reject", "approve_always"] as const;
 
-/** `POST /api/permissions`: `feedback` and `modifiedInput` are accepted and unused (spec). */
+/** `POST /api/permissions`: `feedback` and `modifiedInput` are accepted (clients send them) and unused. */
 export const decisionBody = z.strictObject({
   requestId: nonEmptyString,
   decision: z.enum(PERMISSION_DECISIONS, {

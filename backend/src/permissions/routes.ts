@@ -38,7 +38,7 @@ export interface PermissionRoutesDeps {
 }
 
 /**
- * Permissions (spec "Permissions"), for the authenticated user:
+ * Permissions, for the authenticated user:
  * POST `/api/permissions/classify` `{agentId, toolName, toolInput}` → `{allow, tier, reason, requestId?}`,
  * GET `/api/permissions?agentId=&limit=&cursor=` → `{pending, nextCursor}` (live requests, oldest first,
  * `limit` default 50, at most 100; `nextCursor` null on the last page), POST `/api/permissions`
@@ -92,8 +92,7 @@ export function permissionRoutes(deps: PermissionRoutesDeps): Router {
  * Bearer of the permission endpoints: the internal key with a signed user context (the web proxy), or a
  * user's own `svc_` API key (its user, no context headers needed). 401 when the header is missing or an API
  * key is not valid (unknown, revoked, expired), 403 `insufficient_scope` for a key without `approvals:read`
- * (GET) or `approvals:write` (the rest), 403 when another key does not match the internal key (spec
- * "Internal API key").
+ * (GET) or `approvals:write` (the rest), 403 when another key does not match the internal key.
  */
 function permissionAuth(db: Database, config: PermissionRoutesConfig, clock: Clock): RequestHandler {
   const internalKey = requireInternalKey(config.INTERNAL_API_KEY);

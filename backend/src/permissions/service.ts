@@ -122,7 +122,7 @@ export interface ClassifyInput {
 }
 
 /**
- * Classifies a tool call (spec "Permission request" states): safe → allowed, no record; destructive →
+ * Classifies a tool call: safe → allowed, no record; destructive →
  * blocked, no record; dangerous → a pending request, announced as `permission_request`, not allowed yet —
  * unless the agent already has `maxPendingPerAgent` live pending requests: then refused, no record.
  */

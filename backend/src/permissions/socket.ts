@@ -1,30 +1,12 @@
 /**
- * The permission WebSocket, `ws://HOST/ws/permissions?userId=<id>` (spec "Events" → "Permission WebSocket").
- *
- * Who may connect: the socket must prove it is `userId`, by a ticket (`&token=<ticket>` from the web's
- * `GET /api/permissions/ws-ticket`, see common/src/permission-ticket.ts) or by the web's session cookie
- * `svc-session` (when the backend is reached on the web's host; refused when a browser's `Origin` is not
- * `PUBLIC_URL`'s, so another site's page cannot ride on the cookie). Missing `userId`: the upgrade is
- * accepted, then closed with 4001.
- * No valid proof, or a proof of another user: closed with 4003. Any other path: the handler returns false,
- * so the server can hand the upgrade to its next handler.
- *
- * Frames are JSON objects `{type, ...data}`:
- * - server → client: `connected` {userId, timestamp} on open; `heartbeat` {timestamp} every 30 s;
- *   `pong` {timestamp}; `permission_request` {id, command, tier, reason, agentId} for every dangerous
- *   request of the user; `decision_ack` {requestId, decision, timestamp} for every decision of the user
- *   (the deciding socket gets exactly one, its answer; the user's other sockets learn of it too);
- *   `error` {message, requestId?} for an unparseable or unknown message, or a decision that failed
- *   (`requestId` when the failed message named one).
- * - client → server: `decision` {requestId, decision: approve | reject | approve_always} (recorded exactly
- *   like `POST /api/permissions`, through `decideAndPublish`), `ping`.
- * Timestamps are Unix ms. Each process subscribes to the permission bus once (PostgreSQL LISTEN/NOTIFY)
- * and fans every event out to its own sockets of that event's user, so a request classified by any backend
- * process reaches the user's sockets on every process, and no user ever receives another user's events.
- * Each heartbeat also sends a protocol ping; a socket that missed two pongs in a row is dropped.
- * A socket lives as long as the session that proved it (the ticket's session, or the cookie's): each decision
- * and each heartbeat checks that session, and once it has ended (sign-out, a security event, an account claim)
- * the socket is closed with 4003 and its decisions are refused.
+ * The permission WebSocket, `ws://HOST/ws/permissions?userId=<id>`. The socket proves it is `userId` by a
+ * ticket (`&token=`, from the web's `GET /api/permissions/ws-ticket`) or the web's `svc-session` cookie
+ * (refused when a browser's `Origin` is not `PUBLIC_URL`'s, so another site's page cannot ride on it); 4001
+ * without `userId`, 4003 without a valid proof of that user. Frames are `{type, ...data}`, times in Unix ms;
+ * of a user's decision, the deciding socket gets exactly one `decision_ack` (its answer), the others learn of
+ * it too. Each process subscribes to the permission bus (LISTEN/NOTIFY) once and fans events out to its own
+ * sockets of the event's user, so a request made on any process reaches every socket of that user and no
+ * other's. A socket lives as long as the session that proved it (checked at each decision and heartbeat).
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -70,7 +52,7 @@ export interface PermissionSocketDeps {
   logger: Logger;
   /** Ticket and session expiry, frame timestamps (default: the system clock). */
   clock?: Clock;
-  /** Heartbeat period (default 30 s, the spec's). */
+  /** Heartbeat period (default 30 s); each also sends a protocol ping, and two missed pongs drop the socket. */
   heartbeatIntervalMs?: number;
 }
 

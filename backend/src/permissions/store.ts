@@ -1,12 +1,10 @@
 /**
- * Permission requests in PostgreSQL (spec "Permission request" resource and states): dangerous tool calls
- * wait here as `pending` until their user approves or rejects them. Every read and write of a user's
- * request is scoped to that user; another user's request looks like a missing one.
- *
- * Expiry (issue #12) needs no column of its own: a pending request whose `timestamp` is at or before the
- * cutoff (now − PERMISSION_PENDING_TTL_SECONDS) is expired — not listed, not decidable, a denial to the
- * agent's hook. When the agent next asks, its expired requests are swept to `rejected` with no decision
- * (what "expired" looks like once stored), so the pending rows stay few and the per-agent count cheap.
+ * Permission requests in PostgreSQL: dangerous tool calls wait here as `pending` until their user decides.
+ * Every read and write is scoped to the user; another user's request looks like a missing one. Expiry (issue
+ * #12) needs no column: a pending request whose `timestamp` is at or before now −
+ * PERMISSION_PENDING_TTL_SECONDS is expired — not listed, not decidable, a denial to the hook. When the agent
+ * next asks, its expired requests are swept to `rejected` with no decision, so pending rows stay few and the
+ * per-agent count cheap.
  */
 import { systemClock, timestampedId } from "@svc/common";
 import type { Database } from "@svc/db";

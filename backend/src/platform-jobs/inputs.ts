@@ -24,7 +24,7 @@ export const provisionJobSchema = z.strictObject({
 });
 export type ProvisionJobInput = z.infer<typeof provisionJobSchema>;
 
-/** `POST /api/platform-jobs/chat`. `gatewayUrl` is validated for the spec's shape but never fetched. */
+/** `POST /api/platform-jobs/chat`. `gatewayUrl` is validated (callers send it) but never fetched. */
 export const chatJobSchema = z.strictObject({
   userId: requiredString("userId"),
   agentId: requiredString("agentId"),

@@ -23,7 +23,7 @@ export interface JobDeps {
   clock: QueueClock;
 }
 
-/** Enqueues `provision_managed_runtime` (lane deploy, priority 100, 5 attempts); payload keeps only the spec's keys. */
+/** Enqueues `provision_managed_runtime` (lane deploy, priority 100, 5 attempts); payload keeps only its own keys. */
 export function enqueueProvisionJob(deps: JobDeps, input: ProvisionJobInput): Promise<PlatformJob> {
   return enqueueAgentJob(deps, "provision_managed_runtime", input, {
     plan: input.plan,
@@ -35,7 +35,7 @@ export function enqueueProvisionJob(deps: JobDeps, input: ProvisionJobInput): Pr
 
 /**
  * Enqueues `gateway_chat_completion` (lane runtime_exec, priority 50, 3 attempts). No token enters the job;
- * `gatewayUrl` is kept for the spec's shape only: the worker addresses the agent's stored URL.
+ * `gatewayUrl` is kept because callers send it, but the worker addresses the agent's stored URL.
  */
 export function enqueueChatJob(deps: JobDeps, input: ChatJobInput): Promise<PlatformJob> {
   return enqueueAgentJob(deps, "gateway_chat_completion", input, {

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 
 export { type PlatformJobJson, toJobJson } from "@svc/db/json";
 
-/** Spec: lane, priority and attempts per job type. */
+/** Lane, priority and attempts per job type. */
 export const JOB_TYPES: Record<
   PlatformJobType,
   { lane: PlatformJobLane; priority: number; maxAttempts: number }
@@ -14,7 +14,7 @@ export const JOB_TYPES: Record<
   retry_repair: { lane: "recovery", priority: 10, maxAttempts: 5 },
 };
 
-/** Spec backoff by attempt number: 30, 60, 90, 120, then 300 s. */
+/** Backoff by attempt number: 30, 60, 90, 120, then 300 s. */
 export function backoffSeconds(attempt: number): number {
   return attempt >= 5 ? 300 : Math.max(1, attempt) * 30;
 }

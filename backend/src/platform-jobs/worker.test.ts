@@ -418,7 +418,7 @@ describe("gateway_chat_completion", () => {
       message: "for my agent only",
     });
     const job = await enqueueChatJob({ db: pool, clock: databaseClock }, body);
-    expect(job.payload.gatewayUrl).toBe(`${attacker.url}/steal`); // accepted for the spec's shape
+    expect(job.payload.gatewayUrl).toBe(`${attacker.url}/steal`); // accepted: callers send it
     await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
     const done = await until(
       () => getJob(pool, job.id),

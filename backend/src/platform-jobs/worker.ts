@@ -1,16 +1,11 @@
 /**
- * A job worker: claims up to `concurrency` jobs at a time, runs each with the processor of its type, and
- * records the outcome (fenced by the claim's lock token). Completions and claims travel together: one
- * statement completes every job that finished since the last one and claims for every free slot. It wakes on `LISTEN platform_jobs` (enqueue
- * NOTIFYs), with a slow poll as a safety net, and sweeps stale running jobs. While a job runs, its lock is
- * refreshed every `lockRefreshIntervalMs` (one primary-key update), so the stale rule requeues only the jobs
- * of a worker that died; a refresh that finds the claim lost aborts the processor (its signal) and its
- * outcome is never written. On stop it claims nothing more, lets running jobs finish within the grace
- * period, and releases the rest back to `queued`.
- *
- * The worker owns its connections (`concurrency + 2`): HTTP load on the service's pool can never starve it,
- * and its sessions carry the queue's planner settings (`QUEUE_SESSION_OPTIONS`), so the prepared claim keeps
- * the index walk whatever the table's statistics said when it was planned.
+ * A job worker: claims up to `concurrency` jobs, runs each with its type's processor and records the outcome,
+ * fenced by the claim's lock token; completions and claims travel together in one statement. It wakes on
+ * `LISTEN platform_jobs`, with a slow poll as a safety net, and sweeps stale running jobs. A running job's lock
+ * is refreshed (one primary-key update), so the stale rule requeues only the jobs of a worker that died; a
+ * refresh that finds the claim lost aborts the processor and its outcome is never written. On stop it lets
+ * running jobs finish within the grace and releases the rest. Its own connections (`concurrency + 2`) mean HTTP
+ * load can never starve it, and carry `QUEUE_SESSION_OPTIONS`, so the prepared claim keeps its index walk.
  */
 import { isDatabaseError } from "@svc/common/db-errors";
 import { secondsSince } from "@svc/common/metrics/index";

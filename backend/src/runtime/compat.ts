@@ -1,16 +1,11 @@
 /**
- * The configuration fixes of the compatibility check (spec "Compatibility check"). Each is pure and
- * idempotent: applied to its own output it changes nothing, so the check reports an empty list once every
- * fix is in place.
- *
- * - `plugin-config-migration`: older runtime configs list plugins as an array (`plugins: ["memory",
- *   {id: "browser", enabled: false, config: {…}}]`); current runtimes read `plugins.entries`, an object keyed
- *   by plugin id (`{entries: {memory: {enabled: true}, browser: {enabled: false, config: {…}}}}`). Items
- *   without an id (or `name`) cannot be keyed and are dropped.
- * - `legacy-platform-keys`: earlier versions of this platform wrote `gateway.pairing.scopes` and a top-level
- *   `aiProvider` into the runtime configuration. OpenClaw knows neither (its `config validate` refuses the
- *   file, and the next start exits with "Config invalid"), so both are removed. OpenClaw grants operator
- *   scopes per device at pairing time; there is nothing to put in their place.
+ * The configuration fixes of the compatibility check, each pure and idempotent (applied to its own output it
+ * changes nothing), so the check reports an empty list once every fix is in place.
+ * - `plugin-config-migration`: older configs list plugins as an array; current runtimes read
+ *   `plugins.entries`, an object keyed by plugin id. Items without an id (or `name`) cannot be keyed: dropped.
+ * - `legacy-platform-keys`: earlier platform versions wrote `gateway.pairing.scopes` and a top-level
+ *   `aiProvider`, which OpenClaw's `config validate` refuses (the next start exits "Config invalid"); both go,
+ *   with nothing in their place (OpenClaw grants operator scopes per device at pairing time).
  */
 
 export type ConfigObject = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * `waitForHealthy` (spec "Health"): polls the shared probe every 2 s until the agent is up, for at most
+ * `waitForHealthy`: polls the shared probe every 2 s until the agent is up, for at most
  * 60 s by default. Time is injectable (`now`, `sleep`) so tests move it instead of waiting.
  */
 import { isUp, PROBE_TIMEOUTS, type ProbeOptions, type ProbeResult, probeRuntime } from "./probe";

@@ -1,7 +1,6 @@
 /**
- * Runtime instances (spec "Runtime maintenance and proxy", internal key): the hosting platform's agent
- * services with image, status and metadata, and the live resource usage of one. Instance ids are the
- * driver's service id behind the spec's `inst_` prefix; hosting failures map through `hostingHttpError`
+ * Runtime instances (internal key): the hosting platform's agent services with image, status and metadata,
+ * and the live resource usage of one. Instance ids are the driver's service id behind an `inst_` prefix; hosting failures map through `hostingHttpError`
  * (503 not configured, 404 unknown, 500 the platform failed).
  */
 import { type Clock, systemClock } from "@svc/common";

@@ -1,5 +1,5 @@
 /**
- * The runtime job processors (spec "Platform job"): `provision_managed_runtime` (lane deploy),
+ * The runtime job processors: `provision_managed_runtime` (lane deploy),
  * `runtime_sync` and `retry_repair` (lane recovery). A throw is a failed attempt; the queue retries with
  * its backoff until `maxAttempts`.
  */

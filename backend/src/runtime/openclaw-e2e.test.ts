@@ -1,15 +1,12 @@
 /**
- * The real runtime, end to end: OpenClaw (RUNTIME_VERSION, installed by the platform's own installer —
- * once per CI run, `.ci/run` runs `npm run runtime:install`) started by the local driver's wrapper, deployed
- * through the real backend and job worker, its model provider the platform's AI proxy in front of a scripted
- * OpenAI-compatible provider on loopback, every tool call through the platform's plugin to the classify hook.
- * Nothing of OpenClaw is faked.
- *
- * Tool calls here only ever run `ls` (of the agent's own workspace), or a stand-in `npm` of this test's own (called by its absolute path:
- * OpenClaw puts the login shell's PATH first) that only leaves a marker file under this test's directory;
- * the destructive one is `chmod 777` on a file of this test.
- * Between the agents and the backend sits a small HTTP relay (the agents' BACKEND_PUBLIC_URL) that can
- * refuse the classify hook alone, to show a guard that cannot reach the platform blocks.
+ * The real runtime, end to end: OpenClaw (RUNTIME_VERSION, installed by the platform's own installer; CI's
+ * `.ci/run` runs `npm run runtime:install` once) started by the local driver's wrapper, deployed through the
+ * real backend and job worker, its model provider the platform's AI proxy before a scripted provider on
+ * loopback, every tool call through the platform's plugin to the classify hook. Nothing of OpenClaw is faked.
+ * Tool calls only ever run `ls` of the agent's workspace, a stand-in `npm` of this test's own (by its absolute
+ * path: OpenClaw puts the login shell's PATH first) that leaves a marker file, and `chmod 777` on a file of this
+ * test. A small relay between agents and backend (their BACKEND_PUBLIC_URL) can refuse the classify hook alone,
+ * to show that a guard that cannot reach the platform blocks.
  */
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type Server } from "node:http";

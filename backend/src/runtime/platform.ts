@@ -34,7 +34,7 @@ export function resolvePlatform(source: PlatformSource): HostingPlatform {
 }
 
 /**
- * A failure as the client sees it (spec "Errors", lifecycle operations): platform not resolvable → 503
+ * A lifecycle operation's failure as the client sees it: platform not resolvable → 503
  * naming the variables to set; no such service → 404; the platform refused or failed → 500. HttpErrors pass
  * through; anything else becomes 500 `action_failed` naming the action.
  */
@@ -61,7 +61,7 @@ export async function resolveService(
 ): Promise<HostedService> {
   const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
   if (!service) {
-    // Spec "Errors", lifecycle operations: a service that cannot be resolved is 503, like missing credentials.
+    // A service that cannot be resolved is a 503, like missing credentials (not a 404).
     throw new HttpError(
       503,
       "service_unresolved",

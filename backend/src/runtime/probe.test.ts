@@ -1,5 +1,5 @@
 /**
- * The shared probe against real loopback agents: every row of the spec's classification table, the
+ * The shared probe against real loopback agents: every row of its classification (probe.ts), the
  * per-probe timeouts, `statusReason` only when `/api/status` decided, and that the three probes run at once.
  */
 import type { ServerResponse } from "node:http";

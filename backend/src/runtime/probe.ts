@@ -1,13 +1,11 @@
 /**
- * The shared runtime probe (spec "Runtime status classification (shared probe)"): `/healthz`, `/readyz`
- * and `/api/status` on the agent, in parallel, with the spec's timeouts (5 s, 4 s, 5 s). `/api/status` is
- * authoritative:
+ * The shared runtime probe: `/healthz`, `/readyz` and `/api/status` on the agent, in parallel (5 s, 4 s, 5 s).
+ * `/api/status` (the wrapper's) is authoritative:
  * 1. `/api/status` 200: `configured` false → `setup`; `running` true or `state` `running` → `running`;
  *    `running` false or `state` `stopped` → `stopped` (each with `statusReason`); any other state falls back
  *    to the legacy probes.
  * 2. Otherwise: `/healthz` and `/readyz` 200 → `healthy`; `/healthz` 200 alone → `starting`; every probe
- *    failing → `unreachable`. Where the spec is silent (`/healthz` failing while another probe answers) the
- *    result is `unhealthy`.
+ *    failing → `unreachable`; `/healthz` failing while another probe answers → `unhealthy`.
  */
 
 import { type Clock, systemClock } from "@svc/common";

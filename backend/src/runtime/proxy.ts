@@ -1,21 +1,12 @@
 /**
- * `ANY /api/runtime/proxy/:agentId/...` (spec "Runtime maintenance and proxy"): HTTP and WebSocket to the
- * agent, with the `/api/runtime/proxy/:agentId` prefix stripped, streaming both ways with backpressure.
- * The target is the agent's stored URL (its wrapper, which hands everything it does not serve itself to the
- * runtime gateway on port 18789).
- *
- * Authorization (our decision where the spec leaves it open):
- * - HTTP: internal key + signed user context, and the agent must belong to the user (or the user is an
- *   administrator); another user's agent is 404. The caller's `Authorization` (the internal key), cookies
- *   and `x-user-*` headers never reach the agent; the agent's own gateway token is sent instead, so the
- *   owner's dashboard reaches the gateway and the wrapper's admin API through the proxy (the owner can read
- *   that token anyway).
- * - WebSocket upgrades need `Authorization: Bearer <token>`: either the agent's gateway token (forwarded as
- *   it is), or the internal key together with a valid signed user context that may act on the agent (then
- *   the agent's gateway token replaces it). Anything else: 401 without a Bearer, 403 otherwise.
- * - The agent's token goes out only on a connection on which the agent's wrapper proved it is that agent
- *   (`identityKey` of @svc/common's agent client: another agent may hold the port of one that stopped);
- *   one that cannot prove it gets nothing and the caller a 502.
+ * `ANY /api/runtime/proxy/:agentId/...`: HTTP and WebSocket to the agent's stored URL (its wrapper, which hands
+ * what it does not serve to the runtime gateway), the prefix stripped, streaming both ways with backpressure.
+ * HTTP takes the internal key + a signed user context owning the agent (or an administrator's); another
+ * user's agent is 404. The caller's credentials, cookies and `x-user-*` never reach the agent: its own gateway
+ * token is sent instead (the owner can read it anyway). A WebSocket upgrade needs a Bearer: the agent's
+ * gateway token, or the internal key with a signed context that may act on the agent (401 without a Bearer,
+ * 403 otherwise). The token goes out only on a connection on which the wrapper proved it is that agent
+ * (another agent may hold the port of one that stopped); otherwise nothing is sent and the caller gets 502.
  */
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import https from "node:https";

@@ -4,6 +4,6 @@ import { flag, positiveInt } from "@svc/common";
 export const schedulerEnv = {
   /** Run the task scheduler in this backend process (every process may: claims are exclusive). */
   SCHEDULER_ENABLED: flag(true),
-  /** Between the end of one scheduler tick and the start of the next (spec: 30 s). */
+  /** Longest wait between the end of one scheduler tick and the start of the next (30 s). */
   SCHEDULER_POLL_MS: positiveInt(30_000),
 };

@@ -13,7 +13,7 @@ export type DispatchResult = { ok: true } | { ok: false; error: string };
 
 export interface DispatchDeps {
   dataEncryptionKey: string | undefined;
-  /** Default 30 s (spec "Limits"). */
+  /** Default 30 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
 }

@@ -1,21 +1,13 @@
 /**
- * The task scheduler (spec "Scheduled task" states, "Limits"). It runs in every backend process: each tick
- * (at most `pollMs` after the previous one ended, sooner when the earliest pending task falls due sooner)
- * first recovers stale claims, then claims due tasks — at most 10 per statement, `FOR UPDATE SKIP LOCKED`,
- * so any number of schedulers on one database dispatch each occurrence exactly once — and dispatches them,
- * keeping up to `concurrency` dispatches in flight and claiming again as they finish, until a claim comes
- * back short: a backlog drains at the dispatch speed, not at 10 per tick.
- *
- * The slots are shared fairly between users: each claim takes every user's oldest due task before anyone's
- * second (round-robin, see claimDueTasks), and a freed slot goes to the claimed task of the user with the
- * fewest dispatches in flight (takeFairest). A user with a thousand due tasks at a slow agent therefore
- * delays another user's due task by about one dispatch (the slots in flight must free up), never by their
- * backlog.
- *
- * After a 2xx the next run is the schedule's first time after the scheduled one that was not already past
- * when the task was claimed: a slow dispatch never shifts the schedule, and occurrences missed while the
- * platform was down (or the task waited in a backlog) run once, not once each. Every time comes from the
- * injectable clock.
+ * The task scheduler, in every backend process. Each tick (at most `pollMs` after the last, sooner when the
+ * earliest pending task falls due) recovers stale claims, then claims due tasks — at most 10 per statement,
+ * `FOR UPDATE SKIP LOCKED`, so any number of schedulers dispatch each occurrence once — and keeps up to
+ * `concurrency` dispatches in flight, claiming again as they finish: a backlog drains at the dispatch speed,
+ * not 10 per tick. Slots are shared fairly: each claim takes every user's oldest due task before anyone's
+ * second, and a freed slot goes to the user with the fewest in flight (takeFairest), so one user's backlog at
+ * a slow agent delays another's task by about one dispatch. The next run is the schedule's first time after
+ * the scheduled one not already past at the claim: a slow dispatch never shifts the schedule, and missed
+ * occurrences run once. Every time comes from the injectable clock.
  */
 import { type Clock, systemClock } from "@svc/common";
 import { nextCronRun } from "@svc/common/cron";

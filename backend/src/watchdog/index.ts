@@ -1,4 +1,4 @@
-/** The watchdog (spec "Watchdog lifecycle", "Watchdog notifications"); see manager.ts and state.ts. */
+/** The watchdog; see manager.ts and state.ts. */
 export { type AgentLocks, openAgentLocks, WATCHDOG_LOCK_CLASS } from "./locks";
 export {
   createWatchdogManager,

@@ -1,5 +1,5 @@
 /**
- * Watchdog notifications (spec "Watchdog notifications"): degraded, crash loop and repair attempts go to a
+ * Watchdog notifications: degraded, crash loop and repair attempts go to a
  * chat bot (`POST {WATCHDOG_BOT_API_URL}/bot<WATCHDOG_BOT_TOKEN>/sendMessage` `{chat_id, text}`) when a token
  * and an admin chat id are set, and to a chat webhook (`POST {WATCHDOG_WEBHOOK_URL}` `{text, event, agentId,
  * state, at}`) when its URL is set. Both URLs come from configuration, not users, so they do not pass the

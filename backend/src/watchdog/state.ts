@@ -1,27 +1,12 @@
 /**
- * The watchdog's state machine (spec "Watchdog lifecycle"), pure: the state of one agent and an event in,
- * the next state, the notifications to send and whether to start the auto-repair out.
- *
- * States: `healthy`, `degraded`, `repairing`, `crash_loop`, `stopped`.
- * - A probe observation is the probe's status, except `crashed` when the wrapper's `/api/status` body
- *   reports `state: "crashed"`, and `starting` when it reports `state: "starting"` (which the probe calls
- *   `stopped`, the wrapper sending `running: false`); see `observe` in watcher.ts. `unhealthy`, `unreachable`, `stopped` and `crashed` are failures (an
- *   agent its owner did not stop should be running, so a stopped gateway is a failure too); `running`,
- *   `healthy` and `setup` are up; `starting` is neither (the gateway is on its way up).
- * - A crash is a transition from up to not up between two observations, or a `crashed` observation after
- *   one that was not `crashed`, or a repair that did not bring the agent back. Crash times live in a
- *   sliding window (`crashWindowMs`); reaching `crashThreshold` of them enters `crash_loop`.
- * - healthy --failure--> degraded (probed every 5 s). degraded --failure again--> the repair starts (unless
- *   auto-repair is off), so a gateway the wrapper restarts by itself gets one degraded interval first.
- *   degraded --up--> healthy.
- * - repairing (kill gateway, 5 s, restart, 30 s, verify): verified up --> healthy; otherwise a crash is
- *   counted and the agent goes back to degraded (the next failing probe repairs again), or to crash_loop at
- *   the threshold. A repair cut short by its process dying resumes as degraded.
- * - crash_loop: no repairs, probes only record what they see. Only an operator action leaves it
- *   (`operator_reset`, sent after an operator restart or start) back to healthy.
- * - stopped: the owner stopped the agent; not probed or repaired until it runs again (`owner_started`).
- * - Startup grace: for `startupGraceMs` after a repair's restart or an operator action, failures neither
- *   count as crashes nor degrade the agent (an agent that is up in grace is healthy).
+ * The watchdog's state machine, pure: one agent's state and an event in; the next state, the notifications and
+ * whether to start the auto-repair out. States: healthy, degraded, repairing, crash_loop, stopped. `unhealthy`,
+ * `unreachable`, `stopped` and `crashed` observations are failures (an agent its owner did not stop should be
+ * running); `starting` is neither failure nor up (the gateway is on its way). A crash is up → not up, a new
+ * `crashed` report, or a failed repair; `crashThreshold` crashes within `crashWindowMs` enter crash_loop, which
+ * only an operator action leaves. A first failure only degrades (probed every 5 s), so a gateway the wrapper
+ * restarts by itself gets one interval before a repair; a repair cut short by its process dying resumes as
+ * degraded. For `startupGraceMs` after a restart, failures neither count as crashes nor degrade.
  */
 import { isUp, type ProbeStatus } from "../runtime/probe";
 

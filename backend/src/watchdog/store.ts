@@ -1,13 +1,10 @@
 /**
- * The watchdog's rows: `watchdog_states` (one per agent) and the mirror of its state on `agents.status`.
- * Every event is applied to the freshly locked row inside a transaction, so an operator reset written by
- * another backend process between a probe and its write is never overwritten by a stale copy.
- *
- * Mirror on `agents.status`, written only when the watchdog state changes and only over a status the
- * watchdog manages (`running`, `degraded`, `crash_loop`, `crashed`; never over `stopped`, `provisioning` and
- * the like, which belong to the owner's operations): healthy → `running`, degraded and repairing →
- * `degraded`, crash_loop → `crash_loop`. `stopped` is read from `agents.status`, never written.
- * Column `last_repair_at` holds the last restart by a repair or an operator (the startup grace's start).
+ * The watchdog's rows: `watchdog_states` (one per agent) and the mirror of its state on `agents.status`. Every
+ * event is applied to the freshly locked row in a transaction, so an operator reset written by another
+ * process between a probe and its write is never overwritten by a stale copy. The mirror is written only when
+ * the state changes and only over a status the watchdog manages (`running`, `degraded`, `crash_loop`,
+ * `crashed`; never over `stopped`, `provisioning` and the like, the owner's): healthy → `running`, degraded and
+ * repairing → `degraded`, crash_loop → `crash_loop`. `last_repair_at` starts the startup grace.
  */
 import { type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";

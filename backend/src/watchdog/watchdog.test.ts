@@ -92,7 +92,7 @@ async function addAgent(id: string, over: Partial<typeof agents.$inferInsert> = 
   });
 }
 
-/** Starts the watchdog with the spec's defaults (and `over`), notifications to the fake bot and webhook. */
+/** Starts the watchdog with the configuration's defaults (and `over`), notifications to the fake bot and webhook. */
 async function startWatchdog(
   over: Partial<WatchdogConfig> = {},
   extra: Partial<Parameters<typeof createWatchdogManager>[0]> = {},

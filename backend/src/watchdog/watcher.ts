@@ -33,7 +33,7 @@ export interface WatcherDeps {
   rules: WatchdogRules;
   intervalMs: number;
   degradedIntervalMs: number;
-  /** Repair: wait after killing the gateway (spec 5 s) and after the restart (spec 30 s). */
+  /** Repair: wait after killing the gateway (5 s) and after the restart (30 s). */
   repairStopWaitMs: number;
   repairVerifyWaitMs: number;
   /** Timeout of the wrapper's gateway stop call. */

@@ -1,16 +1,11 @@
 /**
- * Proof that the agent meant answers at its address, before a secret goes there. On one machine (the local
- * hosting driver) an agent's wrapper listens on a loopback port that another agent can bind as soon as it
- * is free (the wrapper stopped or crashed): a call carrying the agent's gateway token or its wrapper's admin
- * password to that port would hand it to whoever bound it. So a connection that is to carry a secret first
- * asks `GET /api/identity?challenge=<32 random bytes>`, and only the agent's own wrapper can answer it
- * (`wrapperIdentityProof`: an HMAC keyed with its admin password, over the challenge and the address it
- * listens on). The secret then travels on that same connection: a TCP connection cannot change hands, so the
- * proof holds for every request it carries.
- *
- * Verified connections are kept alive and reused, one pool per (origin, key): that is the cache. It lasts
- * as long as the wrapper keeps a connection open (Node's server closes it after 5 s idle; the client lets it
- * go a second earlier), so a busy agent costs one extra round trip per new connection, not per call.
+ * Proof that the agent meant answers at its address, before a secret goes there. Under the local driver an
+ * agent's wrapper listens on a loopback port another agent can bind once it is free (the wrapper stopped or
+ * crashed), so a connection that is to carry the gateway token or the admin password first asks
+ * `GET /api/identity?challenge=<32 random bytes>`, which only the agent's own wrapper can answer (an HMAC keyed
+ * with its admin password over the challenge and its address). The secret then travels on that same
+ * connection: a TCP connection cannot change hands. Verified connections are kept alive and reused, one pool
+ * per (origin, key), so a busy agent costs one extra round trip per new connection, not per call.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";

@@ -61,7 +61,7 @@ export type FakePersonaJudge = (probe: {
   answer: string;
 }) => number;
 
-/** A persona run's answer: the wrapper's (`run` beside the summary) or the spec's (the new run last of `history`). */
+/** A persona run's answer: the wrapper's (`run` beside the summary) or the summary alone (the new run last of `history`). */
 export type FakePersonaRunAnswer = "wrapper" | "spec";
 
 export interface FakeAgentRuntimeOptions {
@@ -111,7 +111,8 @@ export interface FakeAgentRuntimeOptions {
   judge?: FakePersonaJudge;
   /**
    * With `wrapper`: how a persona run is answered: `wrapper` (default) the summary plus the new run with its
-   * probes under `run`, as the wrapper does; `spec` the summary alone, the new run last of `history`.
+   * probes under `run`, as the wrapper does; `spec` the summary alone, the new run last of `history` (the other
+   * shape the web accepts).
    */
   personaRunAnswer?: FakePersonaRunAnswer;
   /** Running as the runtime child process: adds /whoami, /env, /print, /crash. */

@@ -20,7 +20,7 @@
  *   `env.WRAPPER_ADMIN_PASSWORD`; stop sets `running` false and `gatewayState` "stopped"), the persona
  *   evaluation's GET /api/eval/character and POST /api/eval/character/run in the wrapper's shapes (see
  *   `judge`; wrapper/src/persona/routes.test.ts holds both to the same answers; `personaRunAnswer: "spec"`
- *   answers a run in the spec's shape instead), /echo*, /held (see
+ *   answers a run with the summary alone instead), /echo*, /held (see
  *   `hold`), and a `hello <url>` greeting on each WebSocket;
  * - `down`: every connection is dropped without an answer (the wrapper itself is gone);
  * - GET /api/identity?challenge= (with an admin password: `adminPassword`, else `env.WRAPPER_ADMIN_PASSWORD`):
@@ -432,8 +432,8 @@ export async function startFakeAgentRuntime(options = {}) {
       baseline: baseline === null ? null : round(baseline),
     };
     runtime.evaluations.push(run);
-    // The spec's words ("the evaluation results including the new run"): the summary, the new run last of
-    // `history`; the wrapper adds the run with its probes under `run`.
+    // "The evaluation results including the new run": the summary, the new run last of `history`; the
+    // wrapper adds the run with its probes under `run`.
     if (runtime.personaRunAnswer === "spec") sendJson(res, 200, personaSummary());
     else sendJson(res, 200, { run: { ...run, probes }, ...personaSummary() });
   }

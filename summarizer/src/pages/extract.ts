@@ -1,5 +1,5 @@
 /**
- * What the summarizer reads from a page (spec "Web summarizer"). cheerio (its slim entry point, on
+ * What the summarizer reads from a page. cheerio (its slim entry point, on
  * htmlparser2) parses; one walk over the tree then collects everything, skipping script, style, noscript
  * and template so their content never appears in any field.
  */

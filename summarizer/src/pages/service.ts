@@ -11,7 +11,7 @@ export interface PageDeps {
   clock?: Clock;
 }
 
-/** Spec: fixed product-token User-Agent with version 1.0. */
+/** A fixed product-token User-Agent with version 1.0, so sites can tell the summarizer's requests. */
 export const USER_AGENT = `${SUMMARIZER_PRODUCT}/${SUMMARIZER_VERSION.split(".").slice(0, 2).join(".")}`;
 export const MAX_REDIRECTS = 5;
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);

@@ -36,7 +36,7 @@ export async function seedAgent(
 }
 
 /**
- * What the agent's pre-tool-use hook sends before running `command` (spec "POST /api/hooks/classify"). The
+ * What the agent's pre-tool-use hook sends before running `command`. The
  * backend learns the tokens of agents created since its last look within 5 s: until then it answers 401.
  */
 export async function classify(backendUrl: string, token: string, command: string) {

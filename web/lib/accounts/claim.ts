@@ -14,14 +14,11 @@ import { and, eq, isNotNull } from "drizzle-orm";
 type Tx = Pick<Database, "update" | "delete">;
 
 /**
- * A verified identity claims an account whose email was never proven: whoever set the account up may not
- * own the address (an attacker can register someone else's email), so every way back in that they could
- * have added goes — password, sessions, passkeys and their open challenges, API keys, identity-provider
- * links, pending verification tokens — and the email counts as proven from now. The gateway tokens of the
- * account's agents are revoked too: the first owner could have read them through the agent, and with one
- * they could still call the platform as the agent. Run it in the claiming transaction, before the new
- * identity link is written. Answers the agents whose token was revoked: each needs a new one
- * (`healClaimedAgents`), which the backend issues and hands to the runtime.
+ * A verified identity claims an account whose email was never proven: whoever registered it may not own the
+ * address (anyone can register someone else's email), so every way back in they could have added goes and
+ * the email counts as proven from now. The agents' gateway tokens are revoked too: the registrant could have
+ * read one through the agent and kept calling the platform as it. Run it in the claiming transaction, before
+ * the new identity link is written; answers the agents that need a new token (`healClaimedAgents`).
  */
 export async function claimUnprovenAccount(db: Tx, userId: string, now: Date): Promise<string[]> {
   await db

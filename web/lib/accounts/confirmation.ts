@@ -13,13 +13,10 @@ export interface ConfirmationOutcome {
 }
 
 /**
- * What opening the confirmation link does (issue 26 item 7). A bad, used or expired link: the sign-in page
- * says so. A good one proves the address, then:
- * - the browser is signed in as that account already: the Overview, which says it is confirmed;
- * - it is the browser that signed up, within the hour of its cookie (./signup-browser.ts): signed in,
- *   then the same;
- * - anywhere else: the sign-in page says the address is confirmed. No session is made for a browser that
- *   merely holds the link (forwarded, opened by a mail scanner, an address registered by someone else).
+ * What opening the confirmation link does (issue 26 item 7). A good link proves the address; only the browser
+ * that signed up (its cookie, within the hour: ./signup-browser.ts) is signed in by it. A browser that merely
+ * holds the link (forwarded, a mail scanner, an address someone else registered) gets no session: the
+ * sign-in page says the address is confirmed, as it says when a link is bad, used or expired.
  */
 export async function openConfirmationLink(
   ctx: WebContext,

@@ -22,17 +22,12 @@ export interface DeletedAccount {
 }
 
 /**
- * `DELETE /api/account` (issue 26 item 7), confirmed with the password (an account without one types its
- * email out). In this order, so a failure leaves an account the person can still sign in to and try again:
- * 1. queued jobs go, and a running deploy or repair makes it 409 (its agent could appear after step 2);
- * 2. each agent is deprovisioned by the backend (`POST /api/agents/:id/deprovision`: its service removed
- *    from the hosting platform, its row deleted with its files' rows), then its files' stored bytes are
- *    removed (every file belongs to an agent); a failure is a 502 naming the agent, and what it had stays;
- * 3. one transaction: the board keeps what others saw as a deleted user's (../board/retire.ts), the jobs
- *    and permission requests (rows without foreign keys) go, then the account row, whose foreign keys take
- *    the rest with it: sessions, API keys, passkeys, identity-provider links, scheduled tasks, wallets and
- *    their keys, payments, buddies, credits, tokens;
- * 4. a last mail to the address.
+ * `DELETE /api/account` (issue 26 item 7), confirmed with the password (or the email typed out). In this
+ * order, so a failure leaves an account the person can still sign in to and try again: queued jobs go (a
+ * running deploy or repair is a 409: its agent could appear after the next step); each agent is
+ * deprovisioned by the backend, then its files' bytes removed (a failure is a 502 naming the agent); one
+ * transaction retires the board records (../board/retire.ts), deletes the jobs and permission requests (no
+ * foreign keys) and the account row, whose foreign keys take the rest; a last mail.
  */
 export async function deleteAccount(
   ctx: WebContext,

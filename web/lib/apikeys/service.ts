@@ -11,7 +11,7 @@ import type { createApiKeyBody } from "./inputs";
 /** A create request as the body schema leaves it (scopes normalized). */
 export type CreateApiKeyInput = z.output<typeof createApiKeyBody>;
 
-/** Spec "Limits": active (non-revoked) keys per account. */
+/** Most active (non-revoked) keys per account. */
 export const API_KEY_LIMIT = 10;
 /** Every raw key starts with this. */
 export const API_KEY_PREFIX = "svc_";

@@ -1,6 +1,6 @@
 import { HttpError } from "@svc/common";
 
-/** The job board's failures (spec "Errors": job board), one constructor per code. */
+/** The job board's failures, one constructor per code. */
 export const companyNotOwned = () =>
   new HttpError(403, "company_not_owned", "company not found or not owned");
 export const slugTaken = (slug: string) =>

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Most listings one `GET /api/jobs/board` answers (spec "Limits": job board list). */
+/** Most listings one `GET /api/jobs/board` answers. */
 export const BOARD_LIST_MAX = 50;
 
 export const listingStatuses = ["draft", "active", "closed"] as const;

@@ -19,7 +19,7 @@ const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as cons
 const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["job board"];
 
-/** The job board's routes (spec "Job board"), including agent claims. */
+/** The job board's routes, including agent claims. */
 export const boardOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -4,15 +4,13 @@ import { getTableName, type SQL, sql } from "drizzle-orm";
 import { BOARD_LIST_MAX } from "./inputs";
 
 /**
- * The search reads the newest listings (under the other filters) in order first, and stops at the 50th
- * match: a common term is answered there after a few hundred rows. When this first look ends without 50,
- * the share of matches it saw says how rare the term is, and the service picks the cheaper way to the rest:
- * - go on walking in order (`SEARCH_CONTINUE_MAX` more rows at most) when the estimated rows still to read
- *   are fewer than the estimated matches the trigram index would hand back, each of which costs a heap
- *   fetch and a recheck, like a row of the walk;
- * - otherwise the trigram index, whose cost grows with the matches instead (a rare term).
- * The planner cannot make this choice itself: it does not know how rare a term is, nor what LIKE on long
- * text costs. Every way gives the same answer: the newest 50 matches.
+ * The search walks the newest listings (under the other filters) in order and stops at the 50th match: a
+ * common term is answered after a few hundred rows. When this first window ends short, the share of matches
+ * it saw estimates how rare the term is, and the cheaper way to the rest is taken: walking on (at most
+ * `SEARCH_CONTINUE_MAX` rows) while fewer rows remain to read than the trigram index would return (each
+ * match costs a heap fetch and recheck, like a row walked), else the index (a rare term). The planner cannot
+ * choose this itself: it knows neither how rare a term is nor what LIKE on long text costs. Every way
+ * answers the same newest 50 matches.
  */
 export const SEARCH_WINDOW = 1000;
 /** The most rows the walk goes on for after the first window before it turns to the index. */

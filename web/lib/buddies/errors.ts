@@ -1,7 +1,7 @@
 import { HttpError } from "@svc/common";
 import { BUDDY_LIMIT, TRAIN_ENERGY_MIN } from "./inputs";
 
-/** The buddies area's failures (spec "Errors": buddies), one constructor per code. */
+/** The buddies area's failures, one constructor per code. */
 export const buddyLimitReached = () =>
   new HttpError(400, "buddy_limit", `you can have at most ${BUDDY_LIMIT} buddies`);
 export const tooTiredToTrain = () =>

@@ -1,7 +1,7 @@
 import { buddyTypes } from "@svc/db/schema";
 import { z } from "zod";
 
-/** Spec "Limits": buddies per user, name length, the energy training needs. */
+/** Buddies per user, name length, the energy training needs. */
 export const BUDDY_LIMIT = 20;
 export const BUDDY_NAME_MAX = 30;
 export const TRAIN_ENERGY_MIN = 30;

@@ -6,7 +6,7 @@ const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["buddies"];
 
-/** The buddies' routes (spec "Buddies"). */
+/** The buddies' routes. */
 export const buddiesOperations: readonly ApiOperation[] = [
   {
     method: "get",

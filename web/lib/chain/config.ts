@@ -1,7 +1,7 @@
 import { csv, httpUrl } from "@svc/common";
 import { z } from "zod";
 
-/** The chain area's variables (spec "Chain features"). */
+/** The chain area's variables. */
 export const chainEnv = {
   /** Default layer-1 (Solana) JSON-RPC URL; a user may save their own HTTPS one (POST /api/l1/rpc-config). */
   L1_RPC_URL: httpUrl().default("https://api.mainnet-beta.solana.com"),

@@ -3,7 +3,7 @@ import { z } from "zod";
 const required = (issue: { input: unknown }) =>
   issue.input === undefined ? "is required" : "must be a string";
 
-/** A base58 Solana address, 32 to 44 characters (spec "Limits": address 32 to 44 chars). */
+/** A base58 Solana address, 32 to 44 characters. */
 export const solanaAddress = z
   .string({ error: required })
   .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, "address must be a base58 address of 32 to 44 characters");

@@ -1,4 +1,4 @@
-/** The eight well-known SPL token mints shown by ticker (spec "Chain features"), with their decimals. */
+/** The eight well-known SPL token mints shown by ticker, with their decimals. */
 export const KNOWN_MINTS: Readonly<Record<string, { symbol: string; decimals: number }>> = {
   EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: { symbol: "USDC", decimals: 6 },
   Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: { symbol: "USDT", decimals: 6 },

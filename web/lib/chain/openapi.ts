@@ -11,7 +11,7 @@ import {
 
 const session = { 401: "not signed in" } as const;
 
-/** The chain routes (spec "Chain features"). */
+/** The chain routes. */
 export const chainOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -13,7 +13,7 @@ import { marketDataFailed } from "./errors";
 import type { L1Price } from "./inputs";
 import { type CoinQuote, fetchUsdQuotes, type MarketDataConfig, MarketDataError } from "./market-data-client";
 
-/** Spec "Limits": price cache 60 s. */
+/** How long a fetched price is served from the cache (60 s). */
 export const PRICE_CACHE_MS = 60_000;
 const L1_COIN_ID = "solana";
 

@@ -1,5 +1,5 @@
 /**
- * Layer-1 wallet lookup, platform token verification and the per-user RPC URL (spec "Chain features").
+ * Layer-1 wallet lookup, platform token verification and the per-user RPC URL.
  * Wallet lookups use the caller's saved RPC URL (through the outbound URL guard) or the platform default.
  */
 import { promisify } from "node:util";
@@ -24,7 +24,7 @@ import { maskUrlCredentials } from "./mask-url";
 import { benefitsOf, ELIGIBLE_MIN_BALANCE, HOLDER_TIERS } from "./tiers";
 import { unitsToNumber } from "./units";
 
-/** Spec "Limits": wallet tokens max 20. */
+/** Most tokens a wallet lookup lists. */
 export const WALLET_MAX_TOKENS = 20;
 const LAMPORTS_DECIMALS = 9;
 

@@ -1,4 +1,4 @@
-/** The platform token's holder tiers (spec "Chain features", GET /api/l1/verify). */
+/** The platform token's holder tiers (GET /api/l1/verify). */
 export const HOLDER_TIERS = [
   { name: "Holder", min: 1_000, credits: 50, basefm: "exclusive DJ streams" },
   { name: "Builder", min: 10_000, credits: 100, basefm: "early features and premium playlists" },

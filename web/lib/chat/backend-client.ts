@@ -2,7 +2,7 @@
  * The web's client of the backend's platform-job queue (`POST {BACKEND_URL}/api/platform-jobs/chat`). The
  * backend's address comes from configuration, not from users, so the call does not pass the outbound URL
  * guard. It goes through the web's one signed backend client (`runtime/backend-client.ts`): the internal
- * key and the user context signed with HMAC_SECRET, else INTERNAL_API_KEY (spec "Authentication").
+ * key and the user context signed with HMAC_SECRET, else INTERNAL_API_KEY.
  */
 import { type OutboundAnswer, OutboundError } from "@svc/common";
 import type { WebConfig } from "../infra/config";

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const MAX_CHAT_MESSAGE_LENGTH = 32_000;
 
 /**
- * `POST /api/gateway/chat`: `{message}` only. The legacy `sessionKey` (spec "Versioning") and any other
+ * `POST /api/gateway/chat`: `{message}` only. The legacy `sessionKey` and any other
  * field is refused, so an old client learns it is talking to the new API instead of being half-served.
  */
 export const chatMessageBody = z.strictObject(

@@ -21,7 +21,7 @@ import {
   workloadLimit,
 } from "./errors";
 
-/** Spec "Chat workload": a message longer than this many characters takes 2 slots, otherwise 1. */
+/** Chat workload: a message longer than this many characters takes 2 slots, otherwise 1. */
 export const LONG_MESSAGE_CHARS = 800;
 /** What a full gate tells the client to wait: chat jobs usually finish within seconds. */
 export const WORKLOAD_RETRY_AFTER_SECONDS = 5;
@@ -48,7 +48,7 @@ export async function limitChatRate(ctx: WebContext, ip: string): Promise<void> 
   }
 }
 
-/** Slots a message takes (spec "Chat workload"); characters are code points, as `char_length` counts them. */
+/** Slots a message takes; characters are code points, as `char_length` counts them. */
 export function chatSlotsOf(message: string): number {
   return [...message].length > LONG_MESSAGE_CHARS ? 2 : 1;
 }

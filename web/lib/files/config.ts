@@ -26,7 +26,7 @@ export const filesEnv = {
 };
 
 export interface FilesPlanConfig {
-  /** MiB per plan (keys as `planVariableName` of ../config/plans), from the `FILE_QUOTA_MB_<PLAN>` variables. */
+  /** MiB per plan (keys as `planVariableName` of ../infra/config/plans), from the `FILE_QUOTA_MB_<PLAN>` variables. */
   fileQuotaMbByPlan: Readonly<Record<string, number>>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The files download's contract as the running web sends it (web/server.ts, Next, the real client): the
- * spec's Content-Type, Content-Disposition and Content-Length, the bytes intact, and the error answers.
+ * Content-Type, Content-Disposition and Content-Length, the bytes intact, and the error answers.
  * The storage drivers' own behaviour is routes.suite.ts's.
  */
 import { randomBytes } from "node:crypto";

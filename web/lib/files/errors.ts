@@ -3,7 +3,7 @@ import { HttpError } from "@svc/common";
 import { wordsOf } from "../infra/http/field-names";
 import { formatBytes } from "./sizes";
 
-/** The files area's failures, one constructor per code (spec "Errors", Files). */
+/** The files area's failures, one constructor per code. */
 export const fileNotFound = () => new HttpError(404, "not_found", "file not found");
 export const fileRequired = () =>
   new HttpError(400, "invalid_request", "File is required", { field: "file" });

@@ -24,7 +24,7 @@ export const uploadFileForm = z
   })
   .meta({ id: "FileUpload" });
 
-/** Spec "File". */
+/** A file as the list answers it. */
 export const fileSchema = z
   .object({
     id: z.string(),
@@ -37,7 +37,7 @@ export const fileSchema = z
   })
   .meta({ id: "File" });
 
-/** The upload answer's file: the spec's `name`, `type`, `uploaded` in place of `filename`, `mimeType`, `createdAt`. */
+/** The upload answer's file: `name`, `type`, `uploaded` in place of the list's `filename`, `mimeType`, `createdAt`. */
 export const uploadedFileSchema = z
   .object({
     id: z.string(),

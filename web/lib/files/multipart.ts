@@ -78,7 +78,7 @@ export function receiveMultipart(options: ReceiveOptions): Promise<{
   try {
     parser = new Busboy({
       headers: { "content-type": options.contentType },
-      // The spec's sanitizing applies to the name as sent, path included (busboy would keep the basename).
+      // Sanitizing applies to the name as sent, path included (busboy would keep the basename).
       preservePath: true,
       isPartAFile: (_field, _type, filename) => filename !== undefined,
       limits: {

@@ -11,7 +11,7 @@ import {
 
 const session = { 401: "not signed in" } as const;
 
-/** The files area's routes (spec "Files"). */
+/** The files area's routes. */
 export const filesOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -1,6 +1,6 @@
 /**
  * The files routes' test suite, run once per storage driver (routes.local.test.ts, routes.s3.test.ts):
- * every endpoint's success shape and error status of the spec, the streaming cut-off at FILE_MAX_BYTES and
+ * every endpoint's success shape and error statuses, the streaming cut-off at FILE_MAX_BYTES and
  * at the quota leaving no row and no object, the quota under concurrent uploads, and owner scoping.
  */
 import { randomBytes } from "node:crypto";

@@ -188,7 +188,7 @@ export function filesDeps(ctx: WebContext): FilesDeps {
   return { ...ctx, storage: fileStorage(ctx.config) };
 }
 
-/** The spec's three download headers (plus no caching and no sniffing of user-supplied bytes). */
+/** Content-Type, Content-Disposition and Content-Length of a download, plus no caching and no sniffing of user-supplied bytes. */
 export function downloadHeaders(file: FileView): Record<string, string> {
   return {
     "content-type": file.mimeType || DEFAULT_MIME_TYPE,

@@ -207,7 +207,7 @@ describe("POST /api/v1/gateway ahead of Next answers as through Next", () => {
     expect(header(refused, "www-authenticate")).toBe(
       'Bearer error="insufficient_scope", scope="billing:write"',
     );
-    // No card credit: the spec's 402 with the checkout offer.
+    // No card credit: the 402 `payment_required` with the checkout offer.
     const unpaid = await bothAnswer(() => ({
       headers: { ...json, authorization: `Bearer ${writer.key}` },
       body: JSON.stringify(HI),

@@ -24,7 +24,7 @@ export const gatewayEnv = {
   GATEWAY_PLUGIN_STT_URL: httpUrl().optional(),
   /** Plugin ids registered with `auth` true (none by default): they also need a session, MPP credential or payment session. */
   GATEWAY_AUTH_PLUGINS: csv(),
-  /** How long a plugin has to answer (and, streaming, between two chunks); the spec's 30 s. */
+  /** How long a plugin has to answer (and, streaming, between two chunks); 30 s. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
   /**
    * web/server.ts serves the gateway and the payment-session reads ahead of Next.js, with the same route

@@ -13,7 +13,7 @@ export const gatewayBody = z.looseObject({
 export const paymentMethod = z.enum(["stripe", "mpp", "session"]);
 export type PaymentMethod = z.infer<typeof paymentMethod>;
 
-/** The 402 `payment_required` body (spec "Gateway (web API)"). */
+/** The 402 `payment_required` body. */
 export const paymentRequiredBody = z
   .object({
     error: z.literal("payment_required"),

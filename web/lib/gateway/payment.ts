@@ -1,5 +1,5 @@
 /**
- * How a gateway call is paid (spec "Gateway (web API)", payment method selection): by card credit, an MPP
+ * How a gateway call is paid: by card credit, an MPP
  * credential or a pre-funded payment session. Each method verifies and takes the payment before the plugin
  * is called and says how to give it back; a missing or refused payment is a 402 answered as it is.
  */
@@ -30,7 +30,7 @@ export const payments = counter({
   labelNames: ["method", "outcome"] as const,
 });
 
-/** The payment method of a call, in the spec's order; 400 for an unknown `X-Payment-Method`. */
+/** The payment method of a call: `X-Payment-Method`, else `Authorization: Payment`, else card; 400 for an unknown `X-Payment-Method`. */
 export function selectPaymentMethod(headers: Headers): PaymentMethod {
   const named = headers.get("x-payment-method");
   if (named !== null) {
@@ -85,7 +85,7 @@ export function pluginCharge(plugin: Plugin): MppCharge {
 }
 
 /**
- * The spec's 402 `payment_required`: the card block, and the MPP block with its `WWW-Authenticate` when MPP
+ * The 402 `payment_required`: the card block, and the MPP block with its `WWW-Authenticate` when MPP
  * is configured. `Cache-Control: no-store`.
  */
 export async function paymentRequiredResponse(

@@ -2,16 +2,9 @@
  * What a paid gateway call may ask of each plugin. A call is priced per call, so the work one call can ask
  * for is capped per plugin: only the fields a plugin takes are forwarded (any other is a 400 naming it,
  * checked before anything is charged), each within its cap, and the output limit is always sent (the cap
- * when the caller leaves it out), so no call asks the provider for more than its price covers.
- *
- * | plugin | fields | caps |
- * |---|---|---|
- * | agent | chat completion: messages (required), model, max_tokens, max_completion_tokens, n, temperature, top_p, stop, presence_penalty, frequency_penalty, seed, user, response_format, tools, tool_choice, parallel_tool_calls | max_tokens 4096 (sent as 4096 when absent), n 1, 100 messages, 64 tools, 64,000 characters of prompt (messages, tools and response_format as JSON) |
- * | generate-text | the same fields | max_tokens 1024 (sent as 1024 when absent), n 1, 50 messages, 16 tools, 16,000 characters of prompt |
- * | tts | text (required), voice, model, format, speed, language | text 4096 characters, speed 0.25 to 4 |
- * | stt | audio (required, base64), format, language, model, prompt | audio 1,000,000 characters (the 1 MB body), prompt 1000 characters |
- *
- * `stream` may be sent but is not forwarded: `Accept: text/event-stream` decides (spec "Gateway (web API)").
+ * when the caller leaves it out), so no call asks the provider for more than its price covers. A prompt's
+ * characters count messages, tools and response_format as JSON; STT_MAX_AUDIO is the 1 MB body's base64.
+ * `stream` may be sent but is not forwarded: `Accept: text/event-stream` decides.
  */
 import { z } from "zod";
 import { parseWith } from "../infra/http/body";

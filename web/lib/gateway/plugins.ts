@@ -1,5 +1,5 @@
 /**
- * The gateway's plugin registry, from configuration (spec "Gateway plugin and payment session"): each plugin
+ * The gateway's plugin registry, from configuration: each plugin
  * has an id, a name, the `auth` flag (false for every built-in one), whether it streams, a per-call price and
  * its upstream. `agent` and `generate-text` default to the platform's AI provider through the backend's
  * `POST /api/ai/gateway` (internal key); `tts` and `stt` have no default.

@@ -1,15 +1,15 @@
 /**
  * Calls a plugin's upstream (one outbound client; the upstream's address comes from configuration) and turns
  * its answer into ours: status, body and Content-Type as the upstream gave them, server-sent events passed on
- * chunk by chunk as they arrive when the caller asked for a stream and the plugin streams. 30 s to answer
- * (spec "Limits"); a stream may run longer as long as no gap between two chunks exceeds it. Each outcome
- * says whether the plugin may have done the work, which decides refunds (service.ts).
+ * chunk by chunk as they arrive when the caller asked for a stream and the plugin streams. 30 s to answer; a
+ * stream may run longer as long as no gap between two chunks exceeds it. Each outcome says whether the plugin
+ * may have done the work, which decides refunds (service.ts).
  */
 import { createOutboundClient, type HttpError, OutboundError, type OutboundResponse } from "@svc/common";
 import { upstreamTimeout, upstreamUnreachable } from "./errors";
 import type { Plugin, PluginUpstream } from "./plugins";
 
-/** The spec's upstream timeout (`GATEWAY_UPSTREAM_TIMEOUT_MS` changes it). */
+/** The upstream timeout (`GATEWAY_UPSTREAM_TIMEOUT_MS` changes it). */
 export const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Largest non-streamed answer passed on. */
 export const MAX_PLUGIN_ANSWER_BYTES = 10 * 1024 * 1024;

@@ -1,16 +1,11 @@
 /**
- * `POST /api/v1/gateway` (spec "Gateway (web API)"): the plugin (`X-Plugin-Id`, else body `plugin`, else
- * `agent`), the payment method (./payment.ts), a verified payment, then the plugin's answer passed through
- * with `x-plugin-id`, `Payment-Receipt` and, for sessions, `X-Session-Remaining`. Nothing is served without
- * a verified payment, and each plugin gets only the fields it takes, within its caps (./plugin-requests.ts),
- * checked before anything is charged.
- *
- * Refunds: a call is paid for the work the plugin may have done, so a debit (card credit, session) is given
- * back only when the plugin did none: its upstream was never reached (the request did not go out whole: a
- * refused connection, a failed lookup, the deadline hit while connecting), or it answered a 5xx other than
- * 504. Once the upstream had the request and no answer came back (the 30 s timeout, a connection broken
- * after sending, a 504 from the plugin), the call stays paid, as its provider may have spent the tokens.
- * An MPP payment is settled on chain and never given back.
+ * `POST /api/v1/gateway`: the plugin (`X-Plugin-Id`, else body `plugin`, else `agent`), the payment method
+ * (./payment.ts), a verified payment, then the plugin's answer passed through with `x-plugin-id`,
+ * `Payment-Receipt` and, for sessions, `X-Session-Remaining`. Refunds: a call is paid for the work the plugin
+ * may have done, so a debit (card credit, session) is given back only when it did none — its upstream was
+ * never reached (the request did not go out whole) or answered a 5xx other than 504. Once the upstream had
+ * the request and no answer came (the timeout, a connection broken after sending, a 504), the call stays
+ * paid: its provider may have spent the tokens. An MPP payment is settled on chain and never given back.
  */
 import type { WebContext } from "../infra/context";
 import { readJson } from "../infra/http/body";

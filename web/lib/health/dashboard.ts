@@ -1,8 +1,8 @@
 /**
  * Dashboard health (`GET /api/health/dashboard`): the web itself, the backend, the summarizer and the
  * database, probed in parallel. Each HTTP service may have several candidate URLs (the configured one, then
- * the local default); each candidate gets `timeoutMs` (spec: 6 s), and when none answers 2xx the primary is
- * tried once more with `retryTimeoutMs` (spec: 8 s). A service that stays down carries a normalized label.
+ * the local default); each candidate gets `timeoutMs` (6 s), and when none answers 2xx the primary is
+ * tried once more with `retryTimeoutMs` (8 s). A service that stays down carries a normalized label.
  */
 import { createOutboundClient } from "@svc/common";
 import { sql } from "drizzle-orm";
@@ -10,7 +10,7 @@ import type { WebContext } from "../infra/context";
 import { networkErrorLabel } from "./network-errors";
 import { assessWebHealth, type HealthLevel, type HostSample, sampleHost } from "./service";
 
-/** Spec "Limits": dashboard 6 s per candidate, 8 s retry. */
+/** 6 s per candidate, 8 s for the retry. */
 export const DASHBOARD_PROBE_TIMEOUT_MS = 6_000;
 export const DASHBOARD_RETRY_TIMEOUT_MS = 8_000;
 /** Where `npm start` runs the services when nothing else is configured. */

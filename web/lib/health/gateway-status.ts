@@ -13,7 +13,7 @@ import {
 } from "../runtime/gateway-client";
 import { agentGatewayClient, newestAgentOf } from "./agent-gateway";
 
-/** Spec "Limits": up to 10 sessions and 10 cron jobs. */
+/** Up to 10 sessions and 10 cron jobs are listed. */
 export const GATEWAY_STATUS_LIST_LIMIT = 10;
 
 export interface GatewaySessionView {
@@ -52,7 +52,7 @@ function unreachable(error: string): GatewayStatus {
   };
 }
 
-/** Sessions, most recently active first (never-active last), mapped to the spec's names. */
+/** Sessions, most recently active first (never-active last), mapped to the platform's names. */
 export function summarizeSessions(sessions: RuntimeSession[]): GatewayStatus["sessions"] {
   const at = (s: RuntimeSession) => (s.lastActivityAt ? Date.parse(s.lastActivityAt) || 0 : 0);
   const newestFirst = [...sessions].sort((a, b) => at(b) - at(a));
@@ -68,7 +68,7 @@ export function summarizeSessions(sessions: RuntimeSession[]): GatewayStatus["se
   };
 }
 
-/** Cron jobs in the runtime's order, mapped to the spec's names. */
+/** Cron jobs in the runtime's order, mapped to the platform's names. */
 export function summarizeCron(jobs: RuntimeCronJob[]): GatewayStatus["cron"] {
   return {
     total: jobs.length,

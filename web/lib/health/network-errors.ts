@@ -1,5 +1,5 @@
 /**
- * Normalized labels of failed outbound calls (spec "Health": `timeout (8s)`, `dns error`, `connection
+ * Normalized labels of failed outbound calls (`timeout (8s)`, `dns error`, `connection
  * refused`, `connection reset`, `socket error`, `unreachable`), shared by the dashboard health probes and
  * the runtime gateway client.
  */

@@ -1,5 +1,5 @@
 /**
- * Heartbeat settings of one of the user's agents (spec "Health"): the runtime gateway's cron job named
+ * Heartbeat settings of one of the user's agents: the runtime gateway's cron job named
  * `heartbeat` is the source of truth; when the gateway cannot be used (no runtime instance, no token,
  * unreachable, refusing) the `heartbeat_settings` row stands in. Writes that reach the gateway are also
  * mirrored to the row, so the fallback shows the last setting rather than a stale one.

@@ -8,7 +8,7 @@ import { createRemoteJWKSet, type JSONWebKeySet } from "jose";
 import { z } from "zod";
 import { type OidcDiscovery, oidcDiscoverySchema, type TokenResponse, tokenResponseSchema } from "./inputs";
 
-/** The spec gives the provider no timeout; these bound a hung provider well below a browser's patience. */
+/** These bound a hung identity provider well below a browser's patience. */
 export const DISCOVERY_TIMEOUT_MS = 10_000;
 export const TOKEN_TIMEOUT_MS = 10_000;
 const MAX_DOCUMENT_BYTES = 256 * 1024;

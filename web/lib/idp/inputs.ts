@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The error codes of GET /api/auth/idp/callback, sent to `/login?error=<code>` (spec "Errors"). */
+/** The error codes of GET /api/auth/idp/callback, sent to `/login?error=<code>`. */
 export const IDP_ERROR_CODES = [
   "AccessDenied",
   "IdpAuthFailed",

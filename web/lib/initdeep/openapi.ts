@@ -1,7 +1,7 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { initDeepAnswer, initDeepBody, initDeepQuery, initDeepStatus } from "./inputs";
 
-/** The init-deep area's routes (spec "Project context files"). */
+/** The init-deep area's routes. */
 export const initDeepOperations: readonly ApiOperation[] = [
   {
     method: "get",

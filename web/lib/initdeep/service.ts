@@ -1,5 +1,5 @@
 /**
- * Project context files (spec "Project context files"): `AGENTS.md` files written from what a directory's
+ * Project context files: `AGENTS.md` files written from what a directory's
  * source files contain (see ./analyze.ts), and the status of the repository's priority directories.
  * Everything stays inside the root (`INIT_DEEP_ROOT`, default this checkout): a requested path is resolved
  * and its real path (symbolic links followed) checked before anything is read; the walk never follows a

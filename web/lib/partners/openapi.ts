@@ -1,7 +1,7 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { partnerInquiryBody, partnerInquiryResponse } from "./inputs";
 
-/** Partner inquiries (spec "Partner inquiries"). */
+/** Partner inquiries. */
 export const partnersOperations: readonly ApiOperation[] = [
   {
     method: "post",

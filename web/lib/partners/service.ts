@@ -10,7 +10,7 @@ import type { PartnerInquiryInput, PartnerInquiryResult } from "./inputs";
 const HOUR_MS = 60 * 60 * 1000;
 const FAST_TRACK_TYPES: readonly PartnerInquiryType[] = ["enterprise", "ai_provider"];
 
-/** Spec "Partner inquiries": fast track exactly when the type is enterprise or ai_provider and a company is given. */
+/** Fast track exactly when the type is enterprise or ai_provider and a company is given. */
 export function isFastTrack(input: Pick<PartnerInquiryInput, "type" | "company">): boolean {
   return FAST_TRACK_TYPES.includes(input.type) && Boolean(input.company);
 }

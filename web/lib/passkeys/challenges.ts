@@ -15,7 +15,7 @@ interface Deps {
 }
 
 export interface IssuedChallenge {
-  /** The spec's form, returned by the API and stored: `0x` + hex. */
+  /** The form returned by the API and stored: `0x` + hex. */
   challenge: string;
   /** The raw bytes, handed to simplewebauthn (which puts their base64url form in the options). */
   bytes: Uint8Array<ArrayBuffer>;

@@ -11,7 +11,7 @@ function required(name: string, what: string) {
   };
 }
 
-/** The spec's challenge: `0x` and the hex of 32 random bytes. Any other string cannot be one we issued. */
+/** A challenge: `0x` and the hex of 32 random bytes. Any other string cannot be one we issued. */
 const challenge = z
   .string(required("challenge", "a string"))
   .regex(/^0x[0-9a-f]{64}$/, "challenge must be a 0x-prefixed hex string of 32 bytes");
@@ -26,7 +26,7 @@ export const registerVerifyBody = z.strictObject({
     .max(PASSKEY_LABEL_MAX, `label must be at most ${PASSKEY_LABEL_MAX} characters`)
     .meta({ title: "Passkey name" })
     .optional()
-    // An empty label means "no label": the spec's default.
+    // An empty label means "no label": the default.
     .transform((label) => label || DEFAULT_PASSKEY_LABEL),
 });
 export type RegisterVerifyInput = z.infer<typeof registerVerifyBody>;

@@ -29,7 +29,7 @@ import {
 } from "./errors";
 import type { AuthOptionsInput, AuthVerifyInput, RegisterVerifyInput } from "./inputs";
 
-/** The spec's ceremony timeout (ms), sent in both kinds of options. */
+/** The ceremony timeout (ms), sent in both kinds of options. */
 export const PASSKEY_TIMEOUT_MS = 60_000;
 
 interface Deps {

@@ -12,7 +12,7 @@ const optionalString = (name: string) =>
     .optional();
 
 /**
- * `POST /api/permissions` (spec "Permissions"): `requestId` and `decision` required; `feedback` and
+ * `POST /api/permissions`: `requestId` and `decision` required; `feedback` and
  * `modifiedInput` optional strings, accepted and not forwarded (the backend does not use them).
  */
 export const decisionBody = z.strictObject(
@@ -60,7 +60,7 @@ export type PendingPageQuery = z.infer<typeof pendingPageQuery>;
  */
 export const permissionSocketQuery = z.object({ userId: z.string(), token: z.string().optional() });
 
-/** A permission request as `GET /api/permissions` lists it (the backend's record, spec "Permission request"). */
+/** A permission request as `GET /api/permissions` lists it (the backend's record). */
 export const permissionRequest = z.object({
   id: z.string(),
   agentId: z.string(),
@@ -76,7 +76,7 @@ export const permissionRequest = z.object({
 export type PermissionRequest = z.infer<typeof permissionRequest>;
 export type PermissionDecision = DecisionBody["decision"];
 
-/** The frames the permission WebSocket sends (spec "Events" → "Permission WebSocket"). */
+/** The frames the permission WebSocket sends. */
 export const permissionSocketFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("connected"), userId: z.string(), timestamp: z.number() }),
   z.object({

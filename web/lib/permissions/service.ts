@@ -1,11 +1,9 @@
 /**
- * The web's permission endpoints (spec "Permissions", "Events" → "Permission WebSocket"): a proxy to the
- * backend's `GET/POST /api/permissions` (internal key + signed user context, through the runtime's backend
- * client) and the issuer of the WebSocket tickets. The backend answers for the signed-in user only.
- *
- * Relay rules: the backend's 400 and 404 pass through with its code and message; any other failure of the
- * backend (unreachable, timed out, 401/403 from a key mismatch, 5xx, an answer of the wrong shape) is 502,
- * so a browser never mistakes a platform misconfiguration for its own session ending.
+ * The web's permission endpoints: a proxy to the backend's `GET/POST /api/permissions` (internal key + signed
+ * user context, through the runtime's backend client) and the issuer of the WebSocket tickets. The backend's
+ * 400 and 404 pass through with its code and message; any other failure of the backend (unreachable, timed
+ * out, 401/403 from a key mismatch, 5xx, a wrong shape) is 502, so a browser never mistakes a platform
+ * misconfiguration for its own session ending.
  */
 import { PERMISSION_TICKET_TTL_MS, signPermissionTicket } from "@svc/common";
 import type { WebContext } from "../infra/context";

@@ -1,13 +1,10 @@
 /**
  * `/ws/permissions` through the web server: browsers open the permission WebSocket on the web's own origin
- * (the backend usually listens on loopback only), and `web/server.ts` relays the upgrade to the backend's
- * `/ws/permissions` unchanged — path, query (`userId`, `token`) and cookies (`svc-session`) — adding
- * `X-Forwarded-For`. The backend authenticates it. The one thing decided here: an upgrade that would
- * ride on the session cookie (no `token` ticket) from a page of another site (`Origin` other than
- * `PUBLIC_URL`'s) is refused with 403, so another site cannot open the socket as the signed-in user.
- * An `https:` BACKEND_URL is reached over TLS (certificate checked against the system's trusted CAs, or
- * `tls.ca` — `NODE_EXTRA_CA_CERTS` works too), and a path in it is kept in front of `/ws/permissions`, as
- * the web's HTTP calls to the backend keep it.
+ * (the backend usually listens on loopback only), and `web/server.ts` relays the upgrade to the backend
+ * unchanged (path, query, cookies) plus `X-Forwarded-For`; the backend authenticates it. Decided here only:
+ * an upgrade riding on the session cookie (no `token` ticket) from another site's page (`Origin` other than
+ * `PUBLIC_URL`'s) is 403, so another site cannot open the socket as the signed-in user. An `https:`
+ * BACKEND_URL is reached over TLS (system CAs, `tls.ca` or `NODE_EXTRA_CA_CERTS`), its path kept in front.
  */
 import type { IncomingMessage } from "node:http";
 import net from "node:net";

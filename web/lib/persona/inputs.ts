@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The four dimensions a persona is evaluated on (spec "Persona evaluation" resource). */
+/** The four dimensions a persona is evaluated on. */
 export const PERSONA_DIMENSIONS = ["voice", "emotion", "knowledge", "refusal"] as const;
 export const personaDimension = z.enum(PERSONA_DIMENSIONS, {
   error: `must be one of ${PERSONA_DIMENSIONS.join(", ")}`,
@@ -67,7 +67,7 @@ export type PersonaRunResult = z.infer<typeof personaRunResult>;
 
 /**
  * The agent's answer to `POST /api/eval/character/run`: the summary after the run, the new run last of
- * `history` (the spec: "the evaluation results including the new run"); our wrapper also names it, with its
+ * `history` ("the evaluation results including the new run"); our wrapper also names it, with its
  * probes, under `run`.
  */
 export const agentRunAnswer = personaSummary.extend({ run: runWithProbes.optional() });

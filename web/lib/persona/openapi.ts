@@ -7,7 +7,7 @@ const errors = {
   502: "the agent did not answer in time (10 s read, 15 s run), or answered an error (its message carried)",
 } as const;
 
-/** The persona area's routes (spec "Persona evaluation"). */
+/** The persona area's routes. */
 export const personaOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -1,6 +1,6 @@
 /**
  * `POST /api/runtime/character-qa` through the running web server (a real client, `fetch`), against the fake
- * agent answering a run as the wrapper does (`run` beside the summary) and as the spec words it (the summary
+ * agent answering a run as the wrapper does (`run` beside the summary) and with the summary alone (the summary
  * with the new run last of `history`, issue 25 item 4).
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Persona evaluation (spec "Persona evaluation"): the platform asks the user's agent, through the one agent
+ * Persona evaluation: the platform asks the user's agent, through the one agent
  * client with the agent's gateway token, for its evaluation summary (10 s) or to run an evaluation (15 s).
  * No agent: 404 `{status: "no_agent"}`; no answer in time, an error answer (e.g. the runtime's 503 without an
  * AI provider) or an unreadable one: 502 carrying the cause.
@@ -18,7 +18,7 @@ import {
   personaSummary,
 } from "./inputs";
 
-/** Spec "Limits": persona proxy timeouts. */
+/** How long the agent has for a summary (10 s) and for a run (15 s). */
 export const PERSONA_READ_TIMEOUT_MS = 10_000;
 export const PERSONA_RUN_TIMEOUT_MS = 15_000;
 

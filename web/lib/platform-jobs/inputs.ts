@@ -1,4 +1,4 @@
-/** The user's platform jobs as the web shows them (spec "Platform job"), and the list's query. */
+/** The user's platform jobs as the web shows them, and the list's query. */
 import { platformJobLanes, platformJobStatuses, platformJobTypes } from "@svc/db/schema";
 import { z } from "zod";
 

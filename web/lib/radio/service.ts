@@ -1,5 +1,5 @@
 /**
- * Streaming-service identity (spec "Streaming-service identity"): the radio wallet a user links, and that
+ * Streaming-service identity: the radio wallet a user links, and that
  * wallet's DJ profile and stats from the radio service. The whole lookup has one 6 s budget; when it runs out
  * or the service fails, `dj` and `stats` are null and `error` says why: the streaming service's own failure in
  * words, anything else (the ETH price, our database) a fixed sentence with the detail in the log. Tips are
@@ -14,7 +14,7 @@ import type { WebConfig } from "../infra/config";
 import type { DjStats } from "./inputs";
 import { fetchDjByWallet, fetchDjStats, fetchLiveSlugs, RadioApiError } from "./radio-client";
 
-/** Spec "Limits": streaming upstream timeout 6 s, for the whole lookup. */
+/** The streaming service's timeout: 6 s for the whole lookup. */
 export const RADIO_BUDGET_MS = 6_000;
 
 interface Deps {

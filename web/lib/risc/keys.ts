@@ -2,7 +2,7 @@ import type { Clock } from "@svc/common";
 import type { JSONWebKeySet } from "jose";
 import { fetchRiscSigningKeys } from "../idp/client";
 
-/** Spec "Limits": signing-key cache 24 hours. */
+/** How long the provider's signing keys are cached (24 hours). */
 export const SIGNING_KEY_CACHE_MS = 24 * 60 * 60 * 1000;
 /**
  * A `kid` missing from a cached set older than this triggers one early refetch, so a key rotation at the

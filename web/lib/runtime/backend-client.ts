@@ -1,7 +1,7 @@
 /**
  * The web's calls to the backend for runtime maintenance: agent operations (`/api/agents/:agentId/<op>`),
  * provisioning (`/api/platform-jobs/provision`) and the runtime version (`/api/runtime/version`). Every call
- * carries the internal key; calls made for a user also carry the signed user context (spec "Authentication").
+ * carries the internal key; calls made for a user also carry the signed user context.
  * The backend's address comes from configuration, not from users, so it does not pass the outbound URL guard.
  * This is the web's one signed client of the backend (the chat queue calls it too).
  */
@@ -56,7 +56,7 @@ const backendClient = createOutboundClient({
 
 /**
  * The one signed call to the backend: the internal key, and for a user the `x-user-*` context signed with
- * HMAC_SECRET, else INTERNAL_API_KEY (spec "Authentication"). Any HTTP answer is returned; a failure is an
+ * HMAC_SECRET, else INTERNAL_API_KEY. Any HTTP answer is returned; a failure is an
  * OutboundError naming the backend, or BackendNotConfiguredError.
  */
 export async function requestBackend(

@@ -9,7 +9,7 @@ import { type AgentAnswer, AgentCallError, requestAgent } from "@svc/common";
 import { z } from "zod";
 import { networkErrorLabel } from "../health/network-errors";
 
-/** Spec "Limits": health probe timeout 5 s for `/healthz`; the other calls get the same budget. */
+/** Health probe timeout 5 s for `/healthz`; the other calls get the same budget. */
 export const GATEWAY_TIMEOUT_MS = 5_000;
 const MAX_ANSWER_BYTES = 1024 * 1024;
 

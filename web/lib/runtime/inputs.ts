@@ -21,7 +21,7 @@ const identifier = (name: string) =>
 
 /**
  * `POST /api/provision`: every field optional. `email` is accepted from older clients and dropped: the
- * account always comes from the session (spec "Admin provisioning fallback").
+ * account always comes from the session.
  */
 export const provisionBody = z
   .strictObject(

@@ -1,5 +1,5 @@
 /**
- * Runtime operations on the signed-in user's agent (spec "Runtime maintenance and proxy"): the web finds the
+ * Runtime operations on the signed-in user's agent: the web finds the
  * user's newest agent and forwards to the backend's `/api/agents/:agentId/<operation>` with the internal key
  * and the signed user context, answering with the backend's status and JSON body as they are.
  */
@@ -45,7 +45,7 @@ export async function newestAgentOf(db: Database, userId: string): Promise<Agent
   return agent ?? null;
 }
 
-/** 503 for a lifecycle action while NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS is false (spec "Errors"). */
+/** 503 for a lifecycle action while NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS is false. */
 export function assertRuntimeControls(ctx: WebContext, operation: RuntimeOperation): void {
   if (RUNTIME_OPERATIONS[operation].lifecycle && !ctx.config.NEXT_PUBLIC_ENABLE_RUNTIME_CONTROLS) {
     throw runtimeControlsDisabled();

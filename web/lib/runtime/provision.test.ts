@@ -271,7 +271,7 @@ describe("a confirmed email (issue 24, item 9)", () => {
 
 describe("admin provisioning fallback (a session without a user id)", () => {
   // This web's sessions always name their account, so the fallback is exercised through the service with
-  // the session shape the spec describes.
+  // a session that names only an email.
   const adminConfig = () =>
     loadWebConfig({
       DATABASE_URL: process.env.DATABASE_URL,

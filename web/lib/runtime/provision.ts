@@ -24,7 +24,7 @@ export const DEFAULT_AI_PROVIDER = "openrouter";
 export const DEFAULT_AGENT_TYPE = "creative";
 
 /**
- * Who provisions. A session normally names its account (`id`); the spec's admin fallback covers a session
+ * Who provisions. A session normally names its account (`id`); the admin fallback covers a session
  * without one. This web's sessions always carry an account id (the session row references the user), so the
  * fallback is reachable only for callers that build such a session themselves.
  */
@@ -43,7 +43,7 @@ export interface ProvisionResult {
 type Account = Pick<typeof users.$inferSelect, "id" | "email" | "name" | "plan" | "paymentsSubscriptionId">;
 
 /**
- * The account a provisioning session acts for: its own, by id. Spec "Admin provisioning fallback": a session
+ * The account a provisioning session acts for: its own, by id. Admin fallback: a session
  * without an id whose email is in ADMIN_EMAILS uses a synthetic session for the account holding that email
  * (the session's email; a body email is never used). Otherwise 401; an account that does not exist is 404;
  * one whose email is not confirmed is 403 (REQUIRE_VERIFIED_EMAIL).

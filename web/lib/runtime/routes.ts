@@ -13,9 +13,9 @@ import { assertRuntimeControls, forwardRuntimeOperation, type RuntimeOperation }
 
 /**
  * Wraps a runtime handler: a state-changing request from another site is refused (403, the check every web
- * route makes, ../http/origin.ts), then the caller is authorized as the route declares (`auth`, as for
+ * route makes, ../infra/http/origin.ts), then the caller is authorized as the route declares (`auth`, as for
  * route(): ../sessions/require.ts); failures in the gateway shape `{error: code, message, ...extra}`
- * (../http/errors.ts), anything unexpected a logged 500. Answers are counted in the request metrics like
+ * (../infra/http/errors.ts), anything unexpected a logged 500. Answers are counted in the request metrics like
  * every route's.
  */
 export function runtimeRoute(

@@ -2,14 +2,14 @@
  * `GET /api/runtime-version` and the web's `GET /api/runtime/version` (no auth): the backend's
  * `GET /api/runtime/version` (internal key, 8 s): `{version, image, defaultImage}`, or, when the backend fails,
  * the same fields from this web's RUNTIME_IMAGE with `fallback: true`. Either way the version is concrete
- * (spec "Versioning": a floating tag becomes 2026.4.11) and the answer carries `deployedAt`.
+ * (a floating tag becomes 2026.4.11) and the answer carries `deployedAt`.
  */
 
 import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { WebContext } from "../infra/context";
 import { answerJson, callBackend } from "./backend-client";
 
-/** Spec "Limits": version proxy timeout. */
+/** How long the backend has to answer the version. */
 export const VERSION_PROXY_TIMEOUT_MS = 8_000;
 
 /**

@@ -19,7 +19,7 @@ export const tasksEnv = {
 };
 
 export interface TasksPlanConfig {
-  /** By plan (keys as `planVariableName` of ../config/plans), from `TASKS_PER_USER_<PLAN>`. */
+  /** By plan (keys as `planVariableName` of ../infra/config/plans), from `TASKS_PER_USER_<PLAN>`. */
   tasksPerUserByPlan: Readonly<Record<string, number>>;
   /** By plan, from `TASK_MIN_INTERVAL_SECONDS_<PLAN>`. */
   taskMinIntervalSecondsByPlan: Readonly<Record<string, number>>;

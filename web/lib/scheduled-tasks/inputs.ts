@@ -1,7 +1,7 @@
 import { cronScheduleProblem } from "@svc/common/cron";
 import { z } from "zod";
 
-/** Longest name, description and prompt (the spec gives none; these keep rows and agent calls bounded). */
+/** Longest name, description and prompt: these keep rows and agent calls bounded. */
 export const TASK_NAME_MAX = 200;
 export const TASK_DESCRIPTION_MAX = 2_000;
 export const TASK_PROMPT_MAX = 20_000;
@@ -66,7 +66,7 @@ export const listTasksQuery = z.strictObject({ agentId: id.optional() });
 
 export const taskStatus = z.enum(["pending", "running", "completed", "failed"]);
 
-/** A scheduled task as every endpoint answers it (spec "Scheduled task"). */
+/** A scheduled task as every endpoint answers it. */
 export const scheduledTask = z
   .object({
     id: z.string(),

@@ -13,7 +13,7 @@ const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["scheduled tasks"];
 
-/** `/api/scheduled-tasks` (spec "Scheduled tasks"). */
+/** `/api/scheduled-tasks`. */
 export const tasksOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -1,5 +1,5 @@
 /**
- * Scheduled tasks (spec "Scheduled task", "Scheduled tasks"): the owner's CRUD. The backend's scheduler
+ * Scheduled tasks: the owner's CRUD. The backend's scheduler
  * (`backend/src/scheduled-tasks/`) dispatches them; this side keeps `nextRun` right when a task is created, its
  * schedule changes, or it is enabled again. Every query is scoped to the user: another user's task or agent
  * answers 404. Each plan bounds how many tasks a user has and how often one may run (./config.ts), so no

@@ -1,18 +1,12 @@
 /**
- * Who may call a route, decided in one place. Every route handler declares its auth to `route()`
- * (../http/errors.ts) or `runtimeRoute()` (../runtime/routes.ts), which call `authorizeRequest` before the
- * handler runs:
- * - `"public"`: anybody; the handler reads no caller from here.
- * - `"session"`: a signed-in session only (account, API key, passkey and password routes): 401 without one,
- *   403 `api_key_not_allowed` for a request that brings an API key instead.
- * - `{area, access}`: a session, or `Authorization: Bearer svc_…` — an API key holding that scope
- *   (`<area>:<access>`, @svc/common/api-scopes). 401 without either, for an unknown or revoked key, and
- *   (`api_key_expired`) for an expired one; 403 `insufficient_scope`, naming the scope, for a key without it.
- *   `optional: true`: a public route that also recognises a caller (a signed-in user sees their drafts).
- * The session cookie is looked at first (spec "Dual auth"). A key brings no cookies, so the cross-site check
- * of state-changing requests (../http/origin.ts) concerns the cookie sessions only, and it stays.
- * The handler then reads the caller with the functions below; outside a declared route they read the
- * session cookie alone, so a key reaches nothing that was not declared for it.
+ * Who may call a route, decided in one place: `route()` (../infra/http/errors.ts) and `runtimeRoute()` call
+ * `authorizeRequest` with the route's declaration before its handler runs. `"public"`: anybody. `"session"`:
+ * a signed-in session only (401; 403 `api_key_not_allowed` for an API key). `{area, access}`: a session, or a
+ * Bearer `svc_` key holding `<area>:<access>` (401 without either, or for an unknown, revoked or expired key;
+ * 403 `insufficient_scope` naming the scope); `optional: true` recognises a caller on a public route. The
+ * cookie is looked at first; a key brings no cookies, so the cross-site check (../infra/http/origin.ts)
+ * concerns cookie sessions only. Outside a declared route the readers below see the cookie alone: a key
+ * reaches nothing that was not declared for it.
  */
 import { type ApiAccess, type ApiArea, grantsScope, scopeName } from "@svc/common/api-scopes";
 import { lookUpApiKey } from "@svc/common/credentials";

@@ -15,7 +15,7 @@ import {
 import { CLOSED_WITHOUT_ANSWER, createOutboundClient, OutboundError, outboundFetch } from "@svc/common";
 import type { SkillDefinition } from "./catalog";
 
-/** Spec "Limits" of this area: 30 s per call, answers up to 1 MB. */
+/** 30 s per call, answers up to 1 MB. */
 export const MCP_CALL_TIMEOUT_MS = 30_000;
 export const MCP_MAX_RESPONSE_BYTES = 1024 * 1024;
 

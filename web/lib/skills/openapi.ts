@@ -13,7 +13,7 @@ import {
 const session = { 401: "not signed in" } as const;
 const crossSite = { 403: "a state-changing request from another site" } as const;
 
-/** The skills area's routes (spec "Skill MCP servers"). */
+/** The skills area's routes. */
 export const skillsOperations: readonly ApiOperation[] = [
   {
     method: "get",

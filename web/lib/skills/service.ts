@@ -1,5 +1,5 @@
 /**
- * Skill MCP servers (spec "Skill MCP servers"): a user activates a configured skill (the platform connects to
+ * Skill MCP servers: a user activates a configured skill (the platform connects to
  * its MCP server, lists the tools and records the activation in PostgreSQL), calls its tools while it is
  * active, and deactivates it. An activation expires after 30 idle minutes; a user keeps at most 10, the least
  * recently used going first. Every query is scoped to the user.

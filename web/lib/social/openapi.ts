@@ -5,7 +5,7 @@ import { createPostBody, postSchema } from "./inputs";
 const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;
 const tags = ["social"];
 
-/** Social posts (spec "Job board": session or bearer API key). */
+/** Social posts (session or a bearer API key). */
 export const socialOperations: readonly ApiOperation[] = [
   {
     method: "post",

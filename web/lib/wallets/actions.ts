@@ -1,6 +1,6 @@
 /**
- * /api/agent/mpp dispatch: the action picks the service call; missing fields answer the spec's 400 messages
- * word for word, before anything is read or written.
+ * /api/agent/mpp dispatch: the action picks the service call; missing fields answer the fixed 400 messages
+ * (clients match them word for word), before anything is read or written.
  */
 import type { WebContext } from "../infra/context";
 import { parseWith } from "../infra/http/body";

@@ -19,7 +19,7 @@ const addressList = (defaultValue: string) =>
     .refine((list) => list.every((a) => evmAddress.test(a)), "must be a comma list of 0x addresses")
     .transform((list) => list.map((a) => a.toLowerCase()));
 
-/** The agent wallets area's variables (spec "Agent wallets and machine payments"). */
+/** The agent wallets area's variables. */
 export const walletsEnv = {
   /** 64 hex chars: the AES-256-GCM key of agent wallet private keys; unset, wallets cannot be created or used. */
   WALLET_ENCRYPTION_KEY: z

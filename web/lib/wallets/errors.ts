@@ -1,8 +1,10 @@
 import { HttpError } from "@svc/common";
 import { INVALID_PRIVATE_KEY } from "./inputs";
 
-/** The agent wallets area's failures; the 400 messages are the spec's, word for word. */
-/** The spec's words for the missing fields; `field` names the one a form shows it beside. */
+/**
+ * The agent wallets area's failures. The 400 messages for missing fields are fixed word for word (clients
+ * match them); `field` names the one a form shows it beside.
+ */
 const badRequest = (message: string, field?: string) =>
   new HttpError(400, "invalid_request", message, field ? { field } : undefined);
 export const createFieldsRequired = () => badRequest("agentId and companyId required");

@@ -15,7 +15,7 @@ export const walletQuery = z.object({
   agentId: z.string().optional(),
 });
 
-/** POST bodies: `action` picks the shape; the spec's 400 messages come from the service's presence checks. */
+/** POST bodies: `action` picks the shape; the fixed 400 messages come from the service's presence checks. */
 export const walletPostBody = z.looseObject({ action: z.unknown().optional() });
 
 export const createWalletInput = z.object({
@@ -89,7 +89,7 @@ export const makePaymentInput = makePaymentFields.superRefine((input, ctx) => {
 });
 export type MakePaymentInput = z.infer<typeof makePaymentInput>;
 
-/** Fields that must be non-empty strings, or the spec's message. */
+/** Fields that must be non-empty strings, or the fixed message. */
 export function requireFields(input: Record<string, unknown>, fields: readonly string[]): boolean {
   return fields.every((f) => present(input[f]));
 }

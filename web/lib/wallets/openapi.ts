@@ -25,7 +25,7 @@ const postBody = z
   .extend(makePaymentFields.partial().omit({ agentId: true }).shape)
   .meta({ id: "AgentWalletAction" });
 
-/** The agent wallet routes (spec "Agent wallets and machine payments"). */
+/** The agent wallet routes. */
 export const walletsOperations: readonly ApiOperation[] = [
   {
     method: "get",

@@ -1,5 +1,5 @@
 /**
- * Agent wallets (spec "Agent wallet", /api/agent/mpp): one EVM wallet per agent of the caller, its private key
+ * Agent wallets (/api/agent/mpp): one EVM wallet per agent of the caller, its private key
  * generated with viem or imported, stored AES-256-GCM encrypted, never returned. Every query is scoped to the
  * caller: another user's agent or wallet answers 404.
  */

@@ -1,6 +1,6 @@
 /**
  * /api/agent/mpp wallet actions against the real database and a loopback EVM JSON-RPC: create (viem key),
- * register (imported key), list, get, get-balance (`eth_call` balanceOf), the index, the spec's 400 messages
+ * register (imported key), list, get, get-balance (`eth_call` balanceOf), the index, the fixed 400 messages
  * word for word, 404 for another user's agent or wallet, 409 for a second wallet, 401 without a session,
  * and the private key never in any response, database column in clear, or log line.
  */
@@ -93,7 +93,7 @@ describe("create-wallet and register-wallet", () => {
   it("answers the spec's 400 messages word for word, and writes nothing", async () => {
     const { jar, agent } = await userWithAgent();
     const before = await walletRows();
-    // The spec's words for missing fields (with `field` where there is one); the schema's in the form's words.
+    // The fixed words for missing fields (with `field` where there is one); the schema's in the form's words.
     const cases: [unknown, string, string?][] = [
       [{ action: "create-wallet", agentId: agent.id }, "agentId and companyId required"],
       [{ action: "create-wallet", companyId: "acme" }, "agentId and companyId required"],

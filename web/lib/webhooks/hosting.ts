@@ -1,5 +1,5 @@
 /**
- * Inbound hosting-platform status webhook (spec "Inbound hosting-platform status webhook"): deployment
+ * Inbound hosting-platform status webhook: deployment
  * events of the hosting platform and incident or component events of its status page. Each event becomes
  * a record kept 7 days in the key-value store; without a store it is processed (classified, logged) but
  * not persisted.
@@ -9,7 +9,7 @@ import { bearerToken } from "../apikeys/authenticate";
 import { type KvConfig, KvError, kvSet } from "../infra/kv/client";
 import { secretInUrl, unauthorized, webhookNotConfigured } from "./errors";
 
-/** Spec: the record lives 7 days. */
+/** A hosting event's record lives 7 days. */
 export const HOSTING_EVENT_TTL_SECONDS = 7 * 24 * 60 * 60;
 export const HOSTING_EVENT_KEY_PREFIX = "hosting-status:event:";
 export const WEBHOOK_SECRET_HEADER = "x-webhook-secret";

@@ -1,12 +1,10 @@
 /**
  * The wrapper's admin access (the login routes: `routes/auth.ts`). With no password every request is admin;
  * with one, a request is admin with the `ocw_admin` cookie, `Authorization: Bearer <password>` or
- * `x-admin-token: <password>`.
- *
- * The cookie is `<issuedAtMs>.<HMAC>`: an HMAC keyed by the password over its issue time and this process's
- * cookie key (random at start, replaced by an admin's logout). It proves knowledge of the password without
- * containing it, is refused once 7 days old (by the server, not only the browser), and stops working at
- * logout or when the wrapper restarts — so a cookie that leaked can be cut off.
+ * `x-admin-token`. The cookie is `<issuedAtMs>.<HMAC>` keyed by the password over its issue time and this
+ * process's cookie key (random at start, replaced at an admin's logout): it proves the password without
+ * holding it, is refused by the server after 7 days, and stops working at logout or restart, so a leaked
+ * cookie can be cut off.
  */
 import {
   bearerCredential,

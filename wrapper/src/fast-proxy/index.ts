@@ -1,12 +1,11 @@
 /**
  * The fast path of the wrapper's proxy: the runtime's plain HTTP requests are relayed between the client's
- * socket and a keep-alive connection to the runtime without Node's HTTP server objects or undici, which
- * cost the proxy more than twice what a raw TCP relay costs per request (bench/RESULTS.md). It reads only
- * what it must (each request's head, the answer's head and framing) and writes the same bytes the slow
- * path does (`../proxy.ts` behind Node's server). Every connection starts here; the first request it does
- * not take exactly (the wrapper's own routes, upgrades, chunked uploads, anything unusual, debug logging)
- * hands the connection, with the bytes read, to Node's server for good, so the wrapper answers that and
- * everything after it as before.
+ * socket and a keep-alive connection to the runtime without Node's HTTP server objects or undici, which cost
+ * the proxy more than twice what a raw TCP relay costs per request (bench/RESULTS.md). It reads only each
+ * request's head and the answer's head and framing, and writes the bytes the slow path (`../proxy.ts` behind
+ * Node's server) writes. The first request it does not take exactly (the wrapper's own routes, upgrades,
+ * chunked uploads, anything unusual, debug logging) hands the connection, with the bytes read, to Node's
+ * server for good.
  */
 import type { Server } from "node:http";
 import type net from "node:net";

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 
 /**
- * The wrapper's error codes. Its spec shape `{ok: false, error}` carries only the message; the code names
+ * The wrapper's error codes. Its error body `{ok: false, error}` carries only the message; the code names
  * the failure for logs and for the one mapper below.
  */
 export const badRequest = (message: string) => new HttpError(400, "bad_request", message);

@@ -1,24 +1,13 @@
 /**
- * The part of OpenClaw's `openclaw.json` the platform owns. Every key here was checked against OpenClaw
- * 2026.4.11's own `openclaw config validate --json` (unknown keys make the file invalid and the next start
- * exit, so nothing else is ever written):
- *
- * - `gateway`: local mode, token auth (the token comes from the runtime's `OPENCLAW_GATEWAY_TOKEN`, never
- *   the file), the OpenAI chat endpoint on, and the control UI's allowed origins (OpenClaw writes a default
- *   itself when they are missing, which would make every start change the file).
- * - `gateway.reload.mode: "off"`: the wrapper reloads after a write (SIGUSR1), not OpenClaw's file watcher.
- * - `discovery.mdns.mode: "off"`, `update.checkOnStart: false`: no advertising, no update check.
- * - `models.providers.platform`: the platform's AI proxy (`<backend>/api/ai`, OpenAI's chat completions
- *   API), keyed with `${OPENCLAW_GATEWAY_TOKEN}` (OpenClaw substitutes the variable), so provider keys,
- *   budgets and model rules stay on the platform.
- * - `agents.defaults`: the model (`platform/<model>`) and workspace, unless the user chose others.
- * - `plugins`: the platform's permission plugin loaded and enabled with the classify URL; the browser
- *   plugin off unless the user turned it on.
- * - `tools.deny` includes `gateway` (the agent may not rewrite its own configuration), `logging.file` per
- *   agent.
- *
- * Enforced keys are put back on every write (a user's config cannot remove the plugin); defaults only fill
- * what is missing.
+ * The part of OpenClaw's `openclaw.json` the platform owns, every key checked against OpenClaw 2026.4.11's
+ * `openclaw config validate --json` (an unknown key makes the file invalid and the next start exit, so nothing
+ * else is written). The gateway token comes from the runtime's environment, never the file; the control UI's
+ * allowed origins are set (OpenClaw writes a default itself, changing the file at every start); reload mode is
+ * off (the wrapper reloads after a write, SIGUSR1); no mDNS advertising or update check. The model provider is
+ * the platform's AI proxy keyed with `${OPENCLAW_GATEWAY_TOKEN}` (OpenClaw substitutes it), so provider keys,
+ * budgets and model rules stay on the platform. The permission plugin is loaded with the classify URL;
+ * `tools.deny` includes `gateway` (the agent may not rewrite its own configuration). Enforced keys are put back
+ * on every write (a user's configuration cannot remove the plugin); defaults only fill what is missing.
  */
 import { isPlainObject } from "../runtime/config-file";
 

@@ -1,12 +1,9 @@
 /**
- * A client of OpenClaw's gateway WebSocket RPC on loopback (protocol 3, `docs/gateway/protocol.md` of
- * OpenClaw 2026.4.11): the server sends `connect.challenge`, the client answers with a `connect` request
- * carrying the shared gateway token and its signed device identity, then sends `{type:"req", id, method,
- * params}` and gets `{type:"res", id, ok, payload|error}`. The wrapper uses it for what OpenClaw offers
- * only here: sessions, cron, health, device pairing, and its plugin's status method.
- *
- * One connection, opened on the first call and reopened on the next call after it closed (the runtime
- * restarting closes it). Every call has a deadline.
+ * A client of OpenClaw's gateway WebSocket RPC on loopback (protocol 3 of OpenClaw 2026.4.11): the server
+ * sends `connect.challenge`, the client answers `connect` with the gateway token and its signed device
+ * identity, then `{type:"req", id, method, params}` → `{type:"res", id, ok, payload|error}`. The wrapper uses
+ * it for what OpenClaw offers only here: sessions, cron, health, device pairing, its plugin's status. One
+ * connection, reopened on the next call after it closed (a runtime restart closes it); every call has a deadline.
  */
 import WebSocket from "ws";
 import { type DeviceIdentity, signConnect } from "./device-identity";

@@ -1,6 +1,6 @@
 /**
  * Device pairing requests as OpenClaw's `device.pair.list` RPC lists them (`requestId, deviceId, displayName,
- * platform, clientId, role, roles, scopes, remoteIp, ts` on 2026.4.11), in the spec's pairing-request shape
+ * platform, clientId, role, roles, scopes, remoteIp, ts` on 2026.4.11), in the platform's pairing-request shape
  * (the routes: `routes/pairing.ts`). OpenClaw gives no expiry: `expiresAt` is its pending TTL after `ts`.
  */
 /** How long the runtime keeps a pairing request open. */

@@ -7,7 +7,7 @@
 import { createOutboundClient, HttpError, type OutboundAnswer, OutboundError } from "@svc/common";
 
 /**
- * Deadlines within the web's 15 s run budget (spec "Limits"): the probes run in parallel and each is judged
+ * Deadlines within the web's 15 s run budget: the probes run in parallel and each is judged
  * as soon as it is answered, so a run takes at most one answer plus one judgement.
  */
 export const PROBE_TIMEOUT_MS = 8_000;

@@ -1,5 +1,5 @@
 /**
- * Persona evaluation (spec "Persona evaluation"): each probe of the set goes to the agent through its
+ * Persona evaluation: each probe of the set goes to the agent through its
  * runtime, in a session of its own; the platform's AI proxy then judges the answer from 0 to 1 against the
  * persona's description and the dimension's criterion. A dimension's score is the mean of its probes',
  * `overallScore` the mean of the dimensions'. A run whose overall score falls more than DRIFT_THRESHOLD

@@ -1,5 +1,5 @@
 /**
- * What a persona evaluation asks (spec "Persona evaluation"): the four dimensions, what the judge checks for
+ * What a persona evaluation asks: the four dimensions, what the judge checks for
  * each, the probe sets (a few prompts per dimension), and the run request `{probeSet?, dimensions?}`.
  * Prompts and criteria stay fixed from run to run, so an agent's scores stay comparable over its history
  * and a drop is drift, not a changed question.

@@ -40,7 +40,7 @@ const cronJobBody = z.strictObject({
 const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,99}$/;
 
 /**
- * The agent API the platform calls on OpenClaw (spec "Gateway status", heartbeat, reset memory): sessions,
+ * The agent API the platform calls on OpenClaw (gateway status, heartbeat, reset memory): sessions,
  * cron jobs (the heartbeat among them), memory reset. Shapes are the platform's, mapped from OpenClaw's RPC.
  */
 export function agentRoutes({ api, requireAgent }: AgentRoutesOptions): Router {

@@ -39,7 +39,7 @@ export function parseLogLines(value: unknown): number | null {
   return Math.min(lines, MAX_LOG_LINES);
 }
 
-/** Status, logs, state events, restart and stop of the runtime gateway (spec: Gateway wrapper). */
+/** Status, logs, state events, restart and stop of the runtime gateway. */
 export function runtimeRoutes(options: RuntimeRoutesOptions): Router {
   const { supervisor, requireAdmin, isAdmin, ffmpeg, aiProvider, permissionHook } = options;
   const router = Router();

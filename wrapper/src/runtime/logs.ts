@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "@svc/common";
 
 export type LogStream = "stdout" | "stderr";
 
-/** One line of the runtime's output (spec: Gateway wrapper items, log entry). */
+/** One line of the runtime's output, as `/api/logs` answers it. */
 export interface LogEntry {
   ts: string;
   stream: LogStream;

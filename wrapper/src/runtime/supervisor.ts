@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { type Clock, createOutboundClient, systemClock } from "@svc/common";
 import { LogRing } from "./logs";
 
-/** Spec: Gateway wrapper items, gateway state. */
+/** The runtime gateway's state, as `/api/status` reports it. */
 export type GatewayState = "starting" | "running" | "stopped" | "crashed";
 
 export interface SupervisorOptions {

@@ -1,14 +1,9 @@
 /**
- * Properties of classifyCommand (fast-check):
- * - no input throws (the issue's 5 ms bound per command is a speed figure, not a test: `npm run bench --
- *   classify` reports p50/p99/max per command over a 10,000-command corpus; tests never assert on time);
- * - `X; Y`, `X && Y`, `X || Y`, `X | Y` are never less severe than X or Y;
- * - wrapping a command in `bash -c '…'`, `sudo`, `env`, `nohup`, `time` or an absolute path never lowers
- *   its tier;
- * - no line with an option its program's list does not know (issue #24: options listed per program) is
- *   safe.
- * X and Y are well-formed commands: table rows and generated program + argument commands (an unfinished
- * fragment such as `echo '` or `ls #` legitimately changes how the text after it is read).
+ * Properties of classifyCommand (fast-check): no input throws (speed is `npm run bench -- classify`, never a
+ * test's assertion); `X; Y`, `X && Y`, `X || Y` and `X | Y` are never less severe than X or Y; wrapping in
+ * `bash -c '…'`, `sudo`, `env`, `nohup`, `time` or an absolute path never lowers the tier; no line with an
+ * option its program's list does not know is safe (issue #24). X and Y are well-formed commands (table rows
+ * and generated ones): an unfinished fragment such as `echo '` legitimately changes how what follows is read.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

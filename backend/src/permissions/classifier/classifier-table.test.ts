@@ -104,7 +104,7 @@ describe("table coverage", () => {
     "root-write",
     "infrastructure-deploy",
     "unknown-command",
-    // dangerous beyond the spec (issue #12)
+    // dangerous since issue #12
     "network-substitution",
     "network-file-data",
     "output-file",

@@ -1,13 +1,11 @@
 /**
  * The harmless-argument lists (harmless.ts): for each program a rule may rate safe, the options known to be
- * harmless and what its operands are. What is left out is left out on purpose: an option that runs a
- * command (`sort --compress-program`, `rg --pre`, `git -c`, `less +!cmd`), writes a file (`sort -o`,
- * `tree -o`, `wget -P`), reads its arguments from a file (`wc --files0-from`), changes the directory a
- * program works in without saying where, or talks to another server than the one named (`curl --proxy`,
- * `--resolve`, `--unix-socket`, `npm --registry`, `kubectl --kubeconfig`, `docker -H`). Programs not listed
- * here are safe only when run with no arguments. Left out whole: programs that load code the workspace can
- * name — `python -m pip` (the working directory comes first on sys.path: a `pip.py` there runs), yarn (the
- * project's pinned release, `yarnPath`), cargo (rustup runs the toolchain `rust-toolchain.toml` names).
+ * harmless and what its operands are. Left out on purpose: options that run a command (`sort
+ * --compress-program`, `rg --pre`, `git -c`, `less +!cmd`), write a file (`sort -o`, `wget -P`), read their
+ * arguments from a file (`wc --files0-from`), move the working directory unsaid, or talk to another server
+ * (`curl --proxy`, `npm --registry`, `kubectl --kubeconfig`, `docker -H`). Unlisted programs are safe only
+ * with no arguments. Left out whole: programs that load code the workspace can name — `python -m pip` (the
+ * working directory comes first on sys.path), yarn (`yarnPath`), cargo (`rust-toolchain.toml`).
  */
 import {
   type Call,

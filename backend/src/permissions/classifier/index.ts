@@ -1,5 +1,5 @@
 /**
- * Tiered classification of agent tool calls (spec "Permissions" → "Classification rules"): safe tool calls
+ * Tiered classification of agent tool calls: safe tool calls
  * run at once, dangerous ones wait for the user's approval, destructive ones are blocked.
  */
 export { classifyCommand } from "./command";

@@ -1,33 +1,11 @@
 /**
  * OpenClaw's built-in tools (issue #23), by the names and parameters of OpenClaw 2026.4.11 (its `dist/`:
- * `tool-policy` lists the core tools, each tool's `Type.Object` schema its parameters). The platform's
- * guard plugin (wrapper/openclaw-plugin) sends every call here; a tool not named here is unknown, so
- * dangerous. Each rule says why in a line:
- *
- * - `exec` runs `command` in a shell: classified as a command, made worse by its other parameters
- *   (`workdir` is a `cd` first; `env` assignments other than harmless ones; another host or node; raised
- *   privileges; a looser exec policy).
- * - `process` drives the background sessions `exec` started: reading their output is safe, typing into
- *   them (`write`, `send-keys`, `submit`, `paste`) reaches a program the classifier cannot see, `kill` and
- *   `remove` stop one: dangerous.
- * - `apply_patch` writes the files its patch names (`*** Add/Update/Delete File:`, `*** Move to:`): each
- *   like the `write` tool's path; a deletion is a file deletion (as `rm`).
- * - Reads of the agent's own state are safe: `sessions_list`, `sessions_history`, `session_status` (unless
- *   it sets the model), `agents_list`, `memory_search`, `memory_get` (a path outside the agent's own
- *   directory, or a protected one, excepted),
- *   `update_plan`, `sessions_yield`, `subagents` `list`, `cron` `status`/`list`/`runs`.
- * - Network reads are safe (spec): `web_search`, `x_search`, and `web_fetch`, `image` and `pdf` of a public
- *   http(s) URL. A URL naming an internal address (loopback, private and link-local ranges such as the
- *   cloud metadata address, `localhost`, a single-label name such as a compose service, `.internal`) is
- *   dangerous: the platform's own services and the cloud's metadata sit there. OpenClaw's own fetch guard
- *   refuses such addresses too (after DNS); this rule does not depend on its configuration.
- * - Everything that acts beyond the agent's own turn is dangerous: `sessions_send`, `sessions_spawn`,
- *   `subagents` `kill`/`steer`, `cron` changes, `message`, `gateway` (its own configuration, restart,
- *   update), `nodes` (paired devices), `browser`, `canvas` (runs JavaScript), `code_execution` and
- *   `code_mode_exec` (2026.9.6's JavaScript cells, by their tool kind), and the paid
- *   generators (`tts`, `image_generate`, `music_generate`, `video_generate`).
- * - Any tool given `gatewayUrl` or `gatewayToken` is dangerous: those send the tool's gateway call, and
- *   its credentials, somewhere else.
+ * `tool-policy` lists the core tools, each tool's `Type.Object` schema its parameters). The guard plugin
+ * (wrapper/openclaw-plugin) sends every call here; a tool not named here is unknown, so dangerous. Reads of
+ * the agent's own state and public network reads are safe; typing into a `process` reaches a program the
+ * classifier cannot see, and whatever acts beyond the agent's own turn (other sessions, schedules, messages,
+ * devices, the browser, code, paid generators) is dangerous. An internal URL is dangerous whatever OpenClaw's
+ * own fetch guard is set to, and so is any tool given `gatewayUrl`/`gatewayToken` (its call goes elsewhere).
  */
 import { classifyCommand } from "./command";
 import type { PathGuard } from "./protected";

@@ -1,17 +1,11 @@
 /**
- * Paths an agent has no business reading: other processes' environments (`/proc/<pid>/environ`, `mem`),
- * and the platform's own state — its data directory (`.data`: `secrets.json`, the database, every agent's
- * directory), the launcher's `secrets.json`, the configured agents directory (LOCAL_AGENTS_DIR), and
- * anything above the agent's home (the local driver puts an agent's home inside its directory in the agents
- * directory, so `~/..` leads to its service record and the other agents). Any word of a command or path of
- * a tool that names one of them makes the call dangerous, whatever the program: reading, copying or
- * listing. The asking agent's own directory (`ownDirs`, by default the readable directories of its
- * workspace) is not protected from it: its working directory lives there, and the paths it prints are its
- * own. Where else it may read and write, and what of the platform lies inside its own directory: the guard's
- * `workspace` (workspace.ts).
- *
- * Globs are matched the way the shell expands them: `.d*` names `.data`, `*` does not (a leading dot must
- * be written), `/proc/*\/environ` is every process's environment.
+ * Paths an agent has no business reading: other processes' environments (`/proc/<pid>/environ`, `mem`) and
+ * the platform's own state — its data directory (`.data`), the launcher's `secrets.json`, LOCAL_AGENTS_DIR,
+ * and anything above the agent's home (the local driver puts the home inside the agent's directory, so
+ * `~/..` leads to its service record and the other agents). Any word of a command or path of a tool naming
+ * one makes the call dangerous, whatever the program. The asking agent's own directory (`ownDirs`) is not
+ * protected from it: its working directory lives there. Globs match as the shell expands them: `.d*` names
+ * `.data`, `*` does not, `/proc/*\/environ` is every process's environment.
  */
 import { matches } from "./glob";
 import { normalizePath } from "./paths";

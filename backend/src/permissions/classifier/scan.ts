@@ -1,17 +1,11 @@
 /**
- * The part of shell syntax `shell-quote` does not parse, done by a small quote-aware scanner before it:
- * - `$(…)`, backticks and the `$((…))`/`((…))` arithmetic forms: their inner text is extracted (to be
- *   classified recursively) and replaced by a placeholder word;
- * - here-documents: the bodies are cut out (kept for the command that reads them, e.g. `bash <<EOF`) and the
- *   delimiter replaced by a placeholder naming the body;
- * - unquoted newlines become `;` (shell-quote reads them as blanks), line continuations are joined;
- * - comments (`#` starting a word) are dropped, and a `#` inside a word is escaped, because shell-quote
- *   starts a comment at any unquoted `#` (which would hide `a#b; rm -rf /`);
- * - a file-descriptor number before a redirection (`2>`) is dropped;
- * - a `$` that is text (inside single quotes, or escaped) becomes LITERAL_DOLLAR, so that only a real
- *   expansion counts as computed (`awk '{print $1}'` is not; parse.ts gives rules the text back).
- * An unterminated quote or substitution is reported as a problem and replaced by `;`, so what follows is
- * still classified as commands (over-approximating a line bash would refuse to run).
+ * The shell syntax `shell-quote` does not parse, done by a small quote-aware scanner before it: `$(…)`,
+ * backticks and arithmetic are extracted (classified recursively) and replaced by a placeholder word;
+ * here-document bodies are cut out and kept for the command that reads them (`bash <<EOF`); unquoted newlines
+ * become `;` (shell-quote reads them as blanks); comments are dropped and a `#` inside a word is escaped,
+ * because shell-quote starts a comment at any unquoted `#` (which would hide `a#b; rm -rf /`); a `$` that is
+ * text becomes LITERAL_DOLLAR, so only a real expansion counts as computed (`awk '{print $1}'`). An
+ * unterminated quote or substitution becomes `;`: what follows is still classified.
  */
 
 /** Stands for the value of a substitution; a word containing it is dynamic. */

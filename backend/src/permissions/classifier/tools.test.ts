@@ -1,4 +1,4 @@
-/** Tool-level rules (spec "Classification rules") and the classifier's limits. */
+/** Tool-level rules and the classifier's limits. */
 import { describe, expect, it } from "vitest";
 import { MAX_COMMAND_LENGTH, MAX_DEPTH } from "./engine";
 import { classifyCommand, classifyToolCall, pathGuard } from "./index";

@@ -1,16 +1,11 @@
 /**
- * Tool-level rules (spec "Classification rules"): `bash`/`exec`/`shell` by their `command`;
- * `write`/`file_write` dangerous for sensitive paths (`.env`, `credentials`, `.ssh`), else safe;
- * `read`/`file_read` safe; unknown tools dangerous. Tool names compare case-insensitively. Beyond the spec
- * (issue #12): reading or writing a protected path (protected.ts: other processes' environments, the
- * platform's state) is dangerous for the shell, read and write tools alike; a write tool's path is judged
- * like a shell command's write target (the filesystem root is dangerous, a raw disk destructive). Issue
- * #24: paths are the agent's workspace's (workspace.ts): a write outside the workspace (or to a
- * configuration file in it: `.git/config`) and a read outside the agent's own directory are dangerous, as
- * they are for a command.
- *
- * OpenClaw's built-in tools (issue #23; names and parameters of OpenClaw 2026.4.11) are in
- * openclaw-tools.ts: `exec`'s other parameters, `process`, `edit`, `apply_patch`, and the rest.
+ * Tool-level rules: `bash`/`exec`/`shell` by their `command`; `write`/`file_write` dangerous for sensitive
+ * paths (`.env`, `credentials`, `.ssh`); `read`/`file_read` safe; unknown tools dangerous; names compare
+ * case-insensitively. A protected path (protected.ts: other processes' environments, the platform's state)
+ * is dangerous to read or write with any tool (issue #12), and a write tool's path is judged like a shell
+ * command's write target. Paths are the agent's workspace's (issue #24, workspace.ts): a write outside it or
+ * to a configuration file in it, and a read outside the agent's own directory, are dangerous. OpenClaw's
+ * built-in tools (issue #23) are in openclaw-tools.ts.
  */
 import { classifyCommand } from "./command";
 import { classifyOpenClawTool, execParameters } from "./openclaw-tools";

@@ -1,4 +1,4 @@
-/** The three tiers of the spec's classification rules, and how parts of a command line combine. */
+/** The three tiers of the classification, and how parts of a command line combine. */
 export type Tier = "safe" | "dangerous" | "destructive";
 
 export interface Classification {

@@ -1,5 +1,5 @@
 /**
- * URLs the agent may read (spec: a network read is safe): public http(s) addresses only. The platform's own
+ * URLs the agent may read (a network read is safe): public http(s) addresses only. The platform's own
  * services and the cloud's metadata sit at internal addresses (loopback, private and link-local ranges,
  * `localhost`, a single-label name such as a compose service, `.internal`): reaching them is dangerous,
  * whether by OpenClaw's `web_fetch` or by `curl`.

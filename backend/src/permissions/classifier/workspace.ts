@@ -1,23 +1,16 @@
 /**
  * The agent's own directory (issue #24): where its commands run (OpenClaw's workspace), its home, what it may
- * read (its own directory), what it may write (its workspace), and the platform's files inside them it may
- * not touch. A path of a command or tool is resolved against that — relative paths against the working
- * directory (the line's `cd`s followed), `~` and `$HOME` against the home, globs widened (a wildcard segment
- * may be any name; `.*` may also be `..`) — and judged:
- * - read: every resolution inside a readable directory, none inside a platform path (nor above one, when
- *   read recursively);
- * - write: every resolution inside the workspace, none in a platform path, and no segment below the
- *   workspace that starts with `.` (configuration: `.git/config`, `.npmrc`, `.yarnrc.yml` make programs this
- *   classifier rates safe run commands) or `-` (a name a later glob hands a program as an option).
- * The classifier reads text, not the file system: a link already in the workspace that leads out is not seen.
+ * read (its own directory) and write (its workspace), and the platform's files inside them it may not touch.
+ * Paths are resolved against it (relative ones after the line's `cd`s, `~`/`$HOME` against the home, globs
+ * widened: `.*` may be `..`). Reads must stay inside a readable directory and out of platform paths; writes
+ * inside the workspace, out of platform paths, and under no segment starting with `.` (configuration such as
+ * `.git/config` or `.npmrc` makes programs rated safe run commands) or `-` (a later glob would hand it to a
+ * program as an option). The classifier reads text, not the file system: a link leading out is not seen.
  *
- * Layouts. Local driver (hosting/local.ts): `<agentsDir>/<agentId>/` is the agent's directory, its
- * workspace `state/workspace` (the wrapper sets OpenClaw's `agents.defaults.workspace` to
- * `<OPENCLAW_STATE_DIR>/workspace`), its home `home/` when it runs as its own user, else the directory
- * itself (both are assumed); `service.json`, `wrapper.log`, `state/platform/` and `state/openclaw.json` are
- * the platform's. Docker and Railway (Dockerfile.agent): the container's state directory `/data/openclaw`,
- * its workspace `/data/openclaw/workspace` or OpenClaw's default `~/.openclaw/workspace` (a user who moved
- * the workspace elsewhere gets relative paths judged against these), home `/home/node` (the image's user).
+ * Layouts. Local (hosting/local.ts): `<agentsDir>/<agentId>/`, workspace `state/workspace`, home `home/` (or
+ * the directory itself); `service.json`, `wrapper.log`, `state/platform/` and `state/openclaw.json` are the
+ * platform's. Docker and Railway (Dockerfile.agent): state `/data/openclaw`, workspace
+ * `/data/openclaw/workspace` or `~/.openclaw/workspace`, home `/home/node`.
  */
 import { join } from "node:path/posix";
 import { GLOB, matches } from "./glob";

@@ -1,18 +1,12 @@
 /**
- * A fake `npm` for the runtime installer's tests: a real process placed first on PATH (see fake-npm.ts, which imports nothing of this file)
- * that "installs" the layout the registry packages have, without the network:
- * - `node-linux-<arch>@22` → `node_modules/node-linux-<arch>/bin/node`, a script that answers `--version`
- *   with $FAKE_NODE_VERSION (default v22.14.0) and otherwise runs this machine's node with FAKE_NODE22=1;
- * - `openclaw@<v>` → `node_modules/openclaw/{package.json,openclaw.mjs}`; the entry runs the one fake agent
- *   runtime (common/testing/fakes/agent-runtime.mjs) for `gateway …` (with the least of OpenClaw's RPC),
- *   accepts every configuration for `config validate`, and prints `{}` for anything else;
- *   the runtime's environment carries FAKE_OPENCLAW_ARGV and FAKE_OPENCLAW_NODE22.
- *   Installing openclaw with a PATH whose first entry is not that Node's bin directory fails as an engine
- *   error, as OpenClaw under Node 20 would.
- * Knobs: FAKE_NPM_LOG (each call appends `{packages, prefix, path}` as a JSON line), FAKE_NPM_FAIL=<package
- * name> (writes part of it, then fails with $FAKE_NPM_FAIL_OUTPUT or an E500), FAKE_NPM_HOLD=<file> (before
- * finishing openclaw, waits until that file exists), FAKE_NPM_UMASK=<octal> (the umask it writes with, as
- * an operator's npm `umask` setting would).
+ * A fake `npm` for the installer's tests, first on PATH (fake-npm.ts imports nothing of this file): it writes
+ * the registry packages' layout without the network. `node-linux-<arch>@22` gets a `bin/node` that answers
+ * `--version` with $FAKE_NODE_VERSION (v22.14.0) and otherwise runs this machine's node with FAKE_NODE22=1;
+ * `openclaw@<v>` gets an entry that runs the one fake agent runtime for `gateway …`, accepts every
+ * configuration for `config validate`, and prints `{}` otherwise. Installing openclaw with another Node first
+ * on PATH fails as an engine error, as OpenClaw under Node 20 would. Knobs: FAKE_NPM_LOG (a JSON line per
+ * call), FAKE_NPM_FAIL=<package> (+ FAKE_NPM_FAIL_OUTPUT), FAKE_NPM_HOLD=<file> (waits for it before
+ * finishing openclaw), FAKE_NPM_UMASK=<octal> (as an operator's npm `umask` would).
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 import type { Queryable, TaskClaim } from "./shared";
 
-/** Spec "Limits": tasks claimed by one statement. */
+/** Most tasks claimed by one statement. */
 export const CLAIM_BATCH_MAX = 10;
 
 /**
@@ -10,17 +10,13 @@ export const CLAIM_BATCH_MAX = 10;
 export const CLAIM_LOOKAHEAD_PER_USER = 4 * CLAIM_BATCH_MAX;
 
 /**
- * Claims up to `limit` (at most 10) due tasks in one statement: enabled, `pending`, `next_run` reached,
- * `FOR UPDATE SKIP LOCKED` (so two schedulers never claim the same task), taken **round-robin over users**:
- * every user's oldest due task (turn 1) before anyone's second (turn 2), oldest first within a turn. One
- * user's thousand due tasks thus never keep another user's task out of the next claim. Each becomes
- * `running` with `claimed_at = now`. The same statement reads the agent's stored URL and sealed gateway
- * token and status (scoped to the task's user) for the dispatch. Returned in dispatch order: by turn, then oldest.
- *
- * Its cost follows the number of users with due tasks, not the number of due tasks: `owners` walks the
- * per-user due index from one user to the next (a loose index scan), and each user's turns are read from
- * that index, at most CLAIM_LOOKAHEAD_PER_USER of them. Rows are locked one by one, in turn order, until
- * the claim is full (the lateral lock below), so nothing is locked that is not claimed.
+ * Claims up to `limit` (at most 10) due tasks in one statement — enabled, `pending`, `next_run` reached,
+ * `FOR UPDATE SKIP LOCKED` — round-robin over users: every user's oldest due task before anyone's second, so
+ * one user's thousand due tasks never keep another's out of the next claim. Each becomes `running` with
+ * `claimed_at = now`; the same statement reads the agent's URL, sealed token and status (scoped to the task's
+ * user). Its cost follows the number of users with due tasks, not of due tasks: `owners` is a loose index
+ * scan over the per-user due index, each user's turns read from it (at most CLAIM_LOOKAHEAD_PER_USER), and
+ * rows are locked one by one in turn order until the claim is full: nothing is locked that is not claimed.
  */
 export async function claimDueTasks(db: Queryable, now: Date, limit: number): Promise<TaskClaim[]> {
   const size = Math.min(limit, CLAIM_BATCH_MAX);

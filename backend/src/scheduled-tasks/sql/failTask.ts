@@ -1,6 +1,6 @@
 import { CLAIM_FENCE, type Queryable, type TaskClaim } from "./shared";
 
-/** Spec: backoff min(30 x attempts, 300) seconds. */
+/** Backoff after a failed dispatch: min(30 x attempts, 300) seconds. */
 export const BACKOFF_STEP_SECONDS = 30;
 export const BACKOFF_MAX_SECONDS = 300;
 

@@ -1,6 +1,6 @@
 import type { Queryable } from "./shared";
 
-/** Spec "Limits": a task running longer than this was left by a worker that died. */
+/** A task running longer than this was left by a worker that died. */
 export const STALE_AFTER_MS = 10 * 60 * 1000;
 
 export const STALE_WORKER_ERROR =

@@ -8,7 +8,7 @@ import { decidePermission, listPendingPermissions } from "@/lib/permissions/serv
 import { requireSessionUser } from "@/lib/sessions/require";
 
 /**
- * GET /api/permissions?agentId=&limit=&cursor= (session, or `Bearer svc_<key>` as the spec's "bearer"):
+ * GET /api/permissions?agentId=&limit=&cursor= (session, or `Bearer svc_<key>`):
  * `{pending, nextCursor}` of that user.
  */
 export const GET = route({ auth: { area: "approvals", access: "read" } }, async (request: Request) => {

@@ -97,13 +97,12 @@ export interface WebhookOutcome {
 }
 
 /**
- * `POST /api/webhooks/stripe`: the signature over the raw body (`STRIPE_WEBHOOK_SECRET`, 300 s tolerance)
- * or 400, nothing credited; a paid `checkout.session.completed`, or the `checkout.session.async_payment_succeeded`
- * of a delayed payment method, of a checkout the platform created credits its buyer the USD amount sold, once
- * per event id and once per checkout (a replayed event, or a second event of a credited checkout, is
- * acknowledged and ignored). A checkout the platform did not create (a payment link or another product on the
- * same provider account), or one not paid in USD the amount sold, is acknowledged (200, so the provider does
- * not retry what cannot change), credits nothing and is logged. Other events are acknowledged.
+ * `POST /api/webhooks/stripe`: the signature over the raw body (`STRIPE_WEBHOOK_SECRET`, 300 s tolerance) or
+ * 400. A paid `checkout.session.completed` (or a delayed payment's `async_payment_succeeded`) of a checkout
+ * the platform created credits its buyer the USD amount sold, once per event id and once per checkout. A
+ * checkout the platform did not create (a payment link, another product on the account) or not paid in the
+ * USD amount sold is acknowledged (200: the provider would retry what cannot change), credits nothing and is
+ * logged. Other events are acknowledged.
  */
 export async function receiveStripeWebhook(
   ctx: WebContext,

@@ -1,6 +1,6 @@
 /**
  * MPP billing ("Payment" HTTP authentication scheme, mppx 0.11, EVM charge). A 402 carries an mppx challenge,
- * HMAC-bound with `MPP_SECRET`, in `WWW-Authenticate` (led by the spec's `amount`, `currency`, `recipient`).
+ * HMAC-bound with `MPP_SECRET`, in `WWW-Authenticate` (led by `amount`, `currency`, `recipient`).
  * A credential is checked offline by mppx (challenge issued here and unexpired, bound to this price and
  * scope, EIP-3009 `transferWithAuthorization` signature under the token's EIP-712 domain (`config.mppToken`),
  * amount, recipient, token, chain, validity window, nonce = the challenge hash), then claimed in
@@ -43,7 +43,7 @@ export interface MppCharge {
   scope: string;
 }
 
-/** The spec's `mpp` block of a 402 body. */
+/** The `mpp` block of a 402 body. */
 export interface MppOffer {
   scheme: "Payment";
   amount: string;

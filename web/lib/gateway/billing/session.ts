@@ -1,5 +1,5 @@
 /**
- * Pre-funded payment sessions (spec "Gateway plugin and payment session"): opened by paying a deposit with an
+ * Pre-funded payment sessions: opened by paying a deposit with an
  * MPP credential (its signer is the session's wallet), then debited per call off-chain. Each debit checks and
  * takes the price in the database (the row lock serializes calls of one session, the balance never goes
  * negative) and records the voucher `session:<sessionId>:<nonce>`; if the voucher cannot be recorded nothing

@@ -1,11 +1,9 @@
 /**
- * The web's one advisory-lock helper: runs `fn` holding the PostgreSQL session advisory lock
- * `hashtext(key)` on one pooled connection, which `fn` gets (so the holder never waits for the pool). The
- * lock is released in `finally`; a connection whose unlock fails is destroyed, which releases the lock with
- * its session.
- *
- * By default it waits for the lock. With `ifBusy` it only tries: while another session holds the lock, the
- * error `ifBusy()` returns is thrown at once instead of parking a pooled connection in `pg_advisory_lock`.
+ * The web's one advisory-lock helper: runs `fn` holding the PostgreSQL session advisory lock `hashtext(key)`
+ * on one pooled connection, which `fn` gets (so the holder never waits for the pool). Released in `finally`;
+ * a connection whose unlock fails is destroyed, which releases the lock with its session. With `ifBusy` it
+ * only tries: while another session holds the lock, `ifBusy()`'s error is thrown at once instead of parking a
+ * pooled connection in `pg_advisory_lock`.
  */
 import type { Database } from "@svc/db";
 import type { Pool, PoolClient } from "pg";

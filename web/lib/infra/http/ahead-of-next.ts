@@ -1,14 +1,11 @@
 /**
- * Routes web/server.ts serves ahead of Next.js: the platform's hot paths for programs and agents (the v1
- * gateway, the payment-session reads), where Next's own routing costs more than the call itself. Each is
- * served by the handler its route file exports — the very function Next would call, so validation, payment,
- * metrics, errors and limits stay in one place — and the request and answer cross over as Next's route
- * adapter carries them: the request's headers, method and body (read only as the handler reads it), the
- * path's params; the answer's status, its headers after the ones the server set (security headers kept,
- * `set-cookie`, `www-authenticate` and `vary` added to), Next's `Vary`, the private declared length
- * (./content-length.ts) and no `content-length`, `content-encoding` or `transfer-encoding` of the handler's,
- * and the body written as it comes (a stream chunk by chunk, never gathered first). A method the route does
- * not export, a path with a trailing slash or an unusual segment goes on to Next as before.
+ * Routes web/server.ts serves ahead of Next.js: the hot paths for programs and agents (the v1 gateway, the
+ * payment-session reads), where Next's own routing costs more than the call itself. Each is served by the
+ * handler its route file exports — the function Next would call, so validation, payment, metrics, errors and
+ * limits stay in one place — and request and answer cross over as Next's route adapter carries them (headers,
+ * the body read only as the handler reads it, Next's `Vary`, the declared length of ./content-length.ts, the
+ * body written as it comes). Anything else (a method the route does not export, a trailing slash, an unusual
+ * segment) goes on to Next as before.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 

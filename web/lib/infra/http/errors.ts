@@ -57,7 +57,7 @@ export function toErrorResponse(
 
 export interface RouteOptions {
   /**
-   * Who may call the route (../sessions/require.ts): `"public"`, `"session"` (account, API key, passkey and
+   * Who may call the route (../../sessions/require.ts): `"public"`, `"session"` (account, API key, passkey and
    * password routes), or `{area, access}` for a session or an API key with that scope. Required, so no
    * route can leave it out; every route file's declaration is checked against the OpenAPI document.
    */
@@ -76,7 +76,7 @@ export interface RouteOptions {
 /**
  * Wraps a route handler, its declaration first (`route({ auth: "session" }, handler)`): a state-changing request from another site is refused first (403, see
  * ./origin.ts) unless the route opts out, then the caller is authorized as the route declares
- * (../sessions/require.ts), and every failure becomes a spec-shaped JSON error. Every answer is counted in
+ * (../../sessions/require.ts), and every failure becomes a JSON error body. Every answer is counted in
  * the request metrics under the route's template (../metrics), and a Content-Length it sets reaches the
  * client (./content-length.ts).
  */

@@ -1,20 +1,12 @@
 /**
  * The security headers of every web answer (web/server.ts sets them before Next or a route handler runs).
- *
- * Scripts: a fresh nonce per request and `'strict-dynamic'`: only scripts carrying the nonce run, and the
- * chunks they load themselves. Next reads the nonce from the request's `Content-Security-Policy` header
- * (the server sets it there too) and puts it on every script it renders, inline ones included; this is why
- * every page is rendered per request (app/layout.tsx), a prerendered page would carry no nonce. `/docs`
- * puts it on its own script tags (nonceOf). `'self'` stays for browsers older than CSP 3, which ignore
- * `'strict-dynamic'`; newer ones ignore `'self'` beside it. No `'unsafe-inline'`, no `'unsafe-eval'`.
- *
- * Styles: `'self' 'unsafe-inline'`. React renders `style={...}` as style attributes in the server's HTML,
- * which no nonce can cover (`style-src-attr` is not understood everywhere); styles cannot run code, and an
- * injection would first need markup that React escapes.
- *
- * Framing: `frame-ancestors 'none'` and `X-Frame-Options: DENY` (older browsers): no page of the platform
- * can be put in another site's frame (clickjacking of approvals, keys, payments).
- * Referrer: `same-origin`: no URL of the platform (a verification token in a query) reaches another site.
+ * Scripts: a fresh nonce per request and `'strict-dynamic'`; Next reads the nonce from the request's
+ * `Content-Security-Policy` header and puts it on every script it renders, which is why every page is
+ * rendered per request (app/layout.tsx: a prerendered page carries no nonce). `'self'` stays for browsers
+ * older than CSP 3; no `'unsafe-inline'` or `'unsafe-eval'` for scripts. Styles allow `'unsafe-inline'`:
+ * React renders `style={...}` as attributes no nonce can cover, and styles cannot run code. `frame-ancestors
+ * 'none'` and `X-Frame-Options: DENY` keep approvals, keys and payments out of other sites' frames;
+ * `Referrer-Policy: same-origin` keeps a URL's token (a verification link's) from reaching another site.
  */
 import { randomBytes } from "node:crypto";
 

@@ -1,15 +1,10 @@
 /**
- * The responses every web operation shares because of the code every route goes through, added to the
- * operation tables by one rule (`withSharedResponses`) instead of by hand in each entry:
- * - 403: `route()` (../http/errors.ts) and the runtime routes refuse a state-changing request from another
- *   site (../http/origin.ts) unless the route opts out with `allowCrossSite` (CROSS_SITE_ROUTES below).
- * - 413: the body reader (../http/body.ts) refuses a body over the route's limit, MAX_BODY_BYTES unless
- *   the route passes its own `maxBytes` (BODY_LIMITS below). Every operation with a `body` reads it there.
- * - 401/403 of the route's auth declaration: a key that is not valid or lacks the operation's `scope`, or a
- *   key where only a session is taken.
- * An entry that already describes the status keeps its own description (and body schema); the auth
- * refusals are added to it.
- * `openapi.test.ts` checks both lists against the route files.
+ * The responses every web operation shares because of the code every route goes through, added by one rule
+ * (`withSharedResponses`) instead of by hand: 403 where `route()` and the runtime routes refuse another site's
+ * state-changing request (../http/origin.ts; unless `allowCrossSite`: CROSS_SITE_ROUTES); 413 where the body
+ * reader refuses a body over the route's limit (MAX_BODY_BYTES, or BODY_LIMITS); the 401/403 of the auth
+ * declaration. An entry that already describes a status keeps its description (the auth refusals are added
+ * to it). `openapi.test.ts` checks both lists against the route files.
  */
 import type { ApiOperation, HttpMethod } from "@svc/common/openapi/index";
 import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../http/body";
@@ -73,7 +68,7 @@ export function isSessionOnly(op: Pick<ApiOperation, "auth">): boolean {
 
 /**
  * The operation with the shared 403 and 413 added where its route answers them (see above), and the
- * refusals of its auth declaration (../sessions/require.ts): for one an API key reaches, 401 for a key that
+ * refusals of its auth declaration (../../sessions/require.ts): for one an API key reaches, 401 for a key that
  * is unknown, revoked or expired and 403 for a key without its scope; for a session-only one, 403 for a key.
  */
 export function withSharedResponses(op: ApiOperation): ApiOperation {

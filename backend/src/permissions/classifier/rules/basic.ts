@@ -1,5 +1,5 @@
 /**
- * Safe categories of the spec (read-only file, text processing, system info, network read), shell
+ * The safe categories (read-only file, text processing, system info, network read), shell
  * builtins, and the system commands whose verdict depends on a flag (`date -s`, `hostname NAME`, …).
  */
 import { optionSpec, parseArgs } from "../options";

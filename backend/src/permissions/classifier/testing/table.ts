@@ -1,7 +1,7 @@
 /**
  * The classification table, shared by the table test, the property tests (as a pool of well-formed
  * commands) and the benchmark corpus: each row is a command, its expected tier, and the rule name (or a
- * substring of the reason) that must have decided it. Covers every category of the spec's rules and the
+ * substring of the reason) that must have decided it. Covers every category of the classification rules and the
  * tricky shell forms (substitutions, `bash -c`, wrappers, here-documents, comments, redirections).
  */
 import type { Tier } from "../types";

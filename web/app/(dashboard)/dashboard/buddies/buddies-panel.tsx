@@ -5,7 +5,7 @@ import { api, fieldOf, messageOf, useResource } from "@/components/data";
 import { Alert, Button, Card, ConfirmButton, EmptyState, Field, Notice, SelectField } from "@/components/ui";
 import type { BuddyView } from "@/lib/buddies/inputs";
 
-/** The five kinds (spec "Buddy"); typed against the schema's enum. */
+/** The five kinds; typed against the schema's enum. */
 const BUDDY_TYPES: readonly BuddyView["type"][] = ["crab", "robot", "ghost", "dragon", "alien"];
 type Action = "feed" | "play" | "train";
 
