@@ -1,7 +1,6 @@
 /**
  * Who may call a route, decided in one place. Every route handler declares its auth to `route()`
- * (../http/errors.ts) or `runtimeRoute()` (../runtime/routes.ts), which call `authorizeRequest` before the
- * handler runs:
+ * (../infra/http/errors.ts), which calls `authorizeRequest` before the handler runs:
  * - `"public"`: anybody; the handler reads no caller from here.
  * - `"session"`: a signed-in session only (account, API key, passkey and password routes): 401 without one,
  *   403 `api_key_not_allowed` for a request that brings an API key instead.
@@ -45,7 +44,7 @@ const callers = new WeakMap<Request, Caller | null>();
 /** Each wrapped handler's declaration, for the test that checks every route has one. */
 const declarations = new WeakMap<object, RouteAuth>();
 
-/** Records a wrapped handler's declaration (route() and runtimeRoute() call it). */
+/** Records a wrapped handler's declaration (route() calls it). */
 export function declareRouteAuth<T extends object>(handler: T, auth: RouteAuth): T {
   declarations.set(handler, auth);
   return handler;
