@@ -46,6 +46,24 @@ export async function renameAgent(
     .set({ name: input.name, updatedAt: deps.clock.now() })
     .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
     .returning();
-  if (!row) throw agentNotFound();
+  if (!row) throw agentNotFound("not_found");
   return summaryOf(row);
+}
+
+/**
+ * The user's agent `agentId`, for every route that acts for one of the caller's agents; 404
+ * `agent_not_found` when it does not exist or belongs to someone else (another user's agent looks like none).
+ */
+export async function requireUserAgent(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  agentId: string,
+): Promise<Agent> {
+  const [agent] = await deps.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
+    .limit(1);
+  if (!agent) throw agentNotFound();
+  return agent;
 }
