@@ -1,5 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { crossSite, ok, session } from "../infra/openapi/responses";
 import {
   changeEmailSchema,
   changeNameSchema,
@@ -10,8 +11,6 @@ import {
   resetPasswordSchema,
 } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 const tooMany = (what: string) => ({ 429: `${what} (\`rate_limited\`, with \`retryAfterSeconds\`)` });
 
 /** The account as `GET /api/account` answers it (./service.ts `AccountSummary`). */
@@ -164,7 +163,7 @@ export const accountsOperations: readonly ApiOperation[] = [
     success: {
       status: 200,
       description: "`{ok: true}`, and the session cookie cleared",
-      schema: z.object({ ok: z.literal(true) }),
+      schema: ok,
     },
     errors: {
       ...crossSite,

@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { session } from "../infra/openapi/responses";
 import { jobListQuery, jobPage } from "./inputs";
 
 /** The jobs area's web routes. */
@@ -17,7 +18,7 @@ export const jobsOperations: readonly ApiOperation[] = [
       schema: jobPage,
     },
     errors: {
-      401: "not signed in",
+      ...session,
       400: "bad limit, cursor, type or status",
       502: "the backend could not be reached",
     },

@@ -37,11 +37,9 @@ import { skillsOperations } from "../../skills/openapi";
 import { socialOperations } from "../../social/openapi";
 import { walletsOperations } from "../../wallets/openapi";
 import { hostingEventBody } from "../../webhooks/inputs";
+import { crossSite, ok, session } from "./responses";
 import { withSharedResponses } from "./shared";
 
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
-const ok = z.object({ ok: z.literal(true) });
 const apiKey = z
   .object({
     id: z.string(),
