@@ -1,4 +1,4 @@
-/** The v1 gateway's routes in the web's OpenAPI document (see ../openapi/operations.ts). */
+/** The v1 gateway's routes in the web's OpenAPI document (assembled in ../infra/openapi/operations.ts). */
 import { type ApiOperation, backendErrorBody, jsonObject } from "@svc/common/openapi/index";
 import { z } from "zod";
 import { session } from "../infra/openapi/responses";

@@ -13,3 +13,5 @@ export const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } 
 export const crossSite = { 403: "a state-changing request from another site" } as const;
 /** `{ok: true}`. */
 export const ok = z.object({ ok: z.literal(true) });
+/** A route that answers with a redirect (302), described. */
+export const redirect = (description: string) => ({ status: 302, description });
