@@ -2,17 +2,13 @@
  * The user's agents by name (`GET /api/agents`) and their renaming (`PATCH /api/agents/{agentId}`). A name is
  * the platform's label for people (pages show it wherever an agent is meant); the runtime never sees it.
  */
-import type { Clock } from "@svc/common";
-import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
+import type { WebContext } from "../infra/context";
 import { agentNotFound } from "./errors";
 import type { AgentSummary, RenameAgentInput } from "./inputs";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock">;
 
 function summaryOf(row: Agent): AgentSummary {
   return {

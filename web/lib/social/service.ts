@@ -1,14 +1,11 @@
-import { type Clock, newId } from "@svc/common";
-import type { Database } from "@svc/db";
+import { newId } from "@svc/common";
 import { type SocialPost, socialPosts } from "@svc/db/schema";
 import { desc, eq } from "drizzle-orm";
 import { requireUserAgent } from "../agents/service";
+import type { WebContext } from "../infra/context";
 import type { CreatePostInput, PostView } from "./inputs";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock">;
 
 /** How many posts the list answers (newest first). */
 export const POST_LIST_MAX = 100;
