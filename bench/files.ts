@@ -22,7 +22,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { freePort, randomId, sha256Hex } from "../common/src/index";
+import { freePort, randomId, SESSION_COOKIE, sha256Hex } from "../common/src/index";
 import { startFakeS3 } from "../common/testing/fakes/s3";
 import { migrateDatabase } from "../drizzle/migrate";
 import { startWebServer } from "../web/e2e/testing/browser";
@@ -127,7 +127,7 @@ function upload(port: number, path: string): Promise<{ ms: number; status: numbe
         headers: {
           "content-type": `multipart/form-data; boundary=${BOUNDARY}`,
           "content-length": head.length + SIZE + tail.length,
-          cookie: `svc-session=${token}`,
+          cookie: `${SESSION_COOKIE}=${token}`,
           origin: web.url,
         },
       },
@@ -152,7 +152,7 @@ function download(port: number, path: string): Promise<{ ms: number; bytes: numb
   return new Promise((resolve, reject) => {
     const started = now();
     http
-      .get({ host: "127.0.0.1", port, path, headers: { cookie: `svc-session=${token}` } }, (res) => {
+      .get({ host: "127.0.0.1", port, path, headers: { cookie: `${SESSION_COOKIE}=${token}` } }, (res) => {
         let bytes = 0;
         res.on("data", (c: Buffer) => {
           bytes += c.length;
@@ -223,7 +223,7 @@ const rounds: Round[] = [];
   const { file } = JSON.parse(warm.body) as { file: { id: string } };
   await fetch(`${web.url}/api/files`, {
     method: "DELETE",
-    headers: { cookie: `svc-session=${token}`, "content-type": "application/json", origin: web.url },
+    headers: { cookie: `${SESSION_COOKIE}=${token}`, "content-type": "application/json", origin: web.url },
     body: JSON.stringify({ fileId: file.id }),
   });
 }
@@ -265,7 +265,7 @@ for (let round = 0; round < ROUNDS; round++) {
     r.rssBefore = up.before;
     const deleted = await fetch(`${web.url}/api/files`, {
       method: "DELETE",
-      headers: { cookie: `svc-session=${token}`, "content-type": "application/json", origin: web.url },
+      headers: { cookie: `${SESSION_COOKIE}=${token}`, "content-type": "application/json", origin: web.url },
       body: JSON.stringify({ fileId: file.id }),
     });
     if (deleted.status !== 200) throw new Error(`web delete failed: ${deleted.status}`);

@@ -44,6 +44,7 @@ import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
 import autocannon from "autocannon";
+import { SESSION_COOKIE } from "../common/src/index";
 import { startRunningServer } from "../common/testing/running-servers";
 import { cpuProfileEnv } from "./lib/cpu-profile";
 import { closedLoop, percentile } from "./lib/load";
@@ -413,7 +414,7 @@ async function gatewayCalls(delayMs: number, targets: Target[]): Promise<boolean
         run: cannon(gateway.port, "/api/v1/gateway", {
           "x-plugin-id": "generate-text",
           "x-payment-method": "stripe",
-          cookie: `svc-session=${CARD_TOKEN}`,
+          cookie: `${SESSION_COOKIE}=${CARD_TOKEN}`,
         }),
       },
       mpp: {

@@ -1,3 +1,9 @@
+/**
+ * The dashboard's session cookie: set by the web's sign-in (web/lib/sessions/service.ts), read by the
+ * backend's permission socket, named in the OpenAPI documents' `session` scheme.
+ */
+export const SESSION_COOKIE = "svc-session";
+
 /** One cookie's value from a `Cookie` header (URI-decoded when it can be), or undefined. */
 export function cookieFromHeader(header: string | null | undefined, name: string): string | undefined {
   if (!header) return undefined;

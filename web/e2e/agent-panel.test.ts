@@ -12,6 +12,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInUser, useWebTestContext, webContext } from "../lib/infra/testing";
 import { startTestBackend, type TestBackend } from "../lib/runtime/testing/backend";
+import { SESSION_COOKIE } from "../lib/sessions/service";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./testing/browser";
 
@@ -64,7 +65,7 @@ describe("Agent panel", () => {
   it("a new user sees only the deploy action; deploying shows the job; a deployed agent shows status and controls", async () => {
     const { user, token } = await signedInUser();
     const context = await browser.newContext({ baseURL: server.url, userAgent: DESKTOP_UA });
-    await context.addCookies([{ name: "svc-session", value: token, url: server.url }]);
+    await context.addCookies([{ name: SESSION_COOKIE, value: token, url: server.url }]);
     const page = await context.newPage();
     await page.goto("/dashboard/agent");
 

@@ -8,6 +8,7 @@ import { cardCredits } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { readHeldStream, startFakePlugin } from "../lib/gateway/test-support";
 import { signedInUser, webContext } from "../lib/infra/testing";
+import { SESSION_COOKIE } from "../lib/sessions/service";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA, startWebServer } from "./testing/browser";
 import { E2E_SESSION_SECRET, useDashboardStack } from "./testing/dashboard";
@@ -39,7 +40,7 @@ describe("POST /api/v1/gateway through the built app", () => {
       headers: {
         "content-type": "application/json",
         accept: "text/event-stream",
-        cookie: `svc-session=${token}`,
+        cookie: `${SESSION_COOKIE}=${token}`,
       },
       body: JSON.stringify({ plugin: "generate-text", messages: [{ role: "user", content: "hi" }] }),
     });
@@ -118,7 +119,7 @@ describe("/dashboard/billing", () => {
       viewport: { width: 1280, height: 800 },
     });
     try {
-      await context.addCookies([{ name: "svc-session", value: token, url: web.url }]);
+      await context.addCookies([{ name: SESSION_COOKIE, value: token, url: web.url }]);
       const page = await context.newPage();
       await page.goto("/dashboard/billing");
       const notice = page.getByTestId("unavailable-card_payments");

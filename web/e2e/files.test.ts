@@ -10,6 +10,7 @@ import { agents, files } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webContext } from "../lib/infra/testing";
+import { SESSION_COOKIE } from "../lib/sessions/service";
 import { expectAccessible } from "./testing/a11y";
 import { useDashboardStack } from "./testing/dashboard";
 import { hydrated } from "./testing/hydration";
@@ -126,7 +127,7 @@ describe("Files page", () => {
         path: "/api/files",
         method: "POST",
         headers: {
-          cookie: `svc-session=${token}`,
+          cookie: `${SESSION_COOKIE}=${token}`,
           origin: stack.web.url,
           "content-type": `multipart/form-data; boundary=${boundary}`,
         },

@@ -8,6 +8,7 @@
 import { passkeys } from "@svc/db/schema";
 import { describe, expect, it } from "vitest";
 import { signedInUser, webContext } from "../lib/infra/testing";
+import { SESSION_COOKIE } from "../lib/sessions/service";
 import { expectAccessible } from "./testing/a11y";
 import { addVirtualAuthenticator, DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";
@@ -44,7 +45,7 @@ describe("passkeys at an IP address", () => {
   it("settings: adding a passkey says the same, and nothing is added", async () => {
     const { token } = await signedInUser();
     const context = await stack.browser.newContext({ baseURL: atIp(), userAgent: DESKTOP_UA });
-    await context.addCookies([{ name: "svc-session", value: token, url: atIp() }]);
+    await context.addCookies([{ name: SESSION_COOKIE, value: token, url: atIp() }]);
     const page = await context.newPage();
     await addVirtualAuthenticator(context, page);
     await page.goto("/dashboard/settings");

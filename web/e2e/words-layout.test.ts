@@ -13,7 +13,7 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { BROWSER_UA, webContext } from "../lib/infra/testing";
-import { createSession } from "../lib/sessions/service";
+import { createSession, SESSION_COOKIE } from "../lib/sessions/service";
 import { expectAccessible } from "./testing/a11y";
 import { DESKTOP_UA } from "./testing/browser";
 import { useDashboardStack } from "./testing/dashboard";
@@ -184,7 +184,7 @@ describe("dates", () => {
     const agent = await addAgent(user.id);
     const created = await fetch(`${stack.web.url}/api/scheduled-tasks`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie: `svc-session=${token}` },
+      headers: { "content-type": "application/json", cookie: `${SESSION_COOKIE}=${token}` },
       body: JSON.stringify({
         name: "Digest",
         cronSchedule: "0 9 * * *",
@@ -204,7 +204,7 @@ describe("dates", () => {
       locale: "de-DE",
       timezoneId: "Asia/Tokyo",
     });
-    await context.addCookies([{ name: "svc-session", value: token, url: stack.web.url }]);
+    await context.addCookies([{ name: SESSION_COOKIE, value: token, url: stack.web.url }]);
     const page = await context.newPage();
     await page.goto("/dashboard/tasks");
     const nextRun = page.getByTestId("tasks").getByTestId("task-next-run");

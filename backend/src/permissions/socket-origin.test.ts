@@ -5,7 +5,15 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, ManualClock, newId, randomToken, sha256Hex, signPermissionTicket } from "@svc/common";
+import {
+  createLogger,
+  ManualClock,
+  newId,
+  randomToken,
+  SESSION_COOKIE,
+  sha256Hex,
+  signPermissionTicket,
+} from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import { sessions, users } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
@@ -64,7 +72,7 @@ async function userWithSession(): Promise<{ id: string; sessionId: string; cooki
     userId: id,
     expiresAt: new Date(clock.now().getTime() + 24 * 60 * 60 * 1000),
   });
-  return { id, sessionId, cookie: `svc-session=${token}` };
+  return { id, sessionId, cookie: `${SESSION_COOKIE}=${token}` };
 }
 
 /** `connected` (the first frame) or `close <code>`. */

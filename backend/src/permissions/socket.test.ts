@@ -14,6 +14,7 @@ import {
   newId,
   PERMISSION_TICKET_TTL_MS,
   randomToken,
+  SESSION_COOKIE,
   sha256Hex,
   signPermissionTicket,
   userContextHeaders,
@@ -276,20 +277,24 @@ describe("who may connect", () => {
   it("accepts the web's session cookie of the user, refuses another user's or an expired one", async () => {
     const [user, other] = [await createUser(), await createUser()];
     const client = connect(processA, `?userId=${user.id}`, {
-      cookie: `a=b; svc-session=${user.sessionToken}`,
+      cookie: `a=b; ${SESSION_COOKIE}=${user.sessionToken}`,
     });
     expect(await client.waitFor((frame) => frame.type === "connected")).toEqual({
       type: "connected",
       userId: user.id,
       timestamp: clock.now().getTime(),
     });
-    const foreign = connect(processA, `?userId=${user.id}`, { cookie: `svc-session=${other.sessionToken}` });
+    const foreign = connect(processA, `?userId=${user.id}`, {
+      cookie: `${SESSION_COOKIE}=${other.sessionToken}`,
+    });
     expect((await foreign.closed).code).toBe(CLOSE_FORBIDDEN);
     await processA.database.db
       .update(sessions)
       .set({ expiresAt: new Date(clock.now().getTime() - 1) })
       .where(eq(sessions.userId, user.id));
-    const expired = connect(processA, `?userId=${user.id}`, { cookie: `svc-session=${user.sessionToken}` });
+    const expired = connect(processA, `?userId=${user.id}`, {
+      cookie: `${SESSION_COOKIE}=${user.sessionToken}`,
+    });
     expect((await expired.closed).code).toBe(CLOSE_FORBIDDEN);
     client.close();
   });
@@ -309,7 +314,7 @@ describe("who may connect", () => {
       const client =
         proof === "ticket"
           ? await connectAs(processA, user.id)
-          : connect(processA, `?userId=${user.id}`, { cookie: `svc-session=${user.sessionToken}` });
+          : connect(processA, `?userId=${user.id}`, { cookie: `${SESSION_COOKIE}=${user.sessionToken}` });
       await client.waitFor((frame) => frame.type === "connected");
       const requestId = await classifyOn(processB, user.id, "npm install left-pad");
       await client.waitFor((frame) => frame.type === "permission_request" && frame.id === requestId);

@@ -15,6 +15,7 @@ import {
   cookieFromHeader,
   isHttpError,
   isPublicOrigin,
+  SESSION_COOKIE,
   systemClock,
   verifyPermissionTicket,
 } from "@svc/common";
@@ -30,8 +31,6 @@ import { decideAndPublish, type PermissionPolicyConfig, permissionPolicy } from 
 
 export const PERMISSION_SOCKET_PATH = "/ws/permissions";
 export const HEARTBEAT_INTERVAL_MS = 30_000;
-/** The web's session cookie (web/lib/sessions/service.ts): 32 random bytes, only their SHA-256 stored. */
-export const SESSION_COOKIE = "svc-session";
 export const CLOSE_USER_ID_REQUIRED = 4001;
 export const CLOSE_FORBIDDEN = 4003;
 /** Largest client message; a bigger one closes the socket (1009). */

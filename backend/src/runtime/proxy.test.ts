@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger, freePort } from "@svc/common";
+import { createLogger, freePort, SESSION_COOKIE } from "@svc/common";
 import { startAgentImpostor, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
@@ -76,7 +76,7 @@ const proxyUrl = (agentId: string, rest: string) => `${base}/api/runtime/proxy/$
 describe("HTTP", () => {
   it("strips the prefix, keeps the query, sends the agent's token and none of the platform's credentials", async () => {
     const res = await fetch(proxyUrl(seeded.agent.id, "/echo/deep?x=1&y=two"), {
-      headers: { ...headersFor(owner), cookie: "svc-session=secret-session", "x-custom": "kept" },
+      headers: { ...headersFor(owner), cookie: `${SESSION_COOKIE}=secret-session`, "x-custom": "kept" },
     });
     expect(res.status).toBe(200);
     const seen = (await res.json()) as Echo;

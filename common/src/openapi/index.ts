@@ -13,6 +13,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
 } from "zod-openapi";
+import { SESSION_COOKIE } from "../cookies";
 
 export type OpenApiDocument = oas31.OpenAPIObject;
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -36,7 +37,7 @@ export const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
   session: {
     type: "apiKey",
     in: "cookie",
-    name: "svc-session",
+    name: SESSION_COOKIE,
     description: "The dashboard's session cookie, set by sign-in (password, passkey or identity provider).",
   },
   internalKey: {

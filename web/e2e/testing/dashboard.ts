@@ -17,6 +17,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { signedInUser, useWebTestContext } from "../../lib/infra/testing";
 import { startTestBackend, type TestBackend } from "../../lib/runtime/testing/backend";
+import { SESSION_COOKIE } from "../../lib/sessions/service";
 import { type AgentBackend, startAgentBackend } from "./agent-backend";
 import { DESKTOP_UA, launchChromium, startWebServer, type WebServer } from "./browser";
 
@@ -135,7 +136,7 @@ export function useDashboardStack(options: DashboardStackOptions = {}): Dashboar
         userAgent: DESKTOP_UA,
         viewport,
       });
-      await context.addCookies([{ name: "svc-session", value: token, url: server.url }]);
+      await context.addCookies([{ name: SESSION_COOKIE, value: token, url: server.url }]);
       const page = await context.newPage();
       return { user, token, context, page };
     },

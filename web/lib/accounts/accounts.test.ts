@@ -13,6 +13,7 @@ import { GET as verifyEmailRoute } from "@/app/api/auth/verify-email/route";
 import { POST as register } from "@/app/api/register/route";
 import { GET as getTrial } from "@/app/api/trial/route";
 import { CookieJar, call, useWebTestContext, webContext } from "@/lib/infra/testing";
+import { SESSION_COOKIE } from "../sessions/service";
 
 const dataDir = `/tmp/svc-accounts-test-${process.pid}`;
 const { clock } = useWebTestContext({
@@ -335,7 +336,7 @@ describe("session, sign-out, trial, account", () => {
   it("stores only the SHA-256 of the session token; expired sessions read as {user: null}", async () => {
     await signUp({ email: "sess@example.com", password: "password-1" });
     const { jar } = await logIn("sess@example.com", "password-1");
-    const token = jar.get("svc-session") as string;
+    const token = jar.get(SESSION_COOKIE) as string;
     const stored = await db().select().from(sessions);
     expect(stored.some((s) => s.tokenHash === token)).toBe(false);
     expect(stored.some((s) => s.tokenHash === sha256Hex(token))).toBe(true);
@@ -346,13 +347,13 @@ describe("session, sign-out, trial, account", () => {
   it("sign-out deletes the session row and clears the cookie; always 200", async () => {
     await signUp({ email: "out@example.com", password: "password-1" });
     const { jar } = await logIn("out@example.com", "password-1");
-    const token = jar.get("svc-session") as string;
+    const token = jar.get(SESSION_COOKIE) as string;
     const res = await call(signout, { method: "POST", jar });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
     expect(res.headers.get("set-cookie")).toContain("svc-session=; Path=/; Max-Age=0");
     const again = new CookieJar();
-    again.set("svc-session", token);
+    again.set(SESSION_COOKIE, token);
     expect(await (await call(getSession, { path: "/api/auth/session", jar: again })).json()).toEqual({
       user: null,
     });

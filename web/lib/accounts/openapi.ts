@@ -1,5 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { crossSite, ok, redirect, session } from "../infra/openapi/responses";
 import {
   changeEmailSchema,
   changeNameSchema,
@@ -7,11 +8,12 @@ import {
   confirmEmailChangeQuery,
   deleteAccountSchema,
   forgotPasswordSchema,
+  loginSchema,
+  registerSchema,
   resetPasswordSchema,
+  verifyEmailQuery,
 } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 const tooMany = (what: string) => ({ 429: `${what} (\`rate_limited\`, with \`retryAfterSeconds\`)` });
 
 /** The account as `GET /api/account` answers it (./service.ts `AccountSummary`). */
@@ -164,12 +166,93 @@ export const accountsOperations: readonly ApiOperation[] = [
     success: {
       status: 200,
       description: "`{ok: true}`, and the session cookie cleared",
-      schema: z.object({ ok: z.literal(true) }),
+      schema: ok,
     },
     errors: {
       ...crossSite,
       400: "bad body, or a link that is invalid, used, replaced or expired (`invalid_reset_link`)",
       ...tooMany("more than 10 attempts from one address in 15 minutes"),
     },
+  },
+  {
+    method: "post",
+    path: "/api/register",
+    summary: "Create an account (no session)",
+    tags: ["auth"],
+    auth: ["none"],
+    body: registerSchema,
+    success: {
+      status: 201,
+      description:
+        "`{id, email, name}`; no session, only the `svc-signup` cookie (1 hour, sent to the confirmation link alone) that lets the link sign this browser in",
+      schema: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
+    },
+    errors: {
+      400: "bad body",
+      403: "another site's request, or a browser that looks like a bot",
+      409: "the email is taken",
+      429: "too many sign-ups from this address",
+    },
+  },
+  {
+    method: "post",
+    path: "/api/auth/login",
+    summary: "Sign in with a password (CSRF header required); sets the session cookie",
+    tags: ["auth"],
+    auth: ["none"],
+    body: loginSchema,
+    success: {
+      status: 200,
+      description: "`{ok: true, user: {id, name}}`",
+      schema: z.object({
+        ok: z.literal(true),
+        user: z.object({ id: z.string(), name: z.string().nullable() }),
+      }),
+    },
+    errors: {
+      ...crossSite,
+      400: "bad body",
+      401: "wrong email or password",
+      403: "another site's request, or a bad CSRF token",
+      429: "too many",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/auth/verify-email",
+    summary: "The link of the verification mail; redirects to a page that says what happened",
+    tags: ["auth"],
+    auth: ["none", "session"],
+    query: verifyEmailQuery,
+    success: redirect(
+      "to `/dashboard?verified=1` when the browser is signed in as the account or is the one that signed up (its `svc-signup` cookie: a session is set), else `/login?verified=1`; a bad, used or expired link to `/login?error=VerificationFailed`",
+    ),
+  },
+  {
+    method: "post",
+    path: "/api/auth/verify-email",
+    summary: "Mail the signed-in account a fresh verification link (the earlier links stop working)",
+    tags: ["auth"],
+    auth: ["session"],
+    success: {
+      status: 200,
+      description: "`{sent: true, email}`",
+      schema: z.object({ sent: z.literal(true), email: z.string() }),
+    },
+    errors: { ...session, ...crossSite, 409: "the email is already confirmed", 429: "more than 3 an hour" },
+  },
+  {
+    method: "get",
+    path: "/api/trial",
+    summary: "The user's trial",
+    tags: ["account"],
+    auth: ["session", "apiKey"],
+    scope: "billing:read",
+    success: {
+      status: 200,
+      description: "`{active, startedAt, endsAt, daysRemaining}`",
+      schema: z.object({ active: z.boolean() }).loose(),
+    },
+    errors: session,
   },
 ];

@@ -1,8 +1,8 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import { agentSummary, renameAgentBody } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
 const tags = ["agents"];
 
 /** The user's agents by name, and renaming one. */

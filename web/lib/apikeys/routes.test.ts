@@ -13,6 +13,7 @@ import {
   useWebTestContext,
   webContext,
 } from "../infra/testing";
+import { SESSION_COOKIE } from "../sessions/service";
 import { API_KEY_LIMIT, type CreatedApiKey } from "./service";
 
 const { clock } = useWebTestContext();
@@ -429,7 +430,7 @@ describe("401 without a session", () => {
 
   it("for an unknown session token", async () => {
     const { jar } = await signedInUser();
-    jar.set("svc-session", "not-a-real-session-token");
+    jar.set(SESSION_COOKIE, "not-a-real-session-token");
     const res = await call(LIST, { path: "/api/keys", jar });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(unauthorized);

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, newId, sha256Hex } from "@svc/common";
-import type { Database } from "@svc/db";
+import { newId, sha256Hex } from "@svc/common";
 import { type ApiKey, apiKeys, users } from "@svc/db/schema";
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
+import type { WebContext } from "../infra/context";
 import { signInFirst } from "../sessions/errors";
 import { apiKeyLimit, apiKeyNotFound } from "./errors";
 import type { createApiKeyBody } from "./inputs";
@@ -21,10 +21,7 @@ const RANDOM_LENGTH = 40;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock">;
 
 /** What list and get return: never the raw key or its hash. */
 export interface ApiKeySummary {

@@ -1,7 +1,8 @@
 import { newId } from "@svc/common";
 import { agents, type JobClaim, jobClaims, jobListings } from "@svc/db/schema";
 import { and, desc, eq, type SQL } from "drizzle-orm";
-import { agentNotFound, alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
+import { requireUserAgent } from "../agents/service";
+import { alreadyClaimed, listingNotActive, listingNotFound } from "./errors";
 import type { ClaimView } from "./inputs";
 import { countBoardEvent } from "./metrics";
 import { type BoardDeps, ownedBy } from "./service";
@@ -39,11 +40,7 @@ export async function claimListing(
   jobId: string,
   claimerAgentId: string,
 ): Promise<ClaimView> {
-  const [agent] = await deps.db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(and(eq(agents.id, claimerAgentId), eq(agents.userId, caller.userId)));
-  if (!agent) throw agentNotFound();
+  const agent = await requireUserAgent(deps, caller.userId, claimerAgentId);
   const [listing] = await deps.db
     .select({ id: jobListings.id })
     .from(jobListings)

@@ -8,6 +8,5 @@ export const slugTaken = (slug: string) =>
 export const listingNotFound = () => new HttpError(404, "not_found", "job not found");
 export const listingNotActive = () => new HttpError(404, "not_found", "job not found or not active");
 export const alreadyApplied = () => new HttpError(400, "already_applied", "already applied");
-export const agentNotFound = () => new HttpError(404, "agent_not_found", "agent not found");
 export const alreadyClaimed = () =>
   new HttpError(409, "already_claimed", "this agent has already claimed this job");

@@ -1,5 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { crossSite, dualAuth, session } from "../infra/openapi/responses";
 import {
   applicationSchema,
   applicationWithListingSchema,
@@ -14,9 +15,6 @@ import {
   updateListingStatusBody,
 } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
-const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["job board"];
 
 /** The job board's routes, including agent claims. */

@@ -1,7 +1,8 @@
-import { type Clock, newId } from "@svc/common";
+import { newId } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Company, companies, type JobListing, jobListings } from "@svc/db/schema";
 import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { WebContext } from "../infra/context";
 import { parseWith } from "../infra/http/body";
 import { companyNotOwned, listingNotFound, slugTaken } from "./errors";
 import {
@@ -19,10 +20,7 @@ import {
 import { countBoardEvent } from "./metrics";
 import { searchListingIds } from "./search";
 
-export interface BoardDeps {
-  db: Database;
-  clock: Clock;
-}
+export type BoardDeps = Pick<WebContext, "db" | "clock">;
 
 /** Listing ids carry their own prefix, so `/api/jobs/{jobId}/...` can tell them from platform jobs (`job_`). */
 export const LISTING_ID_PREFIX = "lst";

@@ -1,9 +1,8 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { crossSite, session } from "../infra/openapi/responses";
 import { buddyActionBody, buddySchema, createBuddyBody } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["buddies"];
 
 /** The buddies' routes. */

@@ -1,7 +1,8 @@
-import { type Clock, newId } from "@svc/common";
+import { newId } from "@svc/common";
 import type { Database } from "@svc/db";
 import { type Buddy, buddies, users } from "@svc/db/schema";
 import { type AnyColumn, and, asc, count, eq, gte, type SQL, sql } from "drizzle-orm";
+import type { WebContext } from "../infra/context";
 import { buddyLimitReached, buddyNotFound, tooTiredToTrain } from "./errors";
 import {
   BUDDY_LIMIT,
@@ -11,10 +12,7 @@ import {
   TRAIN_ENERGY_MIN,
 } from "./inputs";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock">;
 
 /** XP per level: `level = floor(xp / 100) + 1`. */
 export const XP_PER_LEVEL = 100;

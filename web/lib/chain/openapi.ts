@@ -1,5 +1,6 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import {
   l1AddressQuery,
   l1PriceSchema,
@@ -8,8 +9,6 @@ import {
   rpcConfigBody,
   rpcConfigSchema,
 } from "./inputs";
-
-const session = { 401: "not signed in" } as const;
 
 /** The chain routes. */
 export const chainOperations: readonly ApiOperation[] = [

@@ -26,6 +26,7 @@ import {
   useWebTestContext,
   webContext,
 } from "../infra/testing";
+import { SESSION_COOKIE } from "../sessions/service";
 import { BackendQueueError, enqueueChatJob } from "./backend-client";
 import { queueChatMessage } from "./service";
 
@@ -282,7 +283,9 @@ describe("POST /api/gateway/chat", () => {
     expect(await res.json()).toEqual({ error: "sign in first", code: "unauthorized" });
 
     const bogus = await expectNothingEnqueued(() =>
-      chat(undefined, { message: "hi" }, freshIp(), { headers: { cookie: "svc-session=not-a-session" } }),
+      chat(undefined, { message: "hi" }, freshIp(), {
+        headers: { cookie: `${SESSION_COOKIE}=not-a-session` },
+      }),
     );
     expect(bogus.status).toBe(401);
   });

@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { crossSite, session } from "../infra/openapi/responses";
 import {
   deleteFileBody,
   deleteFileResponse,
@@ -8,8 +9,6 @@ import {
   uploadFileForm,
   uploadFileResponse,
 } from "./inputs";
-
-const session = { 401: "not signed in" } as const;
 
 /** The files area's routes. */
 export const filesOperations: readonly ApiOperation[] = [
@@ -53,7 +52,7 @@ export const filesOperations: readonly ApiOperation[] = [
     errors: {
       ...session,
       400: "not multipart, no file, no agentId, an unknown field or a second file",
-      403: "a state-changing request from another site",
+      ...crossSite,
       404: "the agent is not one of the caller's",
       413: "over FILE_MAX_BYTES (`file_too_large`) or the storage quota (`storage_limit_exceeded`); nothing is kept",
     },

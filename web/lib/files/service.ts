@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import { isHttpError, newId } from "@svc/common";
 import { type FileRecord, files } from "@svc/db/schema";
 import { and, desc, eq } from "drizzle-orm";
-import { requireUserAgent } from "../health/agent-gateway";
+import { requireUserAgent } from "../agents/service";
 import type { WebContext } from "../infra/context";
 import { agentIdRequired, fileNotFound, fileRequired, fileTooLarge, storageLimitExceeded } from "./errors";
 import type { FileList, FileQuota, FileView, UploadedFile } from "./inputs";

@@ -1,6 +1,7 @@
-/** The v1 gateway's routes in the web's OpenAPI document (see ../infra/openapi/operations.ts). */
+/** The v1 gateway's routes in the web's OpenAPI document (assembled in ../infra/openapi/operations.ts). */
 import { type ApiOperation, backendErrorBody, jsonObject } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import {
   billingOverview,
   checkoutQuery,
@@ -83,7 +84,7 @@ export const gatewayOperations: readonly ApiOperation[] = [
     success: { status: 303, description: "redirect to the provider's checkout page" },
     errors: {
       400: "unknown plugin",
-      401: "not signed in",
+      ...session,
       502: "the card provider could not be reached or refused",
       503: "STRIPE_SECRET_KEY unset",
     },
@@ -156,6 +157,6 @@ export const gatewayOperations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "billing:read",
     success: { status: 200, description: "the billing overview", schema: billingOverview },
-    errors: { 401: "not signed in" },
+    errors: session,
   },
 ];

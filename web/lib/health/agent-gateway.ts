@@ -1,26 +1,10 @@
-/**
- * The signed-in user's agent and a client of its runtime gateway (wrapper URL + decrypted gateway token).
- * Every lookup is scoped to the user: another user's agent looks like no agent at all.
- */
+/** A client of an agent's runtime gateway (wrapper URL + decrypted gateway token). */
 import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
-import { type Agent, agents } from "@svc/db/schema";
-import { and, eq } from "drizzle-orm";
+import type { Agent } from "@svc/db/schema";
 import type { WebContext } from "../infra/context";
 import { createGatewayClient, type GatewayClient } from "../runtime/gateway-client";
-import { agentNotFound } from "./errors";
 
 export { newestAgentOf } from "../runtime/operations";
-
-/** The user's agent `agentId`; 404 when it does not exist or belongs to someone else. */
-export async function requireUserAgent(ctx: WebContext, userId: string, agentId: string): Promise<Agent> {
-  const [agent] = await ctx.db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)))
-    .limit(1);
-  if (!agent) throw agentNotFound();
-  return agent;
-}
 
 /**
  * A client of the agent's gateway, or null while the agent has no wrapper URL. Without a gateway token that

@@ -6,7 +6,8 @@
  */
 import { heartbeatSettings } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
-import { agentGatewayClient, requireUserAgent } from "../health/agent-gateway";
+import { requireUserAgent } from "../agents/service";
+import { agentGatewayClient } from "../health/agent-gateway";
 import type { WebContext } from "../infra/context";
 import { type GatewayClient, GatewayError, type RuntimeCronJob } from "../runtime/gateway-client";
 import { frequencyToMs, type HeartbeatBody, msToFrequency } from "./inputs";

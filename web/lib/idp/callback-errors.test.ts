@@ -7,7 +7,7 @@ import { GET as startRoute } from "@/app/api/auth/idp/route";
 import { createUser } from "../accounts/users";
 import { overrideWebContext } from "../infra/context";
 import { CookieJar, call, useWebTestContext, webContext } from "../infra/testing";
-import { createSession } from "../sessions/service";
+import { createSession, SESSION_COOKIE } from "../sessions/service";
 import { FLOW_COOKIE } from "./flow";
 import { signInThroughProvider } from "./testing/sign-in";
 
@@ -38,7 +38,7 @@ async function expectRefused(code: string, options: Parameters<typeof signInThro
   const trip = await signInThroughProvider(jar, options);
   expect(trip.response.status).toBe(302);
   expect(trip.location).toBe(loginError(code));
-  expect(jar.get("svc-session")).toBeUndefined();
+  expect(jar.get(SESSION_COOKIE)).toBeUndefined();
   expect(jar.get(FLOW_COOKIE)).toBeUndefined();
   expect(await tableCounts()).toEqual(before);
   return trip;
@@ -122,7 +122,7 @@ describe("identity-provider sign-in errors", () => {
           beforeCallback: () => overrideWebContext({ config: { ...config, [missing]: undefined } }),
         });
         expect(trip.location).toBe(loginError("IdpNotConfigured"));
-        expect(jar.get("svc-session")).toBeUndefined();
+        expect(jar.get(SESSION_COOKIE)).toBeUndefined();
 
         const start = await call(startRoute, { path: "/api/auth/idp" });
         expect(start.status).toBe(302);

@@ -8,7 +8,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as sessionRoute } from "@/app/api/auth/session/route";
 import { createUser } from "../accounts/users";
 import { CookieJar, call, useWebTestContext, webContext } from "../infra/testing";
-import { createSession } from "../sessions/service";
+import { createSession, SESSION_COOKIE } from "../sessions/service";
 import { FLOW_COOKIE } from "./flow";
 import { idpTokenKey } from "./service";
 import { signInThroughProvider } from "./testing/sign-in";
@@ -91,7 +91,9 @@ describe("GET /api/auth/idp/callback", () => {
     expect(trip.response.status).toBe(302);
     expect(trip.location).toBe("http://localhost:3000/dashboard");
     expect(jar.get(FLOW_COOKIE)).toBeUndefined();
-    const sessionCookie = trip.response.headers.getSetCookie().find((c) => c.startsWith("svc-session="));
+    const sessionCookie = trip.response.headers
+      .getSetCookie()
+      .find((c) => c.startsWith(`${SESSION_COOKIE}=`));
     expect(sessionCookie).toContain("HttpOnly");
     expect(sessionCookie).toContain("Max-Age=2592000");
 
@@ -116,7 +118,7 @@ describe("GET /api/auth/idp/callback", () => {
 
     const [session] = await webContext().db.select().from(sessions).where(eq(sessions.userId, user.id));
     expect(session.ip).toBe("203.0.113.7");
-    expect(session.tokenHash).toBe(sha256Hex(jar.get("svc-session") ?? ""));
+    expect(session.tokenHash).toBe(sha256Hex(jar.get(SESSION_COOKIE) ?? ""));
   });
 
   it("returns to the page sign-in was asked from (`next`), never to another site", async () => {
@@ -263,7 +265,7 @@ describe("GET /api/auth/idp/callback", () => {
     expect(after.passwordHash).toBeNull();
     expect(after.emailVerifiedAt?.toISOString()).toBe(clock.now().toISOString());
     const left = await ctx.db.select().from(sessions).where(eq(sessions.userId, squatter.id));
-    expect(left.map((s) => s.tokenHash)).toEqual([sha256Hex(jar.get("svc-session") ?? "")]);
+    expect(left.map((s) => s.tokenHash)).toEqual([sha256Hex(jar.get(SESSION_COOKIE) ?? "")]);
     expect((await sessionUser(jar)).id).toBe(squatter.id);
   });
 

@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { session } from "../infra/openapi/responses";
 import { initDeepAnswer, initDeepBody, initDeepQuery, initDeepStatus } from "./inputs";
 
 /** The init-deep area's routes. */
@@ -24,7 +25,7 @@ export const initDeepOperations: readonly ApiOperation[] = [
     success: { status: 200, description: "`{success, dryRun, summary, results}`", schema: initDeepAnswer },
     errors: {
       400: "bad field, or a path outside the project root (through `..` or a symbolic link) or not a directory inside it",
-      401: "not signed in",
+      ...session,
       403: "not an administrator (`ADMIN_REQUIRED`), or a request from another site",
       500: "the walk failed",
     },

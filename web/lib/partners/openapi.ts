@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { crossSite } from "../infra/openapi/responses";
 import { partnerInquiryBody, partnerInquiryResponse } from "./inputs";
 
 /** Partner inquiries. */
@@ -13,7 +14,7 @@ export const partnersOperations: readonly ApiOperation[] = [
     success: { status: 200, description: "`{success, fastTrack, message}`", schema: partnerInquiryResponse },
     errors: {
       400: "missing name, email or message, or another bad field",
-      403: "a state-changing request from another site",
+      ...crossSite,
       429: "too many inquiries from this address (`retryAfterSeconds`)",
     },
   },

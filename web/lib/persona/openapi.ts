@@ -1,8 +1,9 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { session } from "../infra/openapi/responses";
 import { characterRunBody, personaRunResult, personaSummary } from "./inputs";
 
 const errors = {
-  401: "not signed in",
+  ...session,
   404: "no agent deployed (`status: no_agent`)",
   502: "the agent did not answer in time (10 s read, 15 s run), or answered an error (its message carried)",
 } as const;

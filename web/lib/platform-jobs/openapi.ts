@@ -1,4 +1,6 @@
-import type { ApiOperation } from "@svc/common/openapi/index";
+import { type ApiOperation, jsonObject } from "@svc/common/openapi/index";
+import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import { jobListQuery, jobPage } from "./inputs";
 
 /** The jobs area's web routes. */
@@ -17,9 +19,19 @@ export const jobsOperations: readonly ApiOperation[] = [
       schema: jobPage,
     },
     errors: {
-      401: "not signed in",
+      ...session,
       400: "bad limit, cursor, type or status",
       502: "the backend could not be reached",
     },
+  },
+  {
+    method: "get",
+    path: "/api/jobs/{jobId}",
+    summary: "One of the user's jobs, as the backend shows it",
+    tags: ["agents"],
+    auth: ["session", "apiKey"],
+    scope: "jobs:read",
+    success: { status: 200, description: "`{job}`", schema: z.object({ job: jsonObject }) },
+    errors: { ...session, 404: "no such job of this user" },
   },
 ];

@@ -1,8 +1,7 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import { djStatsSchema, radioWalletBody, radioWalletSchema } from "./inputs";
-
-const session = { 401: "not signed in" } as const;
 
 /** The streaming-service identity routes. */
 export const radioOperations: readonly ApiOperation[] = [

@@ -7,7 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/security/risc/route";
 import { signInThroughProvider } from "../idp/testing/sign-in";
 import { CookieJar, call, signedInUser, useWebTestContext, webContext } from "../infra/testing";
-import { createSession } from "../sessions/service";
+import { createSession, SESSION_COOKIE } from "../sessions/service";
 import { riscSigningKeys, SIGNING_KEY_CACHE_MS, UNKNOWN_KID_REFETCH_MS } from "./keys";
 
 const fake = await startFakeOidcProvider();
@@ -224,7 +224,7 @@ describe("POST /api/security/risc", () => {
     const jar = new CookieJar();
     const allowed = await signInThroughProvider(jar);
     expect(allowed.location).toBe("http://localhost:3000/dashboard");
-    expect(await sessionHashes(user.id)).toEqual([sha256Hex(jar.get("svc-session") ?? "")]);
+    expect(await sessionHashes(user.id)).toEqual([sha256Hex(jar.get(SESSION_COOKIE) ?? "")]);
   });
 
   it("verification, unknown events and unknown subjects are acknowledged and change nothing", async () => {

@@ -1,6 +1,6 @@
 import { HttpError } from "@svc/common";
 
-/** The scheduled-tasks area's failures, one constructor per code (an unknown agent is health's `agentNotFound`). */
+/** The scheduled-tasks area's failures, one constructor per code (an unknown agent is the agents area's `agentNotFound`). */
 export const taskNotFound = () => new HttpError(404, "task_not_found", "scheduled task not found");
 
 /** 403: the user has as many tasks as their plan allows. */

@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { crossSite, session } from "../infra/openapi/responses";
 import {
   createTaskBody,
   deletedTask,
@@ -9,8 +10,6 @@ import {
   updateTaskBody,
 } from "./inputs";
 
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 const tags = ["scheduled tasks"];
 
 /** `/api/scheduled-tasks`. */

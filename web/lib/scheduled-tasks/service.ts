@@ -9,7 +9,7 @@ import { newId } from "@svc/common";
 import { nextCronRun, shortestCronIntervalSeconds } from "@svc/common/cron";
 import { type ScheduledTask, scheduledTasks, users } from "@svc/db/schema";
 import { and, count, desc, eq } from "drizzle-orm";
-import { requireUserAgent } from "../health/agent-gateway";
+import { requireUserAgent } from "../agents/service";
 import type { WebContext } from "../infra/context";
 import { signInFirst } from "../sessions/errors";
 import { type TaskLimits, taskLimitsOfPlan } from "./config";

@@ -11,6 +11,7 @@ import { createApiKey, generateApiKey, revokeApiKey } from "../apikeys/service";
 import { HttpError } from "../infra/http/errors";
 import { makeRequest, signedInUser, useWebTestContext, webContext } from "../infra/testing";
 import { authorizeRequest, callerOf, type RouteAuth, requireSession, requireSessionUser } from "./require";
+import { SESSION_COOKIE } from "./service";
 
 const { clock } = useWebTestContext();
 
@@ -84,7 +85,7 @@ describe("authorizeRequest", () => {
   it("an invalid session cookie falls through to a valid key", async () => {
     const { user, jar } = await signedInUser();
     const key = await newKey(user.id);
-    jar.set("svc-session", "stale-token");
+    jar.set(SESSION_COOKIE, "stale-token");
     const request = makeRequest({ jar, headers: bearer(key.key) });
     await authorizeRequest(webContext(), request, filesRead);
     expect(await callerOf(webContext(), request)).toMatchObject({ via: "apiKey", user: { id: user.id } });

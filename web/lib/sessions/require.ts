@@ -1,5 +1,5 @@
 /**
- * Who may call a route, decided in one place: `route()` (../infra/http/errors.ts) and `runtimeRoute()` call
+ * Who may call a route, decided in one place: `route()` (../infra/http/errors.ts) calls
  * `authorizeRequest` with the route's declaration before its handler runs. `"public"`: anybody. `"session"`:
  * a signed-in session only (401; 403 `api_key_not_allowed` for an API key). `{area, access}`: a session, or a
  * Bearer `svc_` key holding `<area>:<access>` (401 without either, or for an unknown, revoked or expired key;
@@ -39,7 +39,7 @@ const callers = new WeakMap<Request, Caller | null>();
 /** Each wrapped handler's declaration, for the test that checks every route has one. */
 const declarations = new WeakMap<object, RouteAuth>();
 
-/** Records a wrapped handler's declaration (route() and runtimeRoute() call it). */
+/** Records a wrapped handler's declaration (route() calls it). */
 export function declareRouteAuth<T extends object>(handler: T, auth: RouteAuth): T {
   declarations.set(handler, auth);
   return handler;

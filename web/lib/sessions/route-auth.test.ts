@@ -1,8 +1,8 @@
 /**
- * Every route of the web API declares who may call it (route() / runtimeRoute() take the declaration, see
- * ./require.ts), the OpenAPI document states the same (security requirements, the API key's scope), and
- * the declaration is what the route does: each route an API key reaches refuses a key without its scope
- * (403 `insufficient_scope` naming it) and an expired key (401), each session-only route refuses any key.
+ * Every route of the web API declares who may call it (route() takes the declaration, see ./require.ts),
+ * the OpenAPI document states the same (security requirements, the API key's scope), and the declaration
+ * is what the route does: each route an API key reaches refuses a key without its scope (403
+ * `insufficient_scope` naming it) and an expired key (401), each session-only route refuses any key.
  * Refusals come before the handler runs, so the requests here change nothing.
  */
 import { API_AREAS, type ApiScope } from "@svc/common/api-scopes";

@@ -1,4 +1,4 @@
-import { type Clock, newId, randomToken, sha256Hex } from "@svc/common";
+import { type Clock, newId, randomToken, SESSION_COOKIE, sha256Hex } from "@svc/common";
 import { findSession } from "@svc/common/credentials";
 import type { Database } from "@svc/db";
 import { agents, sessions, type User } from "@svc/db/schema";
@@ -6,7 +6,8 @@ import { and, eq, ne } from "drizzle-orm";
 import type { WebConfig } from "../infra/config";
 import { readCookie, serializeCookie } from "../infra/http/cookies";
 
-export const SESSION_COOKIE = "svc-session";
+// The one name (@svc/common), which the backend's permission socket reads too.
+export { SESSION_COOKIE };
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The `x-user-role` the web signs into the user context of its backend calls. */

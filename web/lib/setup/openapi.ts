@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { session } from "../infra/openapi/responses";
 import { setupStatus } from "./inputs";
 
 /** The setup checklist's route. */
@@ -18,6 +19,6 @@ export const setupOperations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "agent:read",
     success: { status: 200, description: "the setup status", schema: setupStatus },
-    errors: { 401: "not signed in" },
+    errors: session,
   },
 ];

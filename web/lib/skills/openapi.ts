@@ -1,4 +1,5 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
+import { crossSite, session } from "../infra/openapi/responses";
 import {
   activationAnswer,
   deactivationAnswer,
@@ -9,9 +10,6 @@ import {
   toolCallFailure,
   toolCallParams,
 } from "./inputs";
-
-const session = { 401: "not signed in" } as const;
-const crossSite = { 403: "a state-changing request from another site" } as const;
 
 /** The skills area's routes. */
 export const skillsOperations: readonly ApiOperation[] = [

@@ -52,6 +52,14 @@ type Ctx = Pick<WebContext, "db" | "config" | "clock">;
 
 const idleCutoff = (ctx: Ctx) => new Date(ctx.clock.now().getTime() - SKILL_IDLE_MS);
 
+/** The user's live (not idle) activation of the skill. */
+const liveActivation = (ctx: Ctx, userId: string, skillId: string) =>
+  and(
+    eq(skillActivations.userId, userId),
+    eq(skillActivations.skillId, skillId),
+    gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
+  );
+
 function requireSkill(ctx: Ctx, skillId: string): SkillDefinition {
   const skill = findSkill(ctx.config, skillId);
   if (!skill) throw unknownSkill(skillId);
@@ -153,13 +161,7 @@ export async function deactivateSkill(
   recentlyActive.delete(recentKey(userId, skillId));
   const deleted = await ctx.db
     .delete(skillActivations)
-    .where(
-      and(
-        eq(skillActivations.userId, userId),
-        eq(skillActivations.skillId, skillId),
-        gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
-      ),
-    )
+    .where(liveActivation(ctx, userId, skillId))
     .returning({ skillId: skillActivations.skillId });
   // An expired row is as good as gone; clear it too.
   await ctx.db
@@ -221,13 +223,7 @@ export async function callSkillTool(
     const rows = await ctx.db
       .update(skillActivations)
       .set({ lastUsedAt: now })
-      .where(
-        and(
-          eq(skillActivations.userId, userId),
-          eq(skillActivations.skillId, skillId),
-          gt(skillActivations.lastUsedAt, idleCutoff(ctx)),
-        ),
-      )
+      .where(liveActivation(ctx, userId, skillId))
       .returning({ skillId: skillActivations.skillId });
     return rows.length > 0;
   };

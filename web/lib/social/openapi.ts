@@ -1,8 +1,8 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { crossSite, dualAuth } from "../infra/openapi/responses";
 import { createPostBody, postSchema } from "./inputs";
 
-const dualAuth = { 401: "neither a session nor a valid `svc_` API key" } as const;
 const tags = ["social"];
 
 /** Social posts (session or a bearer API key). */
@@ -19,7 +19,7 @@ export const socialOperations: readonly ApiOperation[] = [
     errors: {
       ...dualAuth,
       400: "bad body",
-      403: "a state-changing request from another site",
+      ...crossSite,
       404: "no such agent of the caller",
     },
   },

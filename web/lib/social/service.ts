@@ -1,14 +1,11 @@
-import { type Clock, newId } from "@svc/common";
-import type { Database } from "@svc/db";
-import { agents, type SocialPost, socialPosts } from "@svc/db/schema";
-import { and, desc, eq } from "drizzle-orm";
-import { agentNotFound } from "../board/errors";
+import { newId } from "@svc/common";
+import { type SocialPost, socialPosts } from "@svc/db/schema";
+import { desc, eq } from "drizzle-orm";
+import { requireUserAgent } from "../agents/service";
+import type { WebContext } from "../infra/context";
 import type { CreatePostInput, PostView } from "./inputs";
 
-interface Deps {
-  db: Database;
-  clock: Clock;
-}
+type Deps = Pick<WebContext, "db" | "clock">;
 
 /** How many posts the list answers (newest first). */
 export const POST_LIST_MAX = 100;
@@ -29,13 +26,7 @@ export async function createPost(
   caller: { userId: string; apiKeyId?: string },
   input: CreatePostInput,
 ): Promise<PostView> {
-  if (input.agentId) {
-    const [agent] = await deps.db
-      .select({ id: agents.id })
-      .from(agents)
-      .where(and(eq(agents.id, input.agentId), eq(agents.userId, caller.userId)));
-    if (!agent) throw agentNotFound();
-  }
+  if (input.agentId) await requireUserAgent(deps, caller.userId, input.agentId);
   const [row] = await deps.db
     .insert(socialPosts)
     .values({

@@ -1,6 +1,7 @@
 import type { ApiOperation } from "@svc/common/openapi/index";
 import { jsonObject } from "@svc/common/openapi/index";
 import { z } from "zod";
+import { session } from "../infra/openapi/responses";
 import {
   agentWalletSchema,
   makePaymentFields,
@@ -49,7 +50,7 @@ export const walletsOperations: readonly ApiOperation[] = [
       ]),
     },
     errors: {
-      401: "not signed in",
+      ...session,
       400: "`Invalid action`, or agentId missing",
       404: "wallet not found",
       500: "the balance could not be read",
@@ -73,7 +74,7 @@ export const walletsOperations: readonly ApiOperation[] = [
       ]),
     },
     errors: {
-      401: "not signed in",
+      ...session,
       400: "`agentId and companyId required`, `agentId, companyId, and privateKey required`, `url required`, `Invalid action`, a field that fails its rule (a privateKey that is not a secp256k1 key, a body without POST/PUT/PATCH/DELETE, a header HTTP does not allow), or a target URL the outbound guard refuses",
       402: "the payment was refused by the spending policy or the seller's offer is malformed (nothing signed), or not accepted by the seller",
       404: "agent or wallet not found",

@@ -8,7 +8,7 @@ import { type AgentWallet, agentPayments, agentWallets } from "@svc/db/schema";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { type Address, getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { requireUserAgent } from "../health/agent-gateway";
+import { requireUserAgent } from "../agents/service";
 import type { WebConfig } from "../infra/config";
 import type { WebContext } from "../infra/context";
 import { balanceFailed, invalidPrivateKey, walletExists, walletNotFound } from "./errors";
@@ -82,7 +82,7 @@ async function storeWallet(
   input: CreateWalletInput,
   privateKey: Hex,
 ): Promise<AgentWalletView> {
-  await requireUserAgent(deps as WebContext, userId, input.agentId);
+  await requireUserAgent(deps, userId, input.agentId);
   const address = addressOf(privateKey);
   const rows = await deps.db
     .insert(agentWallets)

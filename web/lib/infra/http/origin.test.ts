@@ -1,6 +1,5 @@
 /**
- * Cross-site state changes are refused in one place (route() and the runtime routes' wrapper, both through
- * ./origin.ts): a browser's foreign `Origin` or `Sec-Fetch-Site` gets 403 and nothing is done; same-origin
+ * Cross-site state changes are refused in one place (route(), through ./origin.ts): a browser's foreign `Origin` or `Sec-Fetch-Site` gets 403 and nothing is done; same-origin
  * and header-less requests (programs, curl) pass; the routes other servers post to opt out.
  */
 import { readdirSync } from "node:fs";

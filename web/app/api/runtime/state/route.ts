@@ -1,6 +1,10 @@
 export const dynamic = "force-dynamic";
 
-import { runtimeOperation, runtimeRoute } from "@/lib/runtime/routes";
+import { route } from "@/lib/infra/http/errors";
+import { runtimeOperation } from "@/lib/runtime/routes";
 
 /** GET /api/runtime/state (session or key with agent:read): the backend's answer for the user's newest agent. */
-export const GET = runtimeRoute({ auth: { area: "agent", access: "read" } }, runtimeOperation("state"));
+export const GET = route(
+  { auth: { area: "agent", access: "read" }, errorShape: "gateway" },
+  runtimeOperation("state"),
+);

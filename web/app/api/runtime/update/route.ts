@@ -1,6 +1,10 @@
 export const dynamic = "force-dynamic";
 
-import { runtimeOperation, runtimeRoute } from "@/lib/runtime/routes";
+import { route } from "@/lib/infra/http/errors";
+import { runtimeOperation } from "@/lib/runtime/routes";
 
 /** POST /api/runtime/update (session or key with agent:write; 503 while runtime controls are off): the backend's answer for the user's newest agent. */
-export const POST = runtimeRoute({ auth: { area: "agent", access: "write" } }, runtimeOperation("update"));
+export const POST = route(
+  { auth: { area: "agent", access: "write" }, errorShape: "gateway" },
+  runtimeOperation("update"),
+);
