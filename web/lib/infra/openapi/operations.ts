@@ -121,6 +121,7 @@ const operations: readonly ApiOperation[] = [
     tags: ["health"],
     auth: ["session", "apiKey"],
     scope: "agent:read",
+    backendRoutes: ["GET /health"],
     success: { status: 200, description: "each service's health", schema: jsonObject },
     errors: session,
   },
@@ -241,6 +242,8 @@ const operations: readonly ApiOperation[] = [
     tags: ["auth"],
     auth: ["none"],
     query: callbackQuerySchema,
+    // An account claimed by the sign-in gets new gateway tokens for the agents it took over.
+    backendRoutes: ["POST /api/agents/{agentId}/heal-token"],
     success: redirect("to the `next` page (default `/dashboard`) with a session, or `/login?error=<code>`"),
   },
   {
@@ -382,6 +385,7 @@ const operations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "agent:write",
     body: provisionBody,
+    backendRoutes: ["POST /api/platform-jobs/provision"],
     success: { status: 202, description: "the queued job", schema: jsonObject },
     errors: {
       ...session,
@@ -408,6 +412,7 @@ const operations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "chat:write",
     body: chatMessageBody,
+    backendRoutes: ["POST /api/platform-jobs/chat"],
     success: {
       status: 202,
       description: "`{success, queued, jobId, status, agentId, agentName}`",
@@ -464,6 +469,7 @@ const operations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "approvals:read",
     query: pendingPageQuery,
+    backendRoutes: ["GET /api/permissions"],
     success: {
       status: 200,
       description: "`{pending, nextCursor}`",
@@ -479,6 +485,7 @@ const operations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "approvals:write",
     body: decisionBody,
+    backendRoutes: ["POST /api/permissions"],
     success: {
       status: 200,
       description: "`{success, requestId, decision}`",
@@ -516,6 +523,7 @@ const operations: readonly ApiOperation[] = [
     tags: ["permissions"],
     auth: ["session"],
     query: permissionSocketQuery,
+    backendRoutes: ["GET /ws/permissions"],
     success: { status: 101, description: "switching protocols" },
     errors: {
       403: "an upgrade from another site (an `Origin` not PUBLIC_URL's) without a ticket",
@@ -536,6 +544,7 @@ const operations: readonly ApiOperation[] = [
       summary: "The runtime version the platform deploys (fallback: RUNTIME_IMAGE)",
       tags: ["runtime"],
       auth: ["none"],
+      backendRoutes: ["GET /api/runtime/version"],
       success: { status: 200, description: "the version", schema: jsonObject },
     }),
   ),
@@ -572,6 +581,7 @@ const operations: readonly ApiOperation[] = [
     (op): ApiOperation => ({
       ...op,
       scope: op.method === "get" && op.path !== "/api/runtime/gateway-token" ? "agent:read" : "agent:write",
+      backendRoutes: [`${op.method.toUpperCase()} /api/agents/{agentId}/${op.path.split("/").pop()}`],
     }),
   ),
   {
