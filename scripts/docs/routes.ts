@@ -295,7 +295,9 @@ Every route of the three services, one table each, made from the OpenAPI documen
   \`backendRoutes\` (\`x-backend-routes\` in the document). The test holds them to the code: each names a
   backend operation, each is a path that a module reached from the route file's imports and calling the
   backend spells out, and every backend path the web's backend-calling code spells out is named by some
-  operation. The dashboard health also probes the summarizer's \`GET /health\`.
+  operation. What it cannot see is a second route starting to call a backend path another route already
+  names: a route whose code starts calling the backend adds \`backendRoutes\` to its operation. The
+  dashboard health also probes the summarizer's \`GET /health\`.
 `;
 
 function cell(text: string): string {
