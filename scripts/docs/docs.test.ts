@@ -29,7 +29,7 @@ describe("the README and docs/", () => {
       for (const [, target] of prose(read(file)).matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^[a-z]+:/i.test(target)) continue;
         const [path, anchor] = target.split("#");
-        const linked = path ? resolve(root, dirname(file), path) : join(root, file);
+        const linked = path ? resolve(root, dirname(file), decodeURIComponent(path)) : join(root, file);
         const inside = !relative(root, linked).startsWith("..");
         if (!inside || !existsSync(linked)) broken.push(`${file}: ${target}`);
         else if (anchor && linked.endsWith(".md") && !anchorsOf(relative(root, linked)).has(anchor))

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The TypeScript types of an OpenAPI document (`paths`, `components`, `operations`) as openapi-typescript
  * prints them: what a typed client such as openapi-fetch is given. A workspace of its own because
@@ -6,6 +7,15 @@
  */
 import openapiTS, { astToString } from "openapi-typescript";
 
+/** @import { OpenAPI3 } from "openapi-typescript" */
+
+/**
+ * The types of the document (index.d.mts states this signature to the workspaces that import it).
+ * @param {Record<string, unknown>} document an OpenAPI 3.x document, as a service serves it
+ * @returns {Promise<string>}
+ */
 export async function openApiTypes(document) {
-  return astToString(await openapiTS(document, { silent: true }));
+  // The services' documents are zod-openapi's OpenAPI 3.1 objects, a type openapi-typescript does not know.
+  const openApi3 = /** @type {OpenAPI3} */ (/** @type {unknown} */ (document));
+  return astToString(await openapiTS(openApi3, { silent: true }));
 }

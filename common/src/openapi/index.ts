@@ -160,6 +160,11 @@ export interface ApiOperation {
    * so two operations may not share one: give one of them its own when their paths make the same.
    */
   operationId?: string;
+  /**
+   * The backend routes this (web) route calls, as `POST /api/platform-jobs/provision`: the operation's
+   * `x-backend-routes`, which docs/routes.md lists (scripts/docs/routes.test.ts holds them to the code).
+   */
+  backendRoutes?: readonly string[];
 }
 
 export interface OpenApiServiceDocument {
@@ -337,6 +342,7 @@ function operationObject(op: ApiOperation, errorBody: $ZodType): ZodOpenApiOpera
     ...(op.description ? { description: op.description } : {}),
     ...(op.tags ? { tags: op.tags } : {}),
     operationId: op.operationId ?? operationId(op),
+    ...(op.backendRoutes ? { "x-backend-routes": [...op.backendRoutes] } : {}),
     security: [
       ...(anonymous && schemes.length > 0 ? [{}] : []),
       ...schemes.map((name) => (name === "apiKey" && op.scope ? { apiKey: [op.scope] } : requirements[name])),

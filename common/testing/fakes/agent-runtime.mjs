@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The one fake of an agent's runtime gateway (types in agent-runtime.d.mts). Tests start it in-process with
  * `startFakeAgentRuntime(options)` and turn its knobs; wrapper and hosting tests run this file as the
@@ -32,15 +33,47 @@ import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { WebSocketServer } from "ws";
 
+/**
+ * @import { IncomingMessage, ServerResponse } from "node:http"
+ * @import { AddressInfo } from "node:net"
+ * @import { WebSocket } from "ws"
+ * @import {
+ *   ChatCompletionMessage,
+ *   FakeAgentRuntime,
+ *   FakeAgentRuntimeOptions,
+ *   FakeRuntimeCronJob,
+ *   PersonaDimension,
+ * } from "./agent-runtime.d.mts"
+ */
+/**
+ * A JSON value the fake reads without a schema: whatever a caller sent.
+ * @typedef {any} Json
+ */
+
+/**
+ * @param {ServerResponse} res
+ * @param {number} status
+ * @param {unknown} body
+ */
 function sendJson(res, status, body) {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 }
 
+/**
+ * @param {ServerResponse} res
+ * @param {number} status
+ * @param {string} message
+ * @param {string} type
+ */
 function openAiError(res, status, message, type) {
   sendJson(res, status, { error: { message, type } });
 }
 
+/**
+ * @param {string} text
+ * @returns {{ ok: true, value: Json } | { ok: false, value?: undefined }}
+ */
 function parseJson(text) {
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -49,20 +82,28 @@ function parseJson(text) {
   }
 }
 
+/** @param {string} text */
 function digest(text) {
   return createHash("sha256").update(text).digest();
 }
 
+/** @param {string} text */
 function words(text) {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
-/** A message's `content` as text: a string, or its text parts joined by newlines (as OpenClaw reads it). */
+/**
+ * A message's `content` as text: a string, or its text parts joined by newlines (as OpenClaw reads it).
+ * @param {Json} content
+ * @returns {string}
+ */
 function textOf(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (part?.type === "text" && typeof part.text === "string" ? part.text : ""))
+    .map((/** @type {Json} */ part) =>
+      part?.type === "text" && typeof part.text === "string" ? part.text : "",
+    )
     .filter(Boolean)
     .join("\n");
 }
@@ -77,21 +118,32 @@ const FAKE_EXEC_TOOL = {
   },
 };
 
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The wrapper's persona evaluation (wrapper/src/persona/): its dimensions, probes per dimension and drift rule. */
+/** @type {PersonaDimension[]} */
 const DIMENSIONS = ["voice", "emotion", "knowledge", "refusal"];
+/** @type {Record<string, number>} */
 const PROBES_PER_DIMENSION = { default: 3, quick: 1 };
 const DRIFT_THRESHOLD = 0.15;
 const DRIFT_WINDOW = 3;
 const NO_JUDGE =
   "no platform backend is configured for this agent (PLATFORM_BACKEND_URL is not set): nothing can judge the answers";
+/** @param {number} n */
 const round = (n) => Math.round(n * 10_000) / 10_000;
+/** @param {number[]} values */
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
+/**
+ * @param {FakeAgentRuntimeOptions} [options]
+ * @returns {Promise<FakeAgentRuntime>}
+ */
 export async function startFakeAgentRuntime(options = {}) {
   const startedAt = Date.now();
+  /** @type {NonNullable<FakeAgentRuntimeOptions["reply"]>} */
   let reply = options.reply ?? ((messages) => `echo: ${messages.at(-1)?.content ?? ""}`);
+  /** @type {{ status: number, message: string } | null} */
   let failure = null;
   let nextCronId = 1;
   let completionSequence = 0;
@@ -99,6 +151,7 @@ export async function startFakeAgentRuntime(options = {}) {
   let completionsHeld = Promise.resolve();
   const wss = new WebSocketServer({ noServer: true });
 
+  /** @type {FakeAgentRuntime} */
   const runtime = {
     url: "",
     port: 0,
@@ -146,6 +199,7 @@ export async function startFakeAgentRuntime(options = {}) {
       });
     },
     holdCompletions() {
+      /** @type {() => void} */
       let release = () => undefined;
       completionsHeld = new Promise((resolve) => {
         release = resolve;
@@ -153,32 +207,43 @@ export async function startFakeAgentRuntime(options = {}) {
       return release;
     },
     close: () =>
-      new Promise((resolve) => {
-        for (const client of wss.clients) client.terminate();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      /** @type {Promise<void>} */ (
+        new Promise((resolve) => {
+          for (const client of wss.clients) client.terminate();
+          server.closeAllConnections();
+          server.close(() => resolve());
+        })
+      ),
   };
 
   const expectedToken = () => runtime.token || runtime.env.OPENCLAW_GATEWAY_TOKEN || "";
 
-  /** Bearer check against the gateway token, in constant time; without a token only `openWithoutToken` passes. */
+  /**
+   * Bearer check against the gateway token, in constant time; without a token only `openWithoutToken` passes.
+   * @param {IncomingMessage} req
+   */
   function authorized(req) {
     const token = expectedToken();
     if (!token) return options.openWithoutToken === true;
     const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "");
-    return Boolean(match) && timingSafeEqual(digest(match[1]), digest(token));
+    return match !== null && timingSafeEqual(digest(match[1]), digest(token));
   }
 
   function isUp() {
     return runtime.running && runtime.healthy && Date.now() - startedAt >= runtime.readyAfterMs;
   }
 
+  /** @param {FakeRuntimeCronJob & { updatedAt?: string }} job */
   function cronJobJson(job) {
     const { updatedAt: _updatedAt, message, ...rest } = job;
     return { ...rest, ...(message !== undefined ? { message } : {}) };
   }
 
+  /**
+   * @param {IncomingMessage} req
+   * @param {ServerResponse} res
+   * @param {string} raw
+   */
   async function chatCompletion(req, res, raw) {
     if (!authorized(req)) return openAiError(res, 401, "invalid gateway token", "invalid_api_key");
     const parsed = parseJson(raw);
@@ -214,6 +279,10 @@ export async function startFakeAgentRuntime(options = {}) {
     const created = Math.floor(Date.now() / 1000);
     if (body.stream === true) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      /**
+       * @param {Record<string, unknown>} delta
+       * @param {string | null} finish
+       */
       const chunk = (delta, finish) =>
         `data: ${JSON.stringify({
           id,
@@ -229,7 +298,7 @@ export async function startFakeAgentRuntime(options = {}) {
     }
     const promptTokens = turn
       ? turn.usage.prompt_tokens
-      : words(body.messages.map((m) => String(m?.content ?? "")).join(" "));
+      : words(body.messages.map((/** @type {Json} */ m) => String(m?.content ?? "")).join(" "));
     const completionTokens = turn ? turn.usage.completion_tokens : words(content);
     sendJson(res, 200, {
       id,
@@ -251,6 +320,12 @@ export async function startFakeAgentRuntime(options = {}) {
    * `stream: true` without `stream_options`, the gateway token as key. A failure is not an HTTP error but
    * the reply: `<status> <error.message>` (the OpenAI SDK's words) or OpenClaw's sentence for an
    * unreachable provider, with zero usage; the real runtime first retries a 5xx or 429 for about 20 s.
+   */
+  /**
+   * @param {NonNullable<FakeAgentRuntimeOptions["provider"]>} provider
+   * @param {string} key
+   * @param {ChatCompletionMessage[]} messages
+   * @returns {Promise<{ content: string, usage: { prompt_tokens: number, completion_tokens: number } }>}
    */
   async function providerTurn(provider, key, messages) {
     const history = runtime.histories.get(key) ?? [];
@@ -282,7 +357,7 @@ export async function startFakeAgentRuntime(options = {}) {
         }),
       });
     } catch (err) {
-      const refused = String(err?.cause?.code ?? "") === "ECONNREFUSED";
+      const refused = String(/** @type {Json} */ (err)?.cause?.code ?? "") === "ECONNREFUSED";
       return {
         content: refused
           ? "LLM request failed: connection refused by the provider endpoint."
@@ -313,6 +388,11 @@ export async function startFakeAgentRuntime(options = {}) {
     return { content, usage };
   }
 
+  /**
+   * @param {ServerResponse} res
+   * @param {string} name
+   * @param {string} raw
+   */
   function putCron(res, name, raw) {
     const parsed = parseJson(raw);
     const body = parsed.ok ? parsed.value : null;
@@ -342,6 +422,12 @@ export async function startFakeAgentRuntime(options = {}) {
     sendJson(res, 200, { job: cronJobJson(job) });
   }
 
+  /**
+   * @param {IncomingMessage} req
+   * @param {ServerResponse} res
+   * @param {string} path
+   * @param {string} raw
+   */
   function api(req, res, path, raw) {
     if (!authorized(req)) return sendJson(res, 401, { error: "unauthorized" });
     if (runtime.apiFailure !== null) return sendJson(res, runtime.apiFailure, { error: "failing" });
@@ -387,6 +473,10 @@ export async function startFakeAgentRuntime(options = {}) {
   }
 
   /** `POST /api/eval/character/run`, answered and checked as the wrapper does; each probe scored by `judge`. */
+  /**
+   * @param {ServerResponse} res
+   * @param {string} raw
+   */
   function runEvaluation(res, raw) {
     const parsed = raw.trim() === "" ? { ok: true, value: {} } : parseJson(raw);
     if (!parsed.ok) return sendJson(res, 400, { ok: false, error: "body is not valid JSON" });
@@ -405,13 +495,14 @@ export async function startFakeAgentRuntime(options = {}) {
         ok: false,
         error: `dimensions must be a non-empty list of ${DIMENSIONS.join(", ")}`,
       });
-    if (!runtime.judge) return sendJson(res, 503, { ok: false, error: NO_JUDGE });
+    const judge = runtime.judge;
+    if (!judge) return sendJson(res, 503, { ok: false, error: NO_JUDGE });
     const asked = [...new Set(dimensions)];
     const probes = asked.flatMap((dimension) =>
       Array.from({ length: PROBES_PER_DIMENSION[probeSet] }, (_, n) => {
         const prompt = `${dimension} probe ${n + 1}`;
         const answer = typeof reply === "function" ? reply([{ role: "user", content: prompt }]) : reply;
-        return { dimension, prompt, answer, score: runtime.judge({ dimension, prompt, answer }) };
+        return { dimension, prompt, answer, score: judge({ dimension, prompt, answer }) };
       }),
     );
     const scores = Object.fromEntries(
@@ -438,7 +529,13 @@ export async function startFakeAgentRuntime(options = {}) {
     else sendJson(res, 200, { run: { ...run, probes }, ...personaSummary() });
   }
 
-  /** The wrapper's own routes (option `wrapper`); true when it answered. */
+  /**
+   * The wrapper's own routes (option `wrapper`); true when it answered.
+   * @param {IncomingMessage} req
+   * @param {ServerResponse} res
+   * @param {string} path
+   * @param {string} raw
+   */
   function wrapperRoute(req, res, path, raw) {
     if (path === "/api/status") {
       if (!runtime.healthy) sendJson(res, 503, { error: "unavailable" });
@@ -493,7 +590,11 @@ export async function startFakeAgentRuntime(options = {}) {
     return false;
   }
 
-  /** The wrapper's answer to an identity challenge (see wrapper/src/routes/identity.ts). */
+  /**
+   * The wrapper's answer to an identity challenge (see wrapper/src/routes/identity.ts).
+   * @param {ServerResponse} res
+   * @param {string | null} challenge
+   */
   function identity(res, challenge) {
     const password = runtime.adminPassword || runtime.env.WRAPPER_ADMIN_PASSWORD;
     if (!password) return sendJson(res, 404, { ok: false, error: "no admin password" });
@@ -510,6 +611,11 @@ export async function startFakeAgentRuntime(options = {}) {
     sendJson(res, 200, { ok: true, ...listen, proof });
   }
 
+  /**
+   * @param {IncomingMessage} req
+   * @param {ServerResponse} res
+   * @param {string} raw
+   */
   async function handle(req, res, raw) {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname;
@@ -578,6 +684,7 @@ export async function startFakeAgentRuntime(options = {}) {
   }
 
   const server = createServer((req, res) => {
+    /** @type {Buffer[]} */
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
@@ -615,11 +722,13 @@ export async function startFakeAgentRuntime(options = {}) {
       ws.on("message", (data, isBinary) => ws.send(data, { binary: isBinary }));
     });
   });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  runtime.port = server.address().port;
+  await /** @type {Promise<void>} */ (
+    new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    })
+  );
+  runtime.port = /** @type {AddressInfo} */ (server.address()).port;
   runtime.url = `http://127.0.0.1:${runtime.port}`;
   return runtime;
 }
@@ -630,6 +739,10 @@ export async function startFakeAgentRuntime(options = {}) {
  * wrapper's handshake is tested against common/testing/fakes/openclaw-gateway.ts and the real OpenClaw),
  * and the permission plugin's `platform-guard.status`. Any other method is refused as unknown.
  */
+/**
+ * @param {WebSocket} ws
+ * @param {string} token
+ */
 function answerOpenClawRpc(ws, token) {
   let connected = false;
   ws.send(JSON.stringify({ type: "event", event: "connect.challenge", payload: { nonce: "fake-nonce" } }));
@@ -637,6 +750,11 @@ function answerOpenClawRpc(ws, token) {
     const frame = parseJson(String(data));
     if (!frame.ok || frame.value?.type !== "req") return;
     const { id, method, params } = frame.value;
+    /**
+     * @param {boolean} ok
+     * @param {unknown} [payload]
+     * @param {string} [message]
+     */
     const answer = (ok, payload, message) =>
       ws.send(
         JSON.stringify({
@@ -665,6 +783,10 @@ function answerOpenClawRpc(ws, token) {
  * FAKE_RUNTIME_READY_AFTER_MS (default 200), FAKE_RUNTIME_CRASH_AFTER_MS (exit 3 after that long),
  * FAKE_RUNTIME_HANG_AFTER_MS (hang after that long; 0 = from the start). SIGTERM exits 0, unless
  * FAKE_RUNTIME_IGNORE_SIGTERM=1.
+ */
+/**
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {Promise<FakeAgentRuntime>}
  */
 export async function runFakeRuntimeProcess(env = process.env) {
   const hangAfter = env.FAKE_RUNTIME_HANG_AFTER_MS ? Number(env.FAKE_RUNTIME_HANG_AFTER_MS) : null;

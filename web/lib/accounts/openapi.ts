@@ -67,6 +67,7 @@ export const accountsOperations: readonly ApiOperation[] = [
     tags: ["account"],
     auth: ["session"],
     body: deleteAccountSchema,
+    backendRoutes: ["POST /api/agents/{agentId}/deprovision"],
     success: {
       status: 200,
       description: "`{deleted: true, agents, files}` (how many of each were removed)",
@@ -163,6 +164,8 @@ export const accountsOperations: readonly ApiOperation[] = [
     tags: ["auth"],
     auth: ["none"],
     body: resetPasswordSchema,
+    // An account claimed by the reset gets new gateway tokens for the agents it took over.
+    backendRoutes: ["POST /api/agents/{agentId}/heal-token"],
     success: {
       status: 200,
       description: "`{ok: true}`, and the session cookie cleared",

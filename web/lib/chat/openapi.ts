@@ -12,6 +12,7 @@ export const chatOperations: readonly ApiOperation[] = [
     tags: ["agents"],
     auth: ["session", "apiKey"],
     scope: "chat:write",
+    backendRoutes: ["POST /api/platform-jobs/chat"],
     body: chatMessageBody,
     success: {
       status: 202,

@@ -42,6 +42,8 @@ export const gatewayOperations: readonly ApiOperation[] = [
     auth: ["none", "session", "apiKey"],
     scope: "billing:write",
     body: gatewayBody,
+    // The platform's AI plugins (those without an upstream URL of their own) are served by the backend.
+    backendRoutes: ["POST /api/ai/gateway"],
     success: { status: 200, description: "the plugin's answer", schema: jsonObject },
     errorBody: backendErrorBody,
     errors: {
@@ -156,6 +158,7 @@ export const gatewayOperations: readonly ApiOperation[] = [
     tags: ["gateway"],
     auth: ["session", "apiKey"],
     scope: "billing:read",
+    backendRoutes: ["GET /api/setup"],
     success: { status: 200, description: "the billing overview", schema: billingOverview },
     errors: session,
   },

@@ -18,6 +18,7 @@ export const healthOperations: readonly ApiOperation[] = [
     tags: ["health"],
     auth: ["session", "apiKey"],
     scope: "agent:read",
+    backendRoutes: ["GET /health"],
     success: { status: 200, description: "each service's health", schema: jsonObject },
     errors: session,
   },

@@ -25,6 +25,8 @@ export const idpOperations: readonly ApiOperation[] = [
     summary: "The identity provider's redirect back; sets the session cookie",
     tags: ["auth"],
     auth: ["none"],
+    // An account claimed by the sign-in gets new gateway tokens for the agents it took over.
+    backendRoutes: ["POST /api/agents/{agentId}/heal-token"],
     query: callbackQuerySchema,
     success: redirect("to the `next` page (default `/dashboard`) with a session, or `/login?error=<code>`"),
   },

@@ -18,6 +18,7 @@ export const permissionsOperations: readonly ApiOperation[] = [
     tags: ["permissions"],
     auth: ["session", "apiKey"],
     scope: "approvals:read",
+    backendRoutes: ["GET /api/permissions"],
     query: pendingPageQuery,
     success: {
       status: 200,
@@ -33,6 +34,7 @@ export const permissionsOperations: readonly ApiOperation[] = [
     tags: ["permissions"],
     auth: ["session", "apiKey"],
     scope: "approvals:write",
+    backendRoutes: ["POST /api/permissions"],
     body: decisionBody,
     success: {
       status: 200,
@@ -70,6 +72,7 @@ export const permissionsOperations: readonly ApiOperation[] = [
       "authenticated by the session cookie (same origin only) or a ticket from `/api/permissions/ws-ticket`.",
     tags: ["permissions"],
     auth: ["session"],
+    backendRoutes: ["GET /ws/permissions"],
     query: permissionSocketQuery,
     success: { status: 101, description: "switching protocols" },
     errors: {

@@ -13,6 +13,7 @@ export const jobsOperations: readonly ApiOperation[] = [
     auth: ["session", "apiKey"],
     scope: "jobs:read",
     query: jobListQuery,
+    backendRoutes: ["GET /api/platform-jobs"],
     success: {
       status: 200,
       description: "`{jobs, nextCursor}`; `nextCursor` null on the last page",

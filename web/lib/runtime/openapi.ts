@@ -22,6 +22,7 @@ export const runtimeOperations: readonly ApiOperation[] = [
     tags: ["agents"],
     auth: ["session", "apiKey"],
     scope: "agent:write",
+    backendRoutes: ["POST /api/platform-jobs/provision"],
     body: provisionBody,
     success: { status: 202, description: "the queued job", schema: jsonObject },
     errors: {
@@ -45,6 +46,7 @@ export const runtimeOperations: readonly ApiOperation[] = [
       summary: "The runtime version the platform deploys (fallback: RUNTIME_IMAGE)",
       tags: ["runtime"],
       auth: ["none"],
+      backendRoutes: ["GET /api/runtime/version"],
       success: { status: 200, description: "the version", schema: jsonObject },
     }),
   ),
@@ -81,6 +83,7 @@ export const runtimeOperations: readonly ApiOperation[] = [
     (op): ApiOperation => ({
       ...op,
       scope: op.method === "get" && op.path !== "/api/runtime/gateway-token" ? "agent:read" : "agent:write",
+      backendRoutes: [`${op.method.toUpperCase()} /api/agents/{agentId}/${op.path.split("/").pop()}`],
     }),
   ),
 ];

@@ -18,6 +18,7 @@ export const setupOperations: readonly ApiOperation[] = [
     tags: ["setup"],
     auth: ["session", "apiKey"],
     scope: "agent:read",
+    backendRoutes: ["GET /api/setup"],
     success: { status: 200, description: "the setup status", schema: setupStatus },
     errors: session,
   },

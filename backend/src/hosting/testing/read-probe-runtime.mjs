@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A runtime for the local driver's isolation test: as the agent's runtime process (an external runtime,
  * run as given), it first tries to read each path on its command line (a directory is listed), or with
@@ -9,12 +10,20 @@
 import { open, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
+// Linux only (the isolation test runs agents as their own users), where these always exist.
+const uid = /** @type {() => number} */ (process.getuid)();
+const gid = /** @type {() => number} */ (process.getgid)();
+
+/** @param {unknown} err the failure's code (`EACCES`), else its text */
+const failure = (err) => /** @type {NodeJS.ErrnoException} */ (err).code ?? String(err);
+
+/** @param {string} path */
 async function tryWrite(path) {
-  if ((await stat(path)).isDirectory())
-    await writeFile(join(path, `write-probe-${process.getuid()}`), "", { flag: "wx" });
+  if ((await stat(path)).isDirectory()) await writeFile(join(path, `write-probe-${uid}`), "", { flag: "wx" });
   else await (await open(path, "r+")).close();
 }
 
+/** @type {Record<string, string>} */
 const reads = {};
 for (const arg of process.argv.slice(2)) {
   try {
@@ -23,20 +32,15 @@ for (const arg of process.argv.slice(2)) {
     else await readFile(arg);
     reads[arg] = "ok";
   } catch (err) {
-    reads[arg] = err.code ?? String(err);
+    reads[arg] = failure(err);
   }
 }
 let ownWrite = "ok";
 try {
-  await writeFile(
-    join(process.env.OPENCLAW_STATE_DIR ?? ".", "probe.txt"),
-    `written by ${process.getuid()}\n`,
-  );
+  await writeFile(join(process.env.OPENCLAW_STATE_DIR ?? ".", "probe.txt"), `written by ${uid}\n`);
 } catch (err) {
-  ownWrite = err.code ?? String(err);
+  ownWrite = failure(err);
 }
-console.log(
-  `read-probe ${JSON.stringify({ uid: process.getuid(), gid: process.getgid(), reads, ownWrite })}`,
-);
+console.log(`read-probe ${JSON.stringify({ uid, gid, reads, ownWrite })}`);
 const { runFakeRuntimeProcess } = await import("../../../../common/testing/fakes/agent-runtime.mjs");
 await runFakeRuntimeProcess();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A fake `npm` for the installer's tests, first on PATH (fake-npm.ts imports nothing of this file): it writes
  * the registry packages' layout without the network. `node-linux-<arch>@22` gets a `bin/node` that answers
@@ -20,6 +21,10 @@ const args = process.argv.slice(2);
 const env = process.env;
 if (env.FAKE_NPM_UMASK) process.umask(Number.parseInt(env.FAKE_NPM_UMASK, 8));
 
+/**
+ * @param {string} output
+ * @returns {never}
+ */
 function fail(output) {
   process.stderr.write(output.endsWith("\n") ? output : `${output}\n`);
   process.exit(1);
