@@ -127,7 +127,8 @@ function statusMessage(err: ApiException<unknown>): string {
       if (body.trim()) return body.trim().slice(0, 300);
     }
   }
-  return `HTTP ${err.code}`;
+  // The client's own message for codes it expects (401): "HTTP-Code: 401\nMessage: Unauthorized…".
+  return /\nMessage: (.*)/.exec(err.message)?.[1] ?? `HTTP ${err.code}`;
 }
 
 function isApiError(err: unknown, ...codes: number[]): err is ApiException<unknown> {

@@ -370,6 +370,9 @@ export interface FakeKubernetes {
   written: WrittenObject[];
   /** Images whose pull fails (the pod waits in ImagePullBackOff). */
   unpullable: Set<string>;
+  /** From now on the kubelet starts no container (pods stay Pending), e.g. to see a client wait for one. */
+  pauseKubelet(): void;
+  resumeKubelet(): void;
   metricsApi: boolean;
   /** metrics.k8s.io samples by `<namespace>/<pod>`: `{ cpu: "250m", memory: "300Mi" }`. */
   podMetrics: Map<string, { cpu: string; memory: string }>;
@@ -409,6 +412,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const ipBase = 100 + Math.floor(Math.random() * 150);
   let ipSequence = Math.floor(Math.random() * 200) * 256 + 2;
   let closed = false;
+  let kubeletPaused = false;
 
   const keyOf = (type: ResourceType, namespace: string, name: string) =>
     `${type.plural}/${namespace}/${name}`;
@@ -815,7 +819,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
         defaults(type, object, namespace);
         if (type.plural === "services") await openProxy(object);
         put(type, object, "ADDED");
-        written.push({ method, kind: type.kind, object: clone(body) });
+        written.push({ method, kind: type.kind, object: { apiVersion, kind: type.kind, ...clone(body) } });
         return answer(res, 201, object);
       }
       if (method === "DELETE") {
@@ -926,7 +930,11 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
       if (type.plural === "statefulsets" && JSON.stringify(next.spec) !== JSON.stringify(existing.spec))
         next.metadata.generation = (existing.metadata.generation ?? 1) + 1;
       put(type, next, "MODIFIED");
-      written.push({ method, kind: type.kind, object: clone(method === "PUT" ? body : next) });
+      written.push({
+        method,
+        kind: type.kind,
+        object: { apiVersion, kind: type.kind, ...clone(method === "PUT" ? (body as KubeObject) : next) },
+      });
       if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) drop(type, next);
       return answer(res, 200, next);
     }
@@ -1141,7 +1149,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
       if (store.get(keyOf(podType, namespace, name)) === pod) drop(podType, pod);
       return;
     }
-    if (runtime.agent || runtime.starting || pod.status?.phase === "Running") return;
+    if (runtime.agent || runtime.starting || pod.status?.phase === "Running" || kubeletPaused) return;
     const container = pod.spec.containers[0];
     const waiting = (reason: string, message?: string) => {
       const state = { waiting: { reason, ...(message ? { message } : {}) } };
@@ -1368,6 +1376,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     requests,
     written,
     unpullable: new Set(),
+    pauseKubelet() {
+      kubeletPaused = true;
+    },
+    resumeKubelet() {
+      kubeletPaused = false;
+      schedule();
+    },
     metricsApi: options.metricsApi ?? false,
     podMetrics: new Map(),
     failNext(method, plural, failure = { status: 500 }) {
