@@ -5,8 +5,11 @@
  * between two creates, the health-gated update, stats, logs and failures. The shared suite is in
  * driver-suite.test.ts.
  */
+import { writeFile } from "node:fs/promises";
 import { AppsV1Api, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadBackendConfig } from "../config";
+import { createHostingPlatform } from "./index";
 import { createKubernetesHostingPlatform, parsePodLog, parseQuantity } from "./kubernetes";
 import { kubernetesName, labelValue } from "./kubernetes-objects";
 import { testAgentEnvironment } from "./testing/agent-env";
@@ -22,6 +25,7 @@ import {
   type KubernetesDriverOnFake,
   startKubernetesDriverOnFake,
   TEST_NAMESPACE,
+  TEST_SETTINGS,
 } from "./testing/kubernetes-driver";
 import { allSchemaProblems } from "./testing/kubernetes-schemas";
 import { agentServiceName } from "./types";
@@ -659,14 +663,54 @@ describe("stats and logs", () => {
   });
 });
 
+describe("the backend's configuration", () => {
+  it("HOSTING_PROVIDER=kubernetes builds the driver from the variables; it refuses a platform secret by value and sends none", async () => {
+    const { fake, kubeconfigPath } = await start();
+    const secrets = { INTERNAL_API_KEY: "secret-internal-key-k8s", AI_PROVIDER_KEY: "secret-ai-key-k8s" };
+    const config = loadBackendConfig({
+      DATABASE_URL: process.env.DATABASE_URL,
+      ...secrets,
+      HOSTING_PROVIDER: "kubernetes",
+      KUBECONFIG: kubeconfigPath,
+      KUBERNETES_NAMESPACE: NS,
+      KUBERNETES_INTERNET_PLANS: "pro, team",
+      KUBERNETES_RUNTIME_CLASS: "kata",
+      KUBERNETES_AGENT_MEMORY_LIMIT: "2Gi",
+      KUBERNETES_PLATFORM_POD_LABELS: "app=platform,tier=web",
+    });
+    expect(config.KUBERNETES_PLATFORM_POD_LABELS).toEqual({ app: "platform", tier: "web" });
+    const platform = createHostingPlatform(config);
+    expect(platform.provider).toBe("kubernetes");
+    await expect(
+      platform.create(input("agt_conf", { SOME_KEY: secrets.AI_PROVIDER_KEY })),
+    ).rejects.toMatchObject({ reason: "platform", message: expect.stringContaining("SOME_KEY") });
+    const service = await platform.create(input("agt_conf", { AGENT_PLAN: "team" }));
+    const statefulSet = fake.get("statefulsets", NS, service.id) as KubeObject;
+    const pod = statefulSet.spec.template.spec;
+    expect(pod.runtimeClassName).toBe("kata");
+    expect(pod.containers[0].resources.limits.memory).toBe("2Gi");
+    expect(fake.get("networkpolicies", NS, service.id)?.spec.ingress[0].from[0].podSelector).toEqual({
+      matchLabels: { app: "platform", tier: "web" },
+    });
+    expect(fake.get("networkpolicies", NS, service.id)?.spec.egress).toHaveLength(3);
+    const sent = JSON.stringify(fake.written);
+    for (const value of Object.values(secrets)) expect(sent).not.toContain(value);
+    expect(() =>
+      loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, KUBERNETES_PLATFORM_POD_LABELS: "app" }),
+    ).toThrow(/KUBERNETES_PLATFORM_POD_LABELS: must be key=value pairs/);
+    expect(() =>
+      loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, KUBERNETES_AGENT_MEMORY_LIMIT: "lots" }),
+    ).toThrow(/KUBERNETES_AGENT_MEMORY_LIMIT: must be a Kubernetes quantity/);
+  });
+});
+
 describe("failures", () => {
   it("credentials the API refuses are not_configured; an unreachable API is a platform error naming it", async () => {
     const { fake } = await start();
     const wrong = await fake.writeKubeconfig();
-    const { writeFile } = await import("node:fs/promises");
     await writeFile(wrong, fake.kubeconfig.replace(fake.token, "wrong-token"));
     const refused = createKubernetesHostingPlatform({
-      ...(await import("./testing/kubernetes-driver")).TEST_SETTINGS,
+      ...TEST_SETTINGS,
       kubeconfigPath: wrong,
     });
     await expect(refused.ping()).rejects.toMatchObject({
@@ -676,7 +720,7 @@ describe("failures", () => {
 
     await writeFile(wrong, fake.kubeconfig.replace(fake.server, "https://127.0.0.1:1"));
     const unreachable = createKubernetesHostingPlatform({
-      ...(await import("./testing/kubernetes-driver")).TEST_SETTINGS,
+      ...TEST_SETTINGS,
       kubeconfigPath: wrong,
     });
     await expect(unreachable.ping()).rejects.toMatchObject({
@@ -685,7 +729,7 @@ describe("failures", () => {
     });
 
     const missing = createKubernetesHostingPlatform({
-      ...(await import("./testing/kubernetes-driver")).TEST_SETTINGS,
+      ...TEST_SETTINGS,
       kubeconfigPath: "/nonexistent/kubeconfig",
     });
     await expect(missing.ping()).rejects.toMatchObject({
