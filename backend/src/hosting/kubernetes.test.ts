@@ -707,35 +707,29 @@ describe("the backend's configuration", () => {
 describe("failures", () => {
   it("credentials the API refuses are not_configured; an unreachable API is a platform error naming it", async () => {
     const { fake } = await start();
-    const wrong = await fake.writeKubeconfig();
-    await writeFile(wrong, fake.kubeconfig.replace(fake.token, "wrong-token"));
-    const refused = createKubernetesHostingPlatform({
-      ...TEST_SETTINGS,
-      kubeconfigPath: wrong,
-    });
-    await expect(refused.ping()).rejects.toMatchObject({
-      reason: "not_configured",
-      message: expect.stringContaining("Unauthorized"),
-    });
-
-    await writeFile(wrong, fake.kubeconfig.replace(fake.server, "https://127.0.0.1:1"));
-    const unreachable = createKubernetesHostingPlatform({
-      ...TEST_SETTINGS,
-      kubeconfigPath: wrong,
-    });
-    await expect(unreachable.ping()).rejects.toMatchObject({
-      reason: "platform",
-      message: expect.stringContaining("https://127.0.0.1:1"),
-    });
-
-    const missing = createKubernetesHostingPlatform({
-      ...TEST_SETTINGS,
-      kubeconfigPath: "/nonexistent/kubeconfig",
-    });
-    await expect(missing.ping()).rejects.toMatchObject({
-      reason: "not_configured",
-      message: expect.stringContaining("/nonexistent/kubeconfig"),
-    });
+    const path = await fake.writeKubeconfig();
+    const cases: [string, string, object][] = [
+      [
+        fake.kubeconfig.replace(fake.token, "wrong-token"),
+        path,
+        { reason: "not_configured", message: expect.stringContaining("Unauthorized") },
+      ],
+      [
+        fake.kubeconfig.replace(fake.server, "https://127.0.0.1:1"),
+        path,
+        { reason: "platform", message: expect.stringContaining("https://127.0.0.1:1") },
+      ],
+      [
+        "",
+        "/nonexistent/kubeconfig",
+        { reason: "not_configured", message: expect.stringContaining("/nonexistent/kubeconfig") },
+      ],
+    ];
+    for (const [kubeconfig, kubeconfigPath, failure] of cases) {
+      if (kubeconfig) await writeFile(kubeconfigPath, kubeconfig);
+      const platform = createKubernetesHostingPlatform({ ...TEST_SETTINGS, kubeconfigPath });
+      await expect(platform.ping()).rejects.toMatchObject(failure);
+    }
   });
 });
 

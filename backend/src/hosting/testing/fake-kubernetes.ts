@@ -964,6 +964,19 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     });
   }
 
+  /** How the StatefulSet controller marks what it made (pods, and claims it is to delete with it). */
+  function controllerReference(statefulSet: KubeObject): KubeObject {
+    const { name, uid } = statefulSet.metadata;
+    return {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      name,
+      uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+  }
+
   function revisionOf(statefulSet: KubeObject): string {
     return `${statefulSet.metadata.name}-${sha256Hex(JSON.stringify(statefulSet.spec.template)).slice(0, 10)}`;
   }
@@ -1033,16 +1046,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
               finalizers: ["kubernetes.io/pvc-protection"],
               ownerReferences:
                 statefulSet.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === "Delete"
-                  ? [
-                      {
-                        apiVersion: "apps/v1",
-                        kind: "StatefulSet",
-                        name,
-                        uid: statefulSet.metadata.uid,
-                        controller: true,
-                        blockOwnerDeletion: true,
-                      },
-                    ]
+                  ? [controllerReference(statefulSet)]
                   : undefined,
             },
             spec: clone(template.spec),
@@ -1076,16 +1080,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
               "apps.kubernetes.io/pod-index": "0",
             },
             annotations: template.metadata?.annotations,
-            ownerReferences: [
-              {
-                apiVersion: "apps/v1",
-                kind: "StatefulSet",
-                name,
-                uid: statefulSet.metadata.uid,
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
+            ownerReferences: [controllerReference(statefulSet)],
           },
           spec,
         };
