@@ -513,6 +513,7 @@ export class KubernetesHostingPlatform implements HostingPlatform {
     // What the garbage collector would remove, removed now, and what it would not (a claim kept by an
     // older cluster, objects a crash left without their StatefulSet).
     for (const { kind, name } of leftovers) {
+      if (kind === "StatefulSet" && statefulSet) continue; // being deleted above, in the foreground
       const request = { name, namespace: this.ns, propagationPolicy: "Background" };
       await this.deleteIgnoringAbsent(`deleting ${kind} ${name}`, () => {
         switch (kind) {
