@@ -706,8 +706,7 @@ describe("the backend's configuration", () => {
 
 describe("failures", () => {
   it("credentials the API refuses are not_configured; an unreachable API is a platform error naming it", async () => {
-    const { fake } = await start();
-    const path = await fake.writeKubeconfig();
+    const { fake, kubeconfigPath: path } = await start();
     const cases: [string, string, object][] = [
       [
         fake.kubeconfig.replace(fake.token, "wrong-token"),
