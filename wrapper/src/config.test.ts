@@ -1,7 +1,11 @@
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError } from "@svc/common";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PLUGIN_DIR, loadWrapperConfig } from "./config";
+import { runtimeEnv } from "./runtime/supervisor";
 
 const COMMAND = "node fake-runtime.mjs --port {port}";
 const OPENCLAW = {
@@ -60,5 +64,44 @@ describe("loadWrapperConfig: the runtime", () => {
     });
     expect(config.runtimeArgv).toEqual(["node", "fake-runtime.mjs", "--port", "9"]);
     expect(config.classifyUrl).toBeNull();
+  });
+});
+
+describe("loadWrapperConfig: secrets from files (<VAR>_FILE)", () => {
+  it("reads the gateway token and the admin password from their files; the runtime gets neither file path of the password", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wrapper-secrets-"));
+    try {
+      await writeFile(join(dir, "token"), "gw-from-file\n");
+      await writeFile(join(dir, "password"), "admin-from-file");
+      const config = loadWrapperConfig({
+        RUNTIME_PORT: "18790",
+        PLATFORM_BACKEND_URL: "http://127.0.0.1:4000",
+        OPENCLAW_GATEWAY_TOKEN_FILE: join(dir, "token"),
+        WRAPPER_ADMIN_PASSWORD_FILE: join(dir, "password"),
+      });
+      expect(config.OPENCLAW_GATEWAY_TOKEN).toBe("gw-from-file");
+      expect(config.WRAPPER_ADMIN_PASSWORD).toBe("admin-from-file");
+      const env = runtimeEnv({
+        env: config.processEnv,
+        port: 18790,
+        token: config.OPENCLAW_GATEWAY_TOKEN ?? null,
+        stateDir: config.stateDir,
+        configPath: config.configPath,
+      });
+      expect(env.OPENCLAW_GATEWAY_TOKEN).toBe("gw-from-file");
+      expect(env.WRAPPER_ADMIN_PASSWORD).toBeUndefined();
+      expect(env.WRAPPER_ADMIN_PASSWORD_FILE).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a file it cannot read, and a secret given both ways", () => {
+    expect(() =>
+      loadWrapperConfig({ ...OPENCLAW, WRAPPER_ADMIN_PASSWORD_FILE: "/nonexistent/password" }),
+    ).toThrow(/WRAPPER_ADMIN_PASSWORD_FILE: cannot read \/nonexistent\/password \(ENOENT\)/);
+    expect(() => loadWrapperConfig({ ...OPENCLAW, OPENCLAW_GATEWAY_TOKEN_FILE: "/etc/hostname" })).toThrow(
+      /set OPENCLAW_GATEWAY_TOKEN or OPENCLAW_GATEWAY_TOKEN_FILE, not both/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, httpUrl, logLevel, parseEnv, port, positiveInt } from "@svc/common";
@@ -69,8 +69,36 @@ export type WrapperConfig = z.infer<typeof envSchema> & {
   processEnv: Record<string, string | undefined>;
 };
 
+/**
+ * The wrapper's secrets, each given as its variable or as `<VAR>_FILE`, the path of a file holding it (the
+ * kubernetes driver mounts them from a Secret as files, never as environment variables).
+ */
+export const SECRET_FILE_VARIABLES = ["OPENCLAW_GATEWAY_TOKEN", "WRAPPER_ADMIN_PASSWORD"] as const;
+
+/** `env` with each secret read from its `<VAR>_FILE` (one trailing newline dropped, as files are written). */
+function withSecretFiles(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const resolved = { ...env };
+  const problems: string[] = [];
+  for (const name of SECRET_FILE_VARIABLES) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name]?.trim()) {
+      problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    try {
+      resolved[name] = readFileSync(file, "utf8").replace(/\r?\n$/, "");
+    } catch (err) {
+      problems.push(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? err})`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return resolved;
+}
+
 /** The wrapper's configuration, parsed once at start. */
-export function loadWrapperConfig(env: Record<string, string | undefined> = process.env): WrapperConfig {
+export function loadWrapperConfig(given: Record<string, string | undefined> = process.env): WrapperConfig {
+  const env = withSecretFiles(given);
   const parsed = parseEnv(envSchema, env);
   const stateDir = resolve(parsed.OPENCLAW_STATE_DIR);
   const runtimeArgv = parsed.RUNTIME_COMMAND.replaceAll("{port}", String(parsed.RUNTIME_PORT))

@@ -68,8 +68,13 @@ const EXIT_OUTPUT_GRACE_MS = 500;
 export function runtimeEnv(
   options: Pick<SupervisorOptions, "env" | "port" | "token" | "stateDir" | "configPath">,
 ): NodeJS.ProcessEnv {
-  // The wrapper's own secret never reaches the runtime (nor, through it, the agent's tools).
-  const { PORT: _port, WRAPPER_ADMIN_PASSWORD: _password, ...rest } = options.env;
+  // The wrapper's own secret never reaches the runtime (nor, through it, the agent's tools), nor its file's path.
+  const {
+    PORT: _port,
+    WRAPPER_ADMIN_PASSWORD: _password,
+    WRAPPER_ADMIN_PASSWORD_FILE: _passwordFile,
+    ...rest
+  } = options.env;
   const env: NodeJS.ProcessEnv = {
     ...rest,
     OPENCLAW_GATEWAY_PORT: String(options.port),
