@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { csv, flag, httpUrl, parseServiceEnv, port, positiveInt, postgresUrl, serviceEnv } from "@svc/common";
 import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { z } from "zod";
+import { kubernetesEnv } from "./hosting/kubernetes-config";
 import { runtimeInstallEnv } from "./runtime-install/config";
 import { schedulerEnv } from "./scheduled-tasks/config";
 
@@ -103,9 +104,12 @@ export const envSchema = z.object({
   JOB_SHUTDOWN_GRACE_MS: positiveInt(10_000),
 
   // ---- Runtime maintenance (hosting drivers, provisioning, lifecycle operations) ----
-  /** Which hosting driver runs agents: `local` (wrapper processes on this machine), `railway` or `docker`. */
+  /**
+   * Which hosting driver runs agents: `local` (wrapper processes on this machine), `railway`, `docker` or
+   * `kubernetes` (a StatefulSet per agent, docs/kubernetes.md).
+   */
   HOSTING_PROVIDER: z
-    .enum(["local", "railway", "docker"], "must be local, railway or docker")
+    .enum(["local", "railway", "docker", "kubernetes"], "must be local, railway, docker or kubernetes")
     .default("local"),
   /** Railway's public GraphQL endpoint (overridable for tests and proxies). */
   HOSTING_API_URL: httpUrl().default("https://backboard.railway.com/graphql/v2"),
@@ -117,12 +121,13 @@ export const envSchema = z.object({
   /** The platform's current default runtime image (`update` and new agents use it; its tag is the version). */
   RUNTIME_IMAGE: z.string().default("ghcr.io/openclaw/openclaw:2026.4.11"),
   /**
-   * The image docker and railway agents run: OpenClaw with the platform's wrapper and plugin, built from
+   * The image docker, railway and kubernetes agents run: OpenClaw with the platform's wrapper and plugin, built from
    * Dockerfile.agent (`docker build -f Dockerfile.agent -t agent-platform-agent:2026.4.11 .`).
    */
   AGENT_IMAGE: z.string().default(`agent-platform-agent:${MANAGED_BASELINE_VERSION}`),
   /** Docker Engine API: `unix:///var/run/docker.sock` or `tcp://host:2375` / `http://host:2375`. */
   DOCKER_HOST: z.string().default("unix:///var/run/docker.sock"),
+  ...kubernetesEnv,
   /**
    * Local driver: an operator's own runtime command, run as given by each agent's wrapper (`{port}` = its
    * RUNTIME_PORT; RUNTIME_KIND=external: the permission plugin cannot be verified). Unset (the default):

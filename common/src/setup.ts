@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-export const HOSTING_DRIVERS = ["local", "railway", "docker"] as const;
+export const HOSTING_DRIVERS = ["local", "railway", "docker", "kubernetes"] as const;
 
 export const backendSetupSchema = z
   .object({

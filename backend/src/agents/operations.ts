@@ -143,7 +143,11 @@ export function createRuntimeOperations(deps: RuntimeOperationsDeps): RuntimeOpe
   ): Promise<{ platform: HostingPlatform; service: HostedService } | null> {
     try {
       const platform = resolvePlatform(deps.platform);
-      const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
+      const service = await platform.find({
+        id: agent.runtimeServiceId,
+        name: agentServiceName(agent.id),
+        agentId: agent.id,
+      });
       return service ? { platform, service } : null;
     } catch (err) {
       const neverDeployed = agent.runtimeServiceId === null && agent.url === null;

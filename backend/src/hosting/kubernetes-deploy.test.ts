@@ -5,13 +5,13 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadWebConfig } from "../../../web/lib/infra/config";
+import { parse, parseAllDocuments } from "yaml";
 import { loadSummarizerConfig } from "../../../summarizer/src/config";
+import { loadWebConfig } from "../../../web/lib/infra/config";
 import { loadBackendConfig } from "../config";
 import { kubernetesEnv } from "./kubernetes-config";
-import { kubernetesSchemaProblems } from "./testing/kubernetes-schemas";
+import { allSchemaProblems, schemaProblems } from "./testing/kubernetes-schemas";
 
 const DIR = fileURLToPath(new URL("../../../deploy/kubernetes/", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./kubernetes.ts", import.meta.url));
@@ -42,8 +42,7 @@ describe("deploy/kubernetes", () => {
   it("lists every manifest in its kustomization, and every object validates against the Kubernetes 1.36 schemas", async () => {
     expect([...kustomization.resources].sort()).toEqual([...files].sort());
     expect(objects.length).toBeGreaterThanOrEqual(20);
-    const problems = (await Promise.all(objects.map(kubernetesSchemaProblems))).flat();
-    expect(problems).toEqual([]);
+    expect(await allSchemaProblems(objects)).toEqual([]);
     // Every namespaced object says where it goes: the kustomization sets no namespace (the Role is elsewhere).
     for (const object of objects.filter((o) => o.kind !== "Namespace"))
       expect([object.kind, object.metadata.namespace]).toEqual([
@@ -57,10 +56,10 @@ describe("deploy/kubernetes", () => {
     backend.spec.replicaz = 2;
     backend.spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem = true;
     backend.spec.replicas = "two";
-    expect(await kubernetesSchemaProblems(backend)).toEqual([
-      "Deployment/backend: data/spec/replicas must be integer",
-      "Deployment/backend: unknown field spec.replicaz=2",
-      "Deployment/backend: unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem=true",
+    expect((await schemaProblems(backend)).map((problem) => problem.message).sort()).toEqual([
+      "data/spec/replicas must be integer",
+      "unknown field spec.replicaz=2",
+      "unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem=true",
     ]);
   });
 
@@ -80,7 +79,10 @@ describe("deploy/kubernetes", () => {
     for (const deployment of deployments) {
       const { name } = deployment.metadata;
       const pod = deployment.spec.template.spec;
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: "RuntimeDefault" },
+      });
       for (const container of pod.containers) {
         expect(container.securityContext).toEqual({
           allowPrivilegeEscalation: false,
@@ -130,16 +132,23 @@ describe("deploy/kubernetes", () => {
     const role = find("Role", "agent-driver");
     const binding = find("RoleBinding", "backend-agent-driver");
     expect(binding.metadata.namespace).toBe(role.metadata.namespace);
-    expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: role.metadata.name });
-    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "backend", namespace: "agent-platform" }]);
+    expect(binding.roleRef).toEqual({
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: "Role",
+      name: role.metadata.name,
+    });
+    expect(binding.subjects).toEqual([
+      { kind: "ServiceAccount", name: "backend", namespace: "agent-platform" },
+    ]);
     expect(find("Deployment", "backend").spec.template.spec.serviceAccountName).toBe("backend");
-    expect(objects.some((object) => object.kind === "ClusterRole" || object.kind === "ClusterRoleBinding")).toBe(
-      false,
-    );
+    expect(
+      objects.some((object) => object.kind === "ClusterRole" || object.kind === "ClusterRoleBinding"),
+    ).toBe(false);
     const granted = new Set<string>();
     for (const rule of role.rules)
       for (const group of rule.apiGroups)
-        for (const resource of rule.resources) for (const verb of rule.verbs) granted.add(`${group}/${resource} ${verb}`);
+        for (const resource of rule.resources)
+          for (const verb of rule.verbs) granted.add(`${group}/${resource} ${verb}`);
     expect([...granted].sort()).toEqual([...driverCalls()].sort());
   });
 });

@@ -1,11 +1,11 @@
 /**
  * The hosting-platform driver interface (spec "Runtime maintenance and proxy"): one shape for the `local`,
- * `railway` and `docker` drivers, chosen by `HOSTING_PROVIDER`. A "service" is one agent's runtime: the
+ * `railway`, `docker` and `kubernetes` drivers, chosen by `HOSTING_PROVIDER`. A "service" is one agent's runtime: the
  * wrapper (`wrapper/`) in front of the agent runtime gateway. Drivers never see platform secrets: the
  * environment they are given is exactly what the agent may hold (see `agentEnvironment`).
  */
 
-export type HostingProviderName = "local" | "railway" | "docker";
+export type HostingProviderName = "local" | "railway" | "docker" | "kubernetes";
 
 /** Deployment state mapped from each platform's own vocabulary. */
 export type ServiceStatus = "running" | "deploying" | "crashed" | "failed" | "stopped" | "unknown";
@@ -25,6 +25,8 @@ export interface HostedService {
 
 export interface CreateServiceInput {
   agentId: string;
+  /** The agent's owner (kubernetes labels its objects with it). */
+  userId?: string;
   name: string;
   image: string;
   env: Record<string, string>;
@@ -48,8 +50,11 @@ export interface HostingPlatform {
   /** Reachability and credentials of the platform API; throws HostingError when unusable. */
   ping(): Promise<void>;
   list(): Promise<HostedService[]>;
-  /** By persisted id when given, else by listing and matching `name`; null when absent. */
-  find(ref: { id?: string | null; name: string }): Promise<HostedService | null>;
+  /**
+   * By persisted id when given, else by listing and matching `name`; null when absent. `agentId`, when
+   * given, lets a driver whose names cannot collide (kubernetes) find the agent's own service exactly.
+   */
+  find(ref: { id?: string | null; name: string; agentId?: string }): Promise<HostedService | null>;
   create(input: CreateServiceInput): Promise<HostedService>;
   /** Replaces the service's whole environment with `env`. */
   setEnv(id: string, env: Record<string, string>): Promise<void>;
@@ -129,6 +134,9 @@ export interface AgentEnvironmentInput {
   agentId: string;
   backendUrl: string;
 }
+
+/** The variables of `agentEnvironment` that are secrets (kubernetes mounts them as files, never env). */
+export const AGENT_SECRET_VARIABLES = ["OPENCLAW_GATEWAY_TOKEN", "WRAPPER_ADMIN_PASSWORD"] as const;
 
 /**
  * Everything an agent's service gets in its environment: its own gateway token (it reaches the AI provider

@@ -101,12 +101,14 @@ export function provisionProcessor(deps: RuntimeJobDeps): JobProcessor {
       let service: HostedService | null = await platform.find({
         id: agent.runtimeServiceId,
         name: agentServiceName(agent.id),
+        agentId: agent.id,
       });
       if (service) {
         await platform.setEnv(service.id, env);
       } else {
         service = await platform.create({
           agentId: agent.id,
+          userId: agent.userId,
           name: agentServiceName(agent.id),
           image: agentImage,
           env,
@@ -162,7 +164,11 @@ export function runtimeSyncProcessor(deps: RuntimeJobDeps): JobProcessor {
   return async (job) => {
     const platform = resolvePlatform(deps.platform);
     const agent = await jobAgent(deps.db, job);
-    const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
+    const service = await platform.find({
+      id: agent.runtimeServiceId,
+      name: agentServiceName(agent.id),
+      agentId: agent.id,
+    });
     if (!service) {
       await updateAgentRuntime(deps.db, agent.id, { status: "failed" });
       return { agentId: agent.id, found: false, status: "failed" };

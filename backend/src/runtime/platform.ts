@@ -59,7 +59,11 @@ export async function resolveService(
   platform: HostingPlatform,
   agent: Agent,
 ): Promise<HostedService> {
-  const service = await platform.find({ id: agent.runtimeServiceId, name: agentServiceName(agent.id) });
+  const service = await platform.find({
+    id: agent.runtimeServiceId,
+    name: agentServiceName(agent.id),
+    agentId: agent.id,
+  });
   if (!service) {
     // Spec "Errors", lifecycle operations: a service that cannot be resolved is 503, like missing credentials.
     throw new HttpError(
@@ -101,9 +105,9 @@ export function environmentFor(
 }
 
 /**
- * The image an agent is created or updated with: docker and railway run AGENT_IMAGE (OpenClaw with the
- * platform's wrapper and plugin, Dockerfile.agent); the local driver records RUNTIME_IMAGE and runs the
- * runtime it installed.
+ * The image an agent is created or updated with: docker, railway and kubernetes run AGENT_IMAGE (OpenClaw
+ * with the platform's wrapper and plugin, Dockerfile.agent); the local driver records RUNTIME_IMAGE and runs
+ * the runtime it installed.
  */
 export function agentImageFor(
   provider: HostingProviderName,

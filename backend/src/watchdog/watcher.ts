@@ -217,6 +217,7 @@ export function watchAgent(agentId: string, deps: WatcherDeps): AgentWatcher {
       const service = await deps.platform.find({
         id: agent.runtimeServiceId,
         name: agentServiceName(agent.id),
+        agentId: agent.id,
       });
       return service?.id ?? null;
     } catch (err) {

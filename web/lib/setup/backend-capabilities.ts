@@ -71,6 +71,7 @@ const DRIVER_WORDS = {
   local: "processes on this machine (the local driver)",
   docker: "containers of a Docker Engine (DOCKER_HOST)",
   railway: "Railway services",
+  kubernetes: "StatefulSets of a Kubernetes cluster (KUBECONFIG or the backend's service account)",
 } as const;
 
 export function hostingCapability(config: Config, facts: BackendFacts): Capability {
@@ -78,7 +79,7 @@ export function hostingCapability(config: Config, facts: BackendFacts): Capabili
   if (!facts.reachable) return unknownOnBackend("hosting", name, config, facts.reason);
   const hosting = facts.setup.hosting;
   const variables = [
-    backendVariable("HOSTING_PROVIDER", null, "local, docker or railway", {
+    backendVariable("HOSTING_PROVIDER", null, "local, docker, railway or kubernetes", {
       required: false,
       value: hosting.driver,
     }),
@@ -93,6 +94,19 @@ export function hostingCapability(config: Config, facts: BackendFacts): Capabili
       : []),
     ...(hosting.driver === "docker"
       ? [backendVariable("DOCKER_HOST", null, "the Docker Engine API", { required: false })]
+      : []),
+    ...(hosting.driver === "kubernetes"
+      ? [
+          backendVariable(
+            "KUBECONFIG",
+            null,
+            "the cluster's kubeconfig (unset: the in-cluster service account)",
+            {
+              required: false,
+            },
+          ),
+          backendVariable("KUBERNETES_NAMESPACE", null, "the namespace agents run in", { required: false }),
+        ]
       : []),
   ];
   if (hosting.ready) {
@@ -115,9 +129,11 @@ export function hostingCapability(config: Config, facts: BackendFacts): Capabili
           ? `Set ${hosting.missing.join(", ")} for the backend.`
           : hosting.driver === "docker"
             ? "Make the Docker Engine reachable at DOCKER_HOST (or set HOSTING_PROVIDER=local)."
-            : hosting.driver === "railway"
-              ? "Check HOSTING_API_KEY (a project token also needs HOSTING_TOKEN_TYPE=project)."
-              : "Fix the cause named above (the backend's log has the details); the driver is asked again every 30 s.",
+            : hosting.driver === "kubernetes"
+              ? "Give the backend the cluster: KUBECONFIG, or its service account with the Role of docs/kubernetes.md in KUBERNETES_NAMESPACE."
+              : hosting.driver === "railway"
+                ? "Check HOSTING_API_KEY (a project token also needs HOSTING_TOKEN_TYPE=project)."
+                : "Fix the cause named above (the backend's log has the details); the driver is asked again every 30 s.",
       variables,
       restartNeeded: hosting.missing.length > 0,
     }),

@@ -1,45 +1,51 @@
 /**
- * Checks a Kubernetes object against the official OpenAPI schemas, offline: kubernetes-models' validators
- * (compiled from Kubernetes 1.36's schemas: types, required fields, formats, enums) and, because those
- * schemas let unknown fields through, @kubernetes/client-node's models (generated from the same API
- * document): a field the models do not carry is one the API server drops or, under strict field
- * validation, refuses — a typo that would otherwise pass unnoticed.
+ * Validation of Kubernetes objects against the official OpenAPI schemas of Kubernetes 1.36, offline: the
+ * validators compiled into `kubernetes-models` 5.1.0 (types, required fields, enums, formats such as
+ * quantities and int-or-string) and, because those schemas let unknown fields through, a round trip through
+ * @kubernetes/client-node's models (generated from the same API document): a field they do not carry is one
+ * the API server drops or, under strict field validation, refuses — a typo in a manifest shows here.
  */
 import { dumpYaml, loadYaml } from "@kubernetes/client-node";
 import { parse } from "yaml";
 
-interface KubeObject {
-  apiVersion?: unknown;
-  kind?: unknown;
-  [key: string]: unknown;
+export interface SchemaProblem {
+  kind: string;
+  name: string;
+  message: string;
 }
 
-type Validating = new (data: unknown) => { validate(): void };
+/** The model class of `apiVersion`/`kind` (`apps/v1` StatefulSet → kubernetes-models/apps/v1), or null. */
+async function modelOf(apiVersion: string, kind: string) {
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+  const module = (await import(
+    group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`
+  ).catch(() => ({}))) as Record<string, new (data: unknown) => { validate(): void }>;
+  return module[kind] ?? null;
+}
 
-/** What is wrong with `object` (empty when it validates), each `<kind>/<name>: <problem>`. */
-export async function kubernetesSchemaProblems(object: KubeObject): Promise<string[]> {
-  const { apiVersion, kind } = object;
-  const name = `${String(kind)}/${String((object.metadata as { name?: unknown } | undefined)?.name)}`;
-  if (typeof apiVersion !== "string" || typeof kind !== "string") return [`${name}: apiVersion and kind required`];
-  let Model: Validating | undefined;
-  try {
-    const module = (await import(`kubernetes-models/${apiVersion}/${kind}`)) as Record<string, Validating>;
-    Model = module[kind];
-  } catch {
-    // No such file: the API has no such kind at this version.
-  }
-  if (!Model) return [`${name}: ${apiVersion} has no kind ${kind} (Kubernetes 1.36 schemas)`];
-  const problems: string[] = [];
+/** The schema problems of `object` (an empty list when it is valid). */
+export async function schemaProblems(object: Record<string, unknown>): Promise<SchemaProblem[]> {
+  const kind = String(object.kind ?? "");
+  const name = String((object.metadata as { name?: unknown } | undefined)?.name ?? "");
+  if (!object.apiVersion || !kind) return [{ kind, name, message: "apiVersion and kind are required" }];
+  const Model = await modelOf(String(object.apiVersion), kind);
+  if (!Model)
+    return [{ kind, name, message: `Kubernetes 1.36 has no ${kind} in ${String(object.apiVersion)}` }];
+  const problems: SchemaProblem[] = [];
   try {
     new Model(object).validate();
-  } catch (error) {
-    problems.push(`${name}: ${(error as Error).message}`);
+  } catch (err) {
+    problems.push({ kind, name, message: err instanceof Error ? err.message : String(err) });
   }
-  const known = parse(dumpYaml(loadYaml(JSON.stringify(object)))) as unknown;
-  for (const path of leafPaths(object)) {
-    if (!leafPaths(known).has(path)) problems.push(`${name}: unknown field ${path}`);
-  }
+  const known = leafPaths(parse(dumpYaml(loadYaml(JSON.stringify(object)))));
+  for (const path of leafPaths(object))
+    if (!known.has(path)) problems.push({ kind, name, message: `unknown field ${path}` });
   return problems;
+}
+
+/** The problems of every object, in order. */
+export async function allSchemaProblems(objects: Record<string, unknown>[]): Promise<SchemaProblem[]> {
+  return (await Promise.all(objects.map(schemaProblems))).flat();
 }
 
 /** `a.b[0].c=<value>` for every leaf of `value`, so a dropped field and a changed value both show. */
