@@ -64,8 +64,8 @@ describe("deploy/kubernetes", () => {
     backend.spec.replicas = "two";
     expect((await schemaProblems(backend)).map((problem) => problem.message).sort()).toEqual([
       "data/spec/replicas must be integer",
-      "unknown field spec.replicaz=2",
-      "unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem=true",
+      "unknown field spec.replicaz",
+      "unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem",
     ]);
   });
 

@@ -48,14 +48,15 @@ export async function allSchemaProblems(objects: Record<string, unknown>[]): Pro
   return (await Promise.all(objects.map(schemaProblems))).flat();
 }
 
-/** `a.b[0].c=<value>` for every leaf of `value`, so a dropped field and a changed value both show. */
+/** The path of every leaf of `value` (`a.b[0].c`), undefined values left out: what a field is, not its value. */
 function leafPaths(value: unknown, at = "", into = new Set<string>()): Set<string> {
+  if (value === undefined) return into;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) leafPaths(item, `${at}[${i}]`, into);
-  } else if (value !== null && typeof value === "object") {
+  } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     const entries = Object.entries(value);
-    if (entries.length === 0) into.add(`${at}={}`);
+    if (entries.length === 0) into.add(at);
     for (const [key, item] of entries) leafPaths(item, at ? `${at}.${key}` : key, into);
-  } else into.add(`${at}=${JSON.stringify(value)}`);
+  } else into.add(at);
   return into;
 }
