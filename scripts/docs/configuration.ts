@@ -89,8 +89,10 @@ const OTHERS: Record<string, string> = {
   TEST_DATABASE_URL: "the test setup (`common/testing/global-setup.ts`)",
   POSTGRES_PASSWORD: "`docker-compose.yml`",
   EMBEDDED_PG_PASSWORD: "`npm start` (`scripts/launcher/secrets.ts`), for the embedded cluster",
-  OPENCLAW_GATEWAY_TOKEN_FILE: "the wrapper before its schema (`wrapper/src/config.ts`, `SECRET_FILE_VARIABLES`)",
-  WRAPPER_ADMIN_PASSWORD_FILE: "the wrapper before its schema (`wrapper/src/config.ts`, `SECRET_FILE_VARIABLES`)",
+  OPENCLAW_GATEWAY_TOKEN_FILE:
+    "the wrapper before its schema (`wrapper/src/config.ts`, `SECRET_FILE_VARIABLES`)",
+  WRAPPER_ADMIN_PASSWORD_FILE:
+    "the wrapper before its schema (`wrapper/src/config.ts`, `SECRET_FILE_VARIABLES`)",
 };
 
 /** Each `NAME=value` line of .env.example: its value and the comment above it, joined into one line. */
