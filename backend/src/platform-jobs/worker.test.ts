@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
 import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
-import { ManualTimers } from "../watchdog/timers";
+import { ManualTimers } from "../timers";
 import { chatJobSchema } from "./inputs";
 import { platformProcessors } from "./registry";
 import { enqueueChatJob } from "./service";
