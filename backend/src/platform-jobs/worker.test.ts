@@ -5,10 +5,10 @@ import { agents, users } from "@svc/db/schema";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
+import { platformProcessors } from "../job-processors";
 import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
 import { ManualTimers } from "../timers";
 import { chatJobSchema } from "./inputs";
-import { platformProcessors } from "./registry";
 import { enqueueChatJob } from "./service";
 import {
   claimJobs,

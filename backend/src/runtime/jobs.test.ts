@@ -10,7 +10,7 @@ import { createRuntimeOperations } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
 import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
-import { platformProcessors, runtimeJobConfig } from "../platform-jobs/registry";
+import { platformProcessors, runtimeJobConfig } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import type { ProcessorContext } from "../platform-jobs/types";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
