@@ -5,7 +5,6 @@ import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminRoutes } from "./admin/routes";
-import { agentOperationRoutes } from "./agents/routes";
 import { aiBodyParsing, aiRoutes } from "./ai/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
@@ -21,7 +20,7 @@ import { databaseClock } from "./platform-jobs/sql";
 import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
 import { runtimeProxyRoutes } from "./runtime/proxy";
-import { runtimeVersionRoutes } from "./runtime/routes";
+import { agentOperationRoutes, runtimeVersionRoutes } from "./runtime/routes";
 import { setupRoutes } from "./setup/routes";
 
 export interface BackendDeps {

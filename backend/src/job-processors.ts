@@ -1,10 +1,10 @@
 import type { Database } from "@svc/db";
-import { createRuntimeOperations, type RuntimeOperationsConfig } from "./agents/operations";
 import { gatewayTokenStore } from "./agents/tokens";
 import { gatewayChatProcessor } from "./chat/processor";
 import { envSchema } from "./config";
 import type { ProcessorRegistry } from "./platform-jobs/types";
 import { provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "./runtime/jobs";
+import { createRuntimeOperations, type RuntimeOperationsConfig } from "./runtime/operations";
 import type { PlatformSource } from "./runtime/platform";
 
 export interface PlatformProcessorDeps {

@@ -16,7 +16,6 @@ import { backendSetupSchema } from "@svc/common/setup";
 import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/inputs";
-import { logsQuery, maintenanceBody } from "./agents/inputs";
 import { chatCompletionBody } from "./ai/inputs";
 import { validateKeyBody } from "./apikeys/inputs";
 import {
@@ -28,6 +27,7 @@ import {
   permissionSocketQuery,
 } from "./permissions/inputs";
 import { chatJobSchema, jobListQuery, provisionJobSchema } from "./platform-jobs/inputs";
+import { logsQuery, maintenanceBody } from "./runtime/inputs";
 import { PROXY_PREFIX } from "./runtime/proxy";
 
 const internalErrors = {

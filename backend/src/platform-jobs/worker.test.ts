@@ -1,4 +1,11 @@
-import { createLogger, ManualClock, newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
+import {
+  AGENT_MAX_RESPONSE_BYTES,
+  createLogger,
+  ManualClock,
+  newId,
+  sealGatewayToken,
+  wrapperAdminPassword,
+} from "@svc/common";
 import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users } from "@svc/db/schema";
@@ -6,7 +13,6 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
 import { platformProcessors } from "../job-processors";
-import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
 import { ManualTimers } from "../timers";
 import { chatJobSchema } from "./inputs";
 import { enqueueChatJob } from "./service";

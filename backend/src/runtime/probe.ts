@@ -10,8 +10,7 @@
  *    result is `unhealthy`.
  */
 
-import { type Clock, systemClock } from "@svc/common";
-import { AgentCallError, requestAgent } from "./agent-client";
+import { AgentCallError, type Clock, requestAgent, systemClock } from "@svc/common";
 
 export type ProbeStatus =
   | "setup"

@@ -6,11 +6,10 @@
  * Each step is one timer callback; before each step of a repair the agent and the state are read again,
  * so an owner stop or an operator reset in the meantime ends the sequence.
  */
-import type { Clock } from "@svc/common";
+import { type Clock, requestAgent } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { agentServiceName, type HostingPlatform } from "../hosting/types";
-import { requestAgent } from "../runtime/agent-client";
 import type { ProbeResult } from "../runtime/probe";
 import type { TimerHandle, Timers } from "../timers";
 import { countWatchdogNotifications } from "./metrics";
