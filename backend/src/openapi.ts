@@ -60,6 +60,11 @@ const page = (name: string) =>
   z.object({ [name]: z.array(jsonObject), total: z.number().optional() }).loose();
 
 const proxyMethods = ["get", "post", "put", "patch", "delete"] as const;
+const chatCompletionAnswer = {
+  status: 200,
+  description: "the provider's completion (JSON), or server-sent events with `stream: true`",
+  schema: jsonObject,
+};
 
 export const backendOperations: readonly ApiOperation[] = [
   {
@@ -159,11 +164,7 @@ export const backendOperations: readonly ApiOperation[] = [
     tags: ["ai"],
     auth: ["internalKey"],
     body: chatCompletionBody,
-    success: {
-      status: 200,
-      description: "the provider's completion (JSON), or server-sent events with `stream: true`",
-      schema: jsonObject,
-    },
+    success: chatCompletionAnswer,
     errors: {
       400: "bad body",
       401: "no internal key",
@@ -180,11 +181,7 @@ export const backendOperations: readonly ApiOperation[] = [
     tags: ["ai"],
     auth: ["gatewayToken", "internalUser"],
     body: chatCompletionBody,
-    success: {
-      status: 200,
-      description: "the provider's completion (JSON), or server-sent events with `stream: true`",
-      schema: jsonObject,
-    },
+    success: chatCompletionAnswer,
     errors: {
       ...userErrors,
       400: "bad body",
