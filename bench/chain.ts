@@ -29,6 +29,7 @@ import { requireSessionUser } from "../web/lib/sessions/require";
 import { createSession, SESSION_COOKIE } from "../web/lib/sessions/service";
 import { makePayment } from "../web/lib/wallets/payer";
 import { createWallet } from "../web/lib/wallets/service";
+import { callsPerSecond } from "./lib/load";
 import { startBenchPostgres } from "./lib/postgres";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -165,19 +166,7 @@ try {
     if (res.status !== 200) throw new Error(`bare: ${res.status}`);
     await res.arrayBuffer();
   };
-  const throughput = async (fn: () => Promise<void>) => {
-    const until = performance.now() + DURATION_S * 1000;
-    let done = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < until) {
-          await fn();
-          done++;
-        }
-      }),
-    );
-    return done / DURATION_S;
-  };
+  const throughput = (fn: () => Promise<void>) => callsPerSecond(CONCURRENCY, DURATION_S, fn);
   for (let i = 0; i < 10; i++) await Promise.all([payOurs(), payBare()]);
   const rates = { ours: [] as number[], bare: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {

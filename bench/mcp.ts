@@ -15,6 +15,7 @@
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { callsPerSecond } from "./lib/load";
 import { startBenchWorker } from "./lib/workers";
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
@@ -188,19 +189,7 @@ async function driverRole(data: Extract<Data, { role: "driver" }>): Promise<void
     }
   }
 
-  const throughput = async (fn: () => Promise<void>): Promise<number> => {
-    const until = performance.now() + DURATION_S * 1000;
-    let count = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < until) {
-          await fn();
-          count++;
-        }
-      }),
-    );
-    return count / DURATION_S;
-  };
+  const throughput = (fn: () => Promise<void>) => callsPerSecond(CONCURRENCY, DURATION_S, fn);
   const rps = { route: [] as number[], bare: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (["route", "bare"] as const) : (["bare", "route"] as const);

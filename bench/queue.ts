@@ -10,7 +10,6 @@
  * 3. claim latency (ours): p50 of claiming one job, with an empty table and with 1,000,000 finished jobs.
  * Knobs: BENCH_JOBS, BENCH_ROUNDS, BENCH_TRICKLE, BENCH_CONCURRENCY; BENCH_ONLY_THROUGHPUT=1 stops after (1).
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { Logger as GraphileLogger, run as runGraphile } from "graphile-worker";
 import pg from "pg";
 import {
@@ -24,7 +23,7 @@ import {
 import { createJobWorker } from "../backend/src/platform-jobs/worker";
 import { createLogger } from "../common/src/index";
 import { migrateDatabase } from "../drizzle/migrate";
-import { startBenchPostgres } from "./lib/postgres";
+import { clusterCpuMs, startBenchPostgres } from "./lib/postgres";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -56,28 +55,7 @@ const admin = new pg.Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("create database bench_ours");
 await admin.query("create database bench_graphile");
-const { rows: backend } = await admin.query("select pg_backend_pid() as pid");
-const postmaster = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${backend[0].pid}/status`, "utf8"))?.[1]);
 await admin.end();
-
-/** CPU time (user + system, ms) the cluster has used so far: the postmaster and every process it started. */
-function clusterCpuMs(): number {
-  let ticks = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the command name: state, ppid, ... utime (14th field), stime, cutime, cstime.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
 
 interface Throughput {
   jobsPerSecond: number;
@@ -89,7 +67,7 @@ interface Throughput {
 /** Times `body` (worker start to the last job started) with the CPU both sides spent meanwhile. */
 async function timed(body: () => Promise<void>): Promise<Throughput> {
   const cpu = process.cpuUsage();
-  const postgres = clusterCpuMs();
+  const postgres = clusterCpuMs(cluster);
   const t0 = now();
   await body();
   const seconds = (now() - t0) / 1000;
@@ -97,7 +75,7 @@ async function timed(body: () => Promise<void>): Promise<Throughput> {
   return {
     jobsPerSecond: JOBS / seconds,
     nodeUs: (used.user + used.system) / JOBS,
-    postgresUs: ((clusterCpuMs() - postgres) * 1000) / JOBS,
+    postgresUs: ((clusterCpuMs(cluster) - postgres) * 1000) / JOBS,
   };
 }
 const oursUrl = cluster.url("bench_ours");
@@ -153,39 +131,59 @@ async function oursThroughput(): Promise<Throughput> {
   return result;
 }
 
-async function oursLatency(): Promise<number[]> {
-  const pool = benchPool({ connectionString: oursUrl, max: CONCURRENCY + 4 });
+/**
+ * Enqueue-to-start latencies: TRICKLE jobs tagged t0, t1, …, one every TRICKLE_INTERVAL_MS through
+ * `enqueue`, into the idle workers `startWorkers` starts; they call `started(tag)` as each job starts.
+ */
+async function trickleLatencies(
+  startWorkers: (started: (tag: string) => void) => Promise<{ stop(): Promise<void> }>,
+  enqueue: (tag: string) => Promise<unknown>,
+): Promise<number[]> {
   const enqueuedAt = new Map<string, number>();
   const latencies: number[] = [];
   let finish: () => void = () => undefined;
   const done = new Promise<void>((r) => {
     finish = r;
   });
-  const worker = createJobWorker({
-    connectionString: oursUrl,
-    processors: {
-      gateway_chat_completion: async (job) => {
-        latencies.push(now() - (enqueuedAt.get(job.payload.tag as string) ?? now()));
-        if (latencies.length === TRICKLE) finish();
-        return {};
-      },
-    },
-    logger: quiet,
-    concurrency: CONCURRENCY,
-    pollIntervalMs: 2_000,
-    staleAfterMs: 600_000,
-    shutdownGraceMs: 5_000,
+  const workers = await startWorkers((tag) => {
+    latencies.push(now() - (enqueuedAt.get(tag) ?? now()));
+    if (latencies.length === TRICKLE) finish();
   });
-  await worker.start();
-  const client = benchPool({ connectionString: oursUrl, max: 2 });
   for (let i = 0; i < TRICKLE; i++) {
     const tag = `t${i}`;
     enqueuedAt.set(tag, now());
-    await enqueueJob(client, databaseClock, { jobType: "gateway_chat_completion", payload: { tag } });
+    await enqueue(tag);
     await sleep(TRICKLE_INTERVAL_MS);
   }
   await done;
-  await worker.stop();
+  await workers.stop();
+  return latencies;
+}
+
+async function oursLatency(): Promise<number[]> {
+  const pool = benchPool({ connectionString: oursUrl, max: CONCURRENCY + 4 });
+  const client = benchPool({ connectionString: oursUrl, max: 2 });
+  const latencies = await trickleLatencies(
+    async (started) => {
+      const worker = createJobWorker({
+        connectionString: oursUrl,
+        processors: {
+          gateway_chat_completion: async (job) => {
+            started(job.payload.tag as string);
+            return {};
+          },
+        },
+        logger: quiet,
+        concurrency: CONCURRENCY,
+        pollIntervalMs: 2_000,
+        staleAfterMs: 600_000,
+        shutdownGraceMs: 5_000,
+      });
+      await worker.start();
+      return worker;
+    },
+    (tag) => enqueueJob(client, databaseClock, { jobType: "gateway_chat_completion", payload: { tag } }),
+  );
   await client.end();
   await pool.query("delete from platform_jobs");
   await pool.end();
@@ -278,35 +276,22 @@ async function graphileThroughput(): Promise<Throughput> {
 
 async function graphileLatency(): Promise<number[]> {
   const pool = benchPool({ connectionString: graphileUrl, max: CONCURRENCY + 4 });
-  const enqueuedAt = new Map<string, number>();
-  const latencies: number[] = [];
-  let finish: () => void = () => undefined;
-  const done = new Promise<void>((r) => {
-    finish = r;
-  });
-  const taskList = {
-    noop: async (payload: unknown) => {
-      latencies.push(now() - (enqueuedAt.get((payload as { tag: string }).tag) ?? now()));
-      if (latencies.length === TRICKLE) finish();
-    },
-  };
-  const runner = await runGraphile({
-    pgPool: pool,
-    concurrency: CONCURRENCY,
-    noHandleSignals: true,
-    pollInterval: 2_000,
-    taskList,
-    logger: graphileLogger,
-  });
   const client = benchPool({ connectionString: graphileUrl, max: 2 });
-  for (let i = 0; i < TRICKLE; i++) {
-    const tag = `t${i}`;
-    enqueuedAt.set(tag, now());
-    await client.query("select graphile_worker.add_job('noop', json_build_object('tag', $1::text))", [tag]);
-    await sleep(TRICKLE_INTERVAL_MS);
-  }
-  await done;
-  await runner.stop();
+  const latencies = await trickleLatencies(
+    (started) =>
+      runGraphile({
+        pgPool: pool,
+        concurrency: CONCURRENCY,
+        noHandleSignals: true,
+        pollInterval: 2_000,
+        taskList: {
+          noop: async (payload: unknown) => started((payload as { tag: string }).tag),
+        },
+        logger: graphileLogger,
+      }),
+    (tag) =>
+      client.query("select graphile_worker.add_job('noop', json_build_object('tag', $1::text))", [tag]),
+  );
   await client.end();
   await pool.end();
   return latencies;

@@ -5,7 +5,6 @@ import type { DatabaseHandle } from "@svc/db";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminRoutes } from "./admin/routes";
-import { agentOperationRoutes } from "./agents/routes";
 import { aiBodyParsing, aiRoutes } from "./ai/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import type { BackendConfig } from "./config";
@@ -14,15 +13,14 @@ import { errorMapper, notFound } from "./http/errors";
 import { metricsRoutes } from "./metrics/routes";
 import { openApiRoutes } from "./openapi";
 import type { PermissionBus } from "./permissions/bus";
-import { hookClassifyListener } from "./permissions/hook-listener";
-import { hookRoutes } from "./permissions/hooks";
+import { HOOK_CLASSIFY_PATH, hookClassifyHandler, hookRoutes } from "./permissions/hooks";
 import { permissionRoutes } from "./permissions/routes";
 import { platformJobRoutes } from "./platform-jobs/routes";
 import { databaseClock } from "./platform-jobs/sql";
 import { runtimeInstanceRoutes } from "./runtime/instances";
 import type { PlatformSource } from "./runtime/platform";
 import { runtimeProxyRoutes } from "./runtime/proxy";
-import { runtimeVersionRoutes } from "./runtime/routes";
+import { agentOperationRoutes, runtimeVersionRoutes } from "./runtime/routes";
 import { setupRoutes } from "./setup/routes";
 
 export interface BackendDeps {
@@ -41,22 +39,29 @@ export interface BackendDeps {
 
 /**
  * The backend's request listener (what `server.ts` serves): the classify hook — the hot path, called
- * before every agent tool call — answered ahead of Express, everything else by the app.
+ * before every agent tool call — handed to its handler ahead of Express, everything else to the app.
  */
 export function createBackendListener(deps: BackendDeps): RequestListener {
   const app = createApp(deps);
-  const { permissionBus } = deps;
+  const { permissionBus, logger } = deps;
   if (!permissionBus) return app;
-  const hook = hookClassifyListener({
+  const classify = hookClassifyHandler({
     db: deps.database.db,
     bus: permissionBus,
     config: deps.config,
-    logger: deps.logger,
+    logger,
   });
+  const log = requestLogger(logger);
   return (req, res) => {
-    // The hook's requests are counted under the same route template as the Express route's.
-    if (hook(req, res)) observeHttpRequest(req, res, () => "/api/hooks/classify");
-    else app(req, res);
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if (req.method !== "POST" || (query === -1 ? url : url.slice(0, query)) !== HOOK_CLASSIFY_PATH) {
+      app(req, res);
+      return;
+    }
+    // Logged and counted as the app logs and counts its routes, under the same route template.
+    observeHttpRequest(req, res, () => HOOK_CLASSIFY_PATH);
+    log(req, res, () => classify(req, res));
   };
 }
 
@@ -76,8 +81,8 @@ export function createApp({
   app.set("etag", false);
   app.use(requestLogger(logger));
   app.use(httpMetricsMiddleware());
-  // First: the classify hook runs before every agent tool call (the hot path); the `/api/hooks` router parses
-  // its own JSON bodies, so a hook call meets no other router. The permission routes do the same.
+  // First: the classify hook runs before every agent tool call (the hot path) and parses its own body, so a
+  // hook call meets no other router. The permission routes parse their own bodies too.
   if (permissionBus) {
     app.use(hookRoutes({ db: database.db, bus: permissionBus, config, logger }));
     app.use(permissionRoutes({ db: database.db, bus: permissionBus, config, logger }));

@@ -16,7 +16,6 @@ import { backendSetupSchema } from "@svc/common/setup";
 import { Router } from "express";
 import { z } from "zod";
 import { adminListQuery } from "./admin/inputs";
-import { logsQuery, maintenanceBody } from "./agents/inputs";
 import { chatCompletionBody } from "./ai/inputs";
 import { validateKeyBody } from "./apikeys/inputs";
 import {
@@ -28,6 +27,7 @@ import {
   permissionSocketQuery,
 } from "./permissions/inputs";
 import { chatJobSchema, jobListQuery, provisionJobSchema } from "./platform-jobs/inputs";
+import { logsQuery, maintenanceBody } from "./runtime/inputs";
 import { PROXY_PREFIX } from "./runtime/proxy";
 
 const internalErrors = {
@@ -60,6 +60,11 @@ const page = (name: string) =>
   z.object({ [name]: z.array(jsonObject), total: z.number().optional() }).loose();
 
 const proxyMethods = ["get", "post", "put", "patch", "delete"] as const;
+const chatCompletionAnswer = {
+  status: 200,
+  description: "the provider's completion (JSON), or server-sent events with `stream: true`",
+  schema: jsonObject,
+};
 
 export const backendOperations: readonly ApiOperation[] = [
   {
@@ -159,11 +164,7 @@ export const backendOperations: readonly ApiOperation[] = [
     tags: ["ai"],
     auth: ["internalKey"],
     body: chatCompletionBody,
-    success: {
-      status: 200,
-      description: "the provider's completion (JSON), or server-sent events with `stream: true`",
-      schema: jsonObject,
-    },
+    success: chatCompletionAnswer,
     errors: {
       400: "bad body",
       401: "no internal key",
@@ -180,11 +181,7 @@ export const backendOperations: readonly ApiOperation[] = [
     tags: ["ai"],
     auth: ["gatewayToken", "internalUser"],
     body: chatCompletionBody,
-    success: {
-      status: 200,
-      description: "the provider's completion (JSON), or server-sent events with `stream: true`",
-      schema: jsonObject,
-    },
+    success: chatCompletionAnswer,
     errors: {
       ...userErrors,
       400: "bad body",

@@ -42,6 +42,17 @@ export async function closedLoop(
   return result;
 }
 
+/** Calls per second of a closed loop in which every call must succeed (the first failure is thrown). */
+export async function callsPerSecond(
+  concurrency: number,
+  seconds: number,
+  call: (loop: number) => Promise<void>,
+): Promise<number> {
+  const result = await closedLoop(concurrency, seconds, call);
+  if (result.errors > 0) throw result.firstError;
+  return result.ok / result.seconds;
+}
+
 /** The `p`th percentile of `values` (nearest rank). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;

@@ -6,6 +6,28 @@ import { userContextSecretProblem } from "./user-context";
 type Env = Record<string, string | undefined>;
 
 /**
+ * The platform's secret variables, of every service: they never reach an agent (a test checks every hosting
+ * driver against them) nor a program the platform runs for itself (npm installing a runtime).
+ */
+export const PLATFORM_SECRET_NAMES = [
+  "DATABASE_URL",
+  "INTERNAL_API_KEY",
+  "HMAC_SECRET",
+  "SESSION_SECRET",
+  "DATA_ENCRYPTION_KEY",
+  "WALLET_ENCRYPTION_KEY",
+  "AI_PROVIDER_KEY",
+  "HOSTING_API_KEY",
+  "HOSTING_WEBHOOK_SECRET",
+  "KV_REST_API_TOKEN",
+  "WATCHDOG_BOT_TOKEN",
+  "MPP_SECRET",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "TEST_DATABASE_URL",
+] as const;
+
+/**
  * Parses environment variables with a zod object schema whose keys are the variable names. Empty strings
  * count as unset. Throws ConfigError naming every bad variable, so a service fails at start with one line.
  */

@@ -6,12 +6,17 @@
  * Only an agent whose stored status is `running` is called, and only once its wrapper proved it is that
  * agent (another agent may hold the loopback port of one that stopped: issue 24).
  */
-import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
+import {
+  AGENT_MAX_RESPONSE_BYTES,
+  type AgentAnswer,
+  openGatewayToken,
+  requestAgent,
+  wrapperAdminPassword,
+} from "@svc/common";
 import type { Database } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import { PermanentJobError } from "../platform-jobs/types";
-import { AGENT_MAX_RESPONSE_BYTES, type AgentAnswer, requestAgent } from "../runtime/agent-client";
 
 /** How long a chat call to an agent may take; the scheduler's dispatch timeout too. */
 export const GATEWAY_CHAT_TIMEOUT_MS = 30_000;

@@ -23,7 +23,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
 import { createApp } from "../app";
 import { type BackendConfig, loadBackendConfig } from "../config";
-import { platformProcessors } from "../platform-jobs/registry";
+import { platformProcessors } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import { PermanentJobError } from "../platform-jobs/types";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";

@@ -8,13 +8,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sha256Hex, wrapperAdminPassword } from "@svc/common";
+import { PLATFORM_SECRET_NAMES, sha256Hex, wrapperAdminPassword } from "@svc/common";
 import { startFakeDocker, startFakeRailway } from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBackendConfig } from "../config";
 import { probeRuntime } from "../runtime/probe";
 import { createHostingPlatform, type HostingConfig } from "./index";
-import { agentEnvironment, agentServiceName, type HostingPlatform, PLATFORM_SECRET_NAMES } from "./types";
+import { agentEnvironment, agentServiceName, type HostingPlatform } from "./types";
 
 const FAKE_RUNTIME = fileURLToPath(
   new URL("../../../common/testing/fakes/agent-runtime.mjs", import.meta.url),

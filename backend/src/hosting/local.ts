@@ -13,10 +13,9 @@
 import { chmod, lchown, mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Clock, freePort, isPortTaken, systemClock } from "@svc/common";
+import { type AgentAnswer, type Clock, freePort, isPortTaken, requestAgent, systemClock } from "@svc/common";
 import { pinImageVersion } from "@svc/common/runtime-version";
 import type { Logger } from "pino";
-import { type AgentAnswer, requestAgent } from "../runtime/agent-client";
 import { nodePackageFor } from "../runtime-install/index";
 import { spawnWrapper, stopProcessGroup, tailLogFile, wrapperEnvironment } from "./local-process";
 import {

@@ -3,7 +3,8 @@
  * a platform secret (`PLATFORM_SECRET_NAMES`) and no value equal to one of the platform's own secret values.
  * Every driver runs it on create and setEnv, so a mistake upstream fails loudly instead of leaking.
  */
-import { HostingError, PLATFORM_SECRET_NAMES } from "./types";
+import { PLATFORM_SECRET_NAMES } from "@svc/common";
+import { HostingError } from "./types";
 
 /** The configuration fields whose values are platform secrets. */
 export interface PlatformSecretsConfig {

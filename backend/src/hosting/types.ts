@@ -103,25 +103,6 @@ export function agentServiceName(agentId: string): string {
     .replace(/[^a-z0-9-]/g, "-")}`.slice(0, 60);
 }
 
-/** Environment variable names that must never reach an agent (a test checks every driver against it). */
-export const PLATFORM_SECRET_NAMES = [
-  "DATABASE_URL",
-  "INTERNAL_API_KEY",
-  "HMAC_SECRET",
-  "SESSION_SECRET",
-  "DATA_ENCRYPTION_KEY",
-  "WALLET_ENCRYPTION_KEY",
-  "AI_PROVIDER_KEY",
-  "HOSTING_API_KEY",
-  "HOSTING_WEBHOOK_SECRET",
-  "KV_REST_API_TOKEN",
-  "WATCHDOG_BOT_TOKEN",
-  "MPP_SECRET",
-  "STRIPE_SECRET_KEY",
-  "STRIPE_WEBHOOK_SECRET",
-  "TEST_DATABASE_URL",
-] as const;
-
 export interface AgentEnvironmentInput {
   gatewayToken: string;
   /** The wrapper's admin password (`wrapperAdminPassword` of the data encryption key, agent id and token). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, isHttpError, unreadableRequest } from "@svc/common";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
@@ -23,7 +24,7 @@ export interface ErrorAnswer {
  * The backend's one mapping of a failure to its answer: HttpError -> `{error: code, message, ...extra}`;
  * body-parser failures -> 400/413 naming the problem, and any other request Express could not read (charset,
  * content encoding, length, a path parameter's percent-encoding) -> its 4xx (`unreadableRequest`); anything else -> 500 with a generic message. Used
- * by the Express mapper below, the hook fast path and the proxy's WebSocket refusals.
+ * by `answerError` below and the proxy's WebSocket refusals.
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const type = (err as { type?: string } | null | undefined)?.type;
@@ -69,25 +70,59 @@ export const openAiErrorFormat: RequestHandler = (_req, res, next) => {
 };
 
 /**
- * The backend's Express error mapper (errorAnswer): `retryAfterSeconds` is also sent as `Retry-After`; an
- * unexpected error is logged with the request id, and so is the `cause` of a 5xx HttpError (kept out of
- * the answer, as a database error's text can carry SQL). Requests marked by `openAiErrorFormat` get the
- * body in OpenAI's shape.
+ * A failure's answer (errorAnswer) on any response, Express's or a plain node one: `retryAfterSeconds` is
+ * also sent as `Retry-After`; an unexpected error is logged with the request id, and so is the `cause` of a
+ * 5xx HttpError (kept out of the answer, as a database error's text can carry SQL). Requests marked by
+ * `openAiErrorFormat` get the body in OpenAI's shape.
  */
+export function answerError(
+  logger: Logger | undefined,
+  err: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const answer = errorAnswer(err);
+  const { status, body, unexpected } = answer;
+  const requestId = (req as { id?: string }).id;
+  if (unexpected) logger?.error({ err, requestId }, "unhandled error");
+  else if (status >= 500 && (err as { cause?: unknown }).cause !== undefined) {
+    logger?.error(
+      { err: (err as { cause: unknown }).cause, code: body.error, requestId },
+      String(body.message),
+    );
+  }
+  const openAi = (res as { locals?: { errorFormat?: string } }).locals?.errorFormat === "openai";
+  // A refusal that says when to come back says it in the header too.
+  const retryAfter = typeof body.retryAfterSeconds === "number" ? String(body.retryAfterSeconds) : undefined;
+  sendJson(
+    res,
+    status,
+    openAi ? openAiErrorBody(answer) : body,
+    retryAfter ? { "retry-after": retryAfter } : {},
+  );
+}
+
+/** A JSON answer as Express's `res.json` writes it; a response already under way is cut off instead. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** The backend's Express error mapper: `answerError`. */
 export function errorMapper(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const answer = errorAnswer(err);
-    const { status, body, unexpected } = answer;
-    const requestId = (req as { id?: string }).id;
-    if (unexpected) logger.error({ err, requestId }, "unhandled error");
-    else if (status >= 500 && (err as { cause?: unknown }).cause !== undefined) {
-      logger.error(
-        { err: (err as { cause: unknown }).cause, code: body.error, requestId },
-        String(body.message),
-      );
-    }
-    // A refusal that says when to come back says it in the header too.
-    if (typeof body.retryAfterSeconds === "number") res.set("retry-after", String(body.retryAfterSeconds));
-    res.status(status).json(res.locals.errorFormat === "openai" ? openAiErrorBody(answer) : body);
-  };
+  return (err, req, res, _next) => answerError(logger, err, req, res);
 }

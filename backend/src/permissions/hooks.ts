@@ -6,6 +6,7 @@
  *
  * The classify route is the hot path: for a safe call it costs the token lookup and the classifier only.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerCredential, type Clock, systemClock } from "@svc/common";
 import type { Database } from "@svc/db";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
@@ -13,6 +14,7 @@ import type { Logger } from "pino";
 import { type GatewayTokenStore, gatewayTokenStore, type TokenOwner } from "../agents/tokens";
 import type { BackendConfig } from "../config";
 import { parseBody } from "../http/body";
+import { answerError, sendJson } from "../http/errors";
 import type { PermissionBus, PermissionEvent } from "./bus";
 import { gatewayTokensUnusable, notThisAgent, permissionNotFound, unauthorized } from "./errors";
 import { decisionWaitQuery, parseHookClassifyBody } from "./inputs";
@@ -47,7 +49,7 @@ type DecisionEvent = Extract<PermissionEvent, { type: "decision" }>;
 
 /**
  * `POST /api/hooks/classify` and `GET /api/hooks/decision/:requestId` (agent gateway token): the `/api/hooks`
- * router, mounted on its own in app.ts ahead of every other router, with its own JSON parsing.
+ * router, mounted on its own in app.ts ahead of every other router and its JSON parsing.
  */
 export function hookRoutes(deps: HookRoutesDeps): Router {
   const { db, bus, logger } = deps;
@@ -58,11 +60,7 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
   const auth = agentTokenAuth(db, deps.config);
   const waiters = decisionWaiters(bus);
   const router = Router();
-  router.use("/api/hooks", express.json({ limit: "1mb" }));
-
-  router.post("/api/hooks/classify", auth, async (req, res) => {
-    res.json(await classifyHookCall({ db, bus, logger, clock, policy }, tokenOwnerOf(res), req.body));
-  });
+  router.post(HOOK_CLASSIFY_PATH, hookClassifyHandler({ ...deps, clock, policy }));
 
   router.get(
     "/api/hooks/decision/:requestId",
@@ -104,12 +102,46 @@ export function hookRoutes(deps: HookRoutesDeps): Router {
   return router;
 }
 
+export const HOOK_CLASSIFY_PATH = "/api/hooks/classify";
+
+/**
+ * `POST /api/hooks/classify`, the hot path: the JSON body (1 MB; else 413, bad JSON 400), the agent's
+ * gateway token (401; 503 without DATA_ENCRYPTION_KEY), then `classifyHookCall`, and a failure answered in
+ * the backend's error shape. The one handler of the route: `hookRoutes` mounts it, and the backend's
+ * listener (app.ts) calls it ahead of Express, whose router costs more than the classification.
+ */
+export function hookClassifyHandler(
+  deps: Pick<HookRoutesDeps, "db" | "bus" | "config" | "logger" | "clock" | "policy">,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const { db, bus, logger } = deps;
+  const service = {
+    db,
+    bus,
+    logger,
+    clock: deps.clock ?? systemClock,
+    policy: deps.policy ?? permissionPolicy(deps.config),
+  };
+  const tokens = gatewayTokenStore(db, deps.config.DATA_ENCRYPTION_KEY);
+  const parseJson = express.json({ limit: "1mb" });
+  return (req, res) => {
+    const fail = (err: unknown) => answerError(logger, err, req, res);
+    parseJson(req, res, (parseError?: unknown) => {
+      if (parseError) {
+        fail(parseError);
+        return;
+      }
+      agentOfBearer(tokens, req.headers.authorization)
+        .then((owner) => classifyHookCall(service, owner, (req as { body?: unknown }).body))
+        .then((answer) => sendJson(res, 200, answer), fail);
+    });
+  };
+}
+
 /**
  * `POST /api/hooks/classify` once the agent is authenticated: the body's fields (400; another agent's
- * `agentId` 403), then `classifyAndQueue`. The one path of the Express route and the fast listener
- * (hook-listener.ts).
+ * `agentId` 403), then `classifyAndQueue`.
  */
-export function classifyHookCall(
+function classifyHookCall(
   deps: PermissionServiceDeps,
   owner: TokenOwner,
   body: unknown,
@@ -228,10 +260,7 @@ function decisionWaiters(bus: PermissionBus) {
  * `Authorization: Bearer <gateway token>`: the agent (and its user) whose current token it is, on
  * `res.locals.tokenOwner`. 401 for a missing or unknown token; 503 while tokens cannot be read.
  */
-export function agentTokenAuth(
-  db: Database,
-  config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">,
-): RequestHandler {
+function agentTokenAuth(db: Database, config: Pick<BackendConfig, "DATA_ENCRYPTION_KEY">): RequestHandler {
   const tokens = gatewayTokenStore(db, config.DATA_ENCRYPTION_KEY);
   return async (req, res, next) => {
     res.locals.tokenOwner = await agentOfBearer(tokens, req.get("authorization"));
@@ -240,7 +269,7 @@ export function agentTokenAuth(
 }
 
 /** The agent (and user) of `Authorization: Bearer <gateway token>`: 401 without or with a wrong one. */
-export async function agentOfBearer(
+async function agentOfBearer(
   tokens: GatewayTokenStore,
   authorization: string | undefined,
 ): Promise<TokenOwner> {

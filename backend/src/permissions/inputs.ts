@@ -1,6 +1,7 @@
 /** Inputs of the permission and hook endpoints. */
 import { z } from "zod";
 import { invalidRequest } from "../http/errors";
+import { pageCursor, pageLimit } from "../http/page";
 
 const required = (what: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? "is required" : `must be ${what}`;
@@ -37,23 +38,8 @@ export const MAX_LIST_LIMIT = 100;
  */
 export const listQuery = z.object({
   agentId: z.string({ error: "must be a single string" }).min(1, "must not be empty").optional(),
-  limit: z
-    .string({ error: `must be a whole number from 1 to ${MAX_LIST_LIMIT}` })
-    .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_LIST_LIMIT, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
-    .optional(),
-  cursor: z
-    .string({ error: "must be a single string" })
-    .transform((text, ctx) => {
-      const position = decodeListCursor(text);
-      if (position === null) {
-        ctx.addIssue({ code: "custom", message: "is not a cursor of this list" });
-        return z.NEVER;
-      }
-      return position;
-    })
-    .optional(),
+  limit: pageLimit(MAX_LIST_LIMIT),
+  cursor: pageCursor(decodeListCursor),
 });
 
 /** Where a page ends: the last request's `timestamp` and `id` (the list's order). */

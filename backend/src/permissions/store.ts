@@ -64,6 +64,11 @@ export async function queuePermissionRequest(
   input: NewPermissionRequestInput & { now: Date },
   limits: { cutoffMs: number; maxPending: number },
 ): Promise<PermissionRequest | null> {
+  const agentsPending = and(
+    eq(permissionRequests.userId, input.userId),
+    eq(permissionRequests.agentId, input.agentId),
+    eq(permissionRequests.status, "pending"),
+  );
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`select pg_advisory_xact_lock(${PENDING_CAP_LOCK_CLASS}::int, hashtext(${input.agentId}))`,
@@ -71,24 +76,8 @@ export async function queuePermissionRequest(
     await tx
       .update(permissionRequests)
       .set({ status: "rejected", decidedAt: input.now })
-      .where(
-        and(
-          eq(permissionRequests.userId, input.userId),
-          eq(permissionRequests.agentId, input.agentId),
-          eq(permissionRequests.status, "pending"),
-          lte(permissionRequests.timestamp, limits.cutoffMs),
-        ),
-      );
-    const [{ pending }] = await tx
-      .select({ pending: count() })
-      .from(permissionRequests)
-      .where(
-        and(
-          eq(permissionRequests.userId, input.userId),
-          eq(permissionRequests.agentId, input.agentId),
-          eq(permissionRequests.status, "pending"),
-        ),
-      );
+      .where(and(agentsPending, lte(permissionRequests.timestamp, limits.cutoffMs)));
+    const [{ pending }] = await tx.select({ pending: count() }).from(permissionRequests).where(agentsPending);
     if (pending >= limits.maxPending) return null;
     const rows = await tx.insert(permissionRequests).values(newRequestRow(input)).returning();
     return rows[0] as PermissionRequest;

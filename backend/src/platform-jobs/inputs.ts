@@ -1,5 +1,6 @@
 import { platformJobStatuses, platformJobTypes } from "@svc/db/schema";
 import { z } from "zod";
+import { pageCursor, pageLimit } from "../http/page";
 import type { UserJobPosition } from "./sql";
 
 const requiredString = (name: string) =>
@@ -40,30 +41,14 @@ export const JOB_ID_PATTERN = /^job_\d{13}_[0-9a-z]{10}$/;
 
 export const DEFAULT_JOB_LIST_LIMIT = 20;
 export const MAX_JOB_LIST_LIMIT = 100;
-const limitMessage = `must be a whole number from 1 to ${MAX_JOB_LIST_LIMIT}`;
 
 /**
  * `GET /api/platform-jobs?limit=&cursor=&type=&status=` (the signed user's jobs): `limit` 1 to 100 (default
  * 20), `cursor` the previous page's `nextCursor`, optional job type and status filters.
  */
 export const jobListQuery = z.strictObject({
-  limit: z
-    .string({ error: limitMessage })
-    .regex(/^\d{1,3}$/, limitMessage)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_JOB_LIST_LIMIT, limitMessage)
-    .optional(),
-  cursor: z
-    .string({ error: "must be a single string" })
-    .transform((text, ctx) => {
-      const position = decodeJobCursor(text);
-      if (position === null) {
-        ctx.addIssue({ code: "custom", message: "is not a cursor of this list" });
-        return z.NEVER;
-      }
-      return position;
-    })
-    .optional(),
+  limit: pageLimit(MAX_JOB_LIST_LIMIT),
+  cursor: pageCursor(decodeJobCursor),
   type: z.enum(platformJobTypes, { error: `must be one of ${platformJobTypes.join(", ")}` }).optional(),
   status: z
     .enum(platformJobStatuses, { error: `must be one of ${platformJobStatuses.join(", ")}` })

@@ -1,14 +1,20 @@
-import { createLogger, ManualClock, newId, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
+import {
+  AGENT_MAX_RESPONSE_BYTES,
+  createLogger,
+  ManualClock,
+  newId,
+  sealGatewayToken,
+  wrapperAdminPassword,
+} from "@svc/common";
 import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
 import { agents, users } from "@svc/db/schema";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
-import { AGENT_MAX_RESPONSE_BYTES } from "../runtime/agent-client";
-import { ManualTimers } from "../watchdog/timers";
+import { platformProcessors } from "../job-processors";
+import { ManualTimers } from "../timers";
 import { chatJobSchema } from "./inputs";
-import { platformProcessors } from "./registry";
 import { enqueueChatJob } from "./service";
 import {
   claimJobs,

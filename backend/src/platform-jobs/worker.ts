@@ -14,7 +14,7 @@ import type { PlatformJob } from "@svc/db/schema";
 import pg from "pg";
 import type { Logger } from "pino";
 import { createPgListener } from "../db/listener";
-import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
+import { systemTimers, type TimerHandle, type Timers } from "../timers";
 import { observeJobClaim, observeJobRun } from "./metrics";
 import {
   type Claim,

@@ -4,9 +4,9 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PLATFORM_SECRET_NAMES } from "@svc/common";
 import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { z } from "zod";
-import { PLATFORM_SECRET_NAMES } from "../hosting/types";
 
 const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 

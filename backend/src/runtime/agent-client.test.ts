@@ -3,6 +3,8 @@
  * it is the agent's (`GET /api/identity`), refuses redirects (the token never reaches another address) and
  * caps the answer's size; against loopback fakes.
  */
+
+import { AGENT_MAX_RESPONSE_BYTES, AgentCallError, requestAgent } from "@svc/common";
 import {
   answerAgentIdentity,
   type FakeUpstream,
@@ -11,14 +13,7 @@ import {
   startFakeUpstream,
 } from "@svc/common/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AGENT_MAX_RESPONSE_BYTES,
-  AgentCallError,
-  readAgentConfig,
-  requestAgent,
-  resetAgentMemory,
-  writeAgentConfig,
-} from "./agent-client";
+import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "./agent-client";
 
 let elsewhere: FakeUpstream;
 const opened: Array<{ close(): Promise<void> }> = [];

@@ -4,19 +4,10 @@
  * answer): the wrapper's admin API (`GET`/`POST /api/config`, Bearer: the wrapper's admin password) and the
  * agent's `POST /api/memory/reset` (Bearer: the gateway token). Each goes out only once the wrapper proved
  * it is the agent's (its admin password is the key: `identityKey`). The probe, the chat processor, the
- * watchdog and the local hosting platform call agents through `requestAgent` too.
+ * watchdog and the local hosting platform call `requestAgent` themselves.
  */
 
 import { type AgentAnswer, AgentCallError, requestAgent } from "@svc/common";
-
-export {
-  AGENT_MAX_RESPONSE_BYTES,
-  type AgentAnswer,
-  AgentCallError,
-  type AgentCallFailure,
-  type AgentRequest,
-  requestAgent,
-} from "@svc/common";
 
 export const AGENT_CALL_TIMEOUT_MS = 10_000;
 export const MEMORY_RESET_TIMEOUT_MS = 30_000;

@@ -6,15 +6,15 @@ import { createLogger, ManualClock, openGatewayToken, wrapperAdminPassword } fro
 import { connectDatabase } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { createRuntimeOperations } from "../agents/operations";
 import { gatewayTokenStore } from "../agents/tokens";
 import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
-import { platformProcessors, runtimeJobConfig } from "../platform-jobs/registry";
+import { platformProcessors, runtimeJobConfig } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import type { ProcessorContext } from "../platform-jobs/types";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
 import { agentStatusFrom, provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "./jobs";
+import { createRuntimeOperations } from "./operations";
 import { FakePlatform } from "./testing/fake-platform";
 import { createUser, DATA_KEY, readAgent, seedAgent } from "./testing/fixtures";
 

@@ -7,12 +7,12 @@
 import { normalizeRuntimeVersion } from "@svc/common/runtime-version";
 import type { Database } from "@svc/db";
 import type { Agent, PlatformJob } from "@svc/db/schema";
-import type { RuntimeOperations, RuntimeOperationsConfig } from "../agents/operations";
 import { findAgent, updateAgentRuntime } from "../agents/service";
 import type { GatewayTokenStore } from "../agents/tokens";
 import { agentServiceName, type HostedService } from "../hosting/types";
 import type { JobProcessor } from "../platform-jobs/types";
 import { type WaitForHealthyOptions, waitForHealthy } from "./health";
+import type { RuntimeOperations, RuntimeOperationsConfig } from "./operations";
 import { agentImageFor, environmentFor, type PlatformSource, resolvePlatform } from "./platform";
 import { isUp, type ProbeStatus, probeRuntime } from "./probe";
 

@@ -8,8 +8,7 @@
  *    failing → `unreachable`; `/healthz` failing while another probe answers → `unhealthy`.
  */
 
-import { type Clock, systemClock } from "@svc/common";
-import { AgentCallError, requestAgent } from "./agent-client";
+import { AgentCallError, type Clock, requestAgent, systemClock } from "@svc/common";
 
 export type ProbeStatus =
   | "setup"

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "../hosting/local";
 import { LocalServiceStore } from "../hosting/local-store";
 import { isProcessAlive, signalGroup } from "../hosting/proc";
-import { platformProcessors, runtimeJobConfig } from "../platform-jobs/registry";
+import { platformProcessors, runtimeJobConfig } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
 import { nodePackageFor } from "../runtime-install/index";

@@ -30,8 +30,6 @@ import {
 import type { Database } from "@svc/db";
 import type { Agent } from "@svc/db/schema";
 import { type NextFunction, type Request, type Response, Router } from "express";
-import { agentNotDeployed } from "../agents/errors";
-import { actorOf } from "../agents/routes";
 import { findAgent, loadAgentFor } from "../agents/service";
 import { type GatewayTokenStore, gatewayTokenStore } from "../agents/tokens";
 import { isAdminContext } from "../auth/admin";
@@ -41,6 +39,7 @@ import { userContextSecret, verifyUserContext } from "../auth/user-context";
 import type { BackendConfig } from "../config";
 import { errorAnswer } from "../http/errors";
 import {
+  agentNotDeployed,
   agentNotProven,
   agentTimeout,
   agentUnreachable,
@@ -48,6 +47,7 @@ import {
   noAgentInProxyPath,
   notAgentGatewayToken,
 } from "./errors";
+import { actorOf } from "./routes";
 
 export const PROXY_PREFIX = "/api/runtime/proxy";
 /** How long the agent may take to send its response headers (a started stream may then run on). */

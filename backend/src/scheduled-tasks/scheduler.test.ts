@@ -585,7 +585,7 @@ describe("the loop", () => {
 
   it("start ticks at once, then wakes when the earliest pending task falls due, at most pollMs apart", async () => {
     await addTask();
-    const { ManualTimers } = await import("../watchdog/timers");
+    const { ManualTimers } = await import("../timers");
     const timers = new ManualTimers(clock);
     const s = scheduler({ timers, pollMs: 30_000 });
     s.start();

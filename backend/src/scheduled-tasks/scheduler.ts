@@ -12,7 +12,7 @@
 import { type Clock, systemClock } from "@svc/common";
 import { nextCronRun } from "@svc/common/cron";
 import type { Logger } from "pino";
-import { systemTimers, type TimerHandle, type Timers } from "../watchdog/timers";
+import { systemTimers, type TimerHandle, type Timers } from "../timers";
 import { type DispatchResult, dispatchTask } from "./dispatch";
 import { countDispatch, observeDispatchLag } from "./metrics";
 import {

@@ -23,5 +23,4 @@ export {
   UNWATCHED_AGENT_STATUSES,
   WATCHDOG_MANAGED_AGENT_STATUSES,
 } from "./store";
-export { ManualTimers, systemTimers, type Timers } from "./timers";
 export { observe, type WatchdogPlatform } from "./watcher";

@@ -11,11 +11,11 @@ import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import type { BackendConfig } from "../config";
 import { type ProbeResult, probeRuntime } from "../runtime/probe";
+import { systemTimers, type TimerHandle, type Timers } from "../timers";
 import { type AgentLocks, openAgentLocks } from "./locks";
 import { createWatchdogNotifier, type WatchdogNotification, type WatchdogNotifier } from "./notifier";
 import type { WatchdogRules } from "./state";
 import { claimWatchdogRow, listWatchableAgentIds, type WatchedAgent } from "./store";
-import { systemTimers, type TimerHandle, type Timers } from "./timers";
 import { type AgentWatcher, type WatchdogPlatform, watchAgent } from "./watcher";
 
 /** The backend configuration the watchdog reads. */

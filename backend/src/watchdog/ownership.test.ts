@@ -8,9 +8,9 @@ import { connectDatabase, type DatabaseHandle } from "@svc/db";
 import { agents, users, watchdogStates } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
+import { type ManualTimerScope, ManualTimers } from "../timers";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
 import { fakePlatform, startFakeAgents, until } from "./testing/fixtures";
-import { type ManualTimerScope, ManualTimers } from "./timers";
 
 const url = process.env.DATABASE_URL as string;
 const test = connectDatabase(url);

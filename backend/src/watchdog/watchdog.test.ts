@@ -11,12 +11,12 @@ import { agents, users, watchdogStates } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
+import { ManualTimers } from "../timers";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
 import { refreshWatchdogGauges } from "./metrics";
 import { createWatchdogNotifier } from "./notifier";
 import { resetAfterOperatorAction } from "./store";
 import { type FakeAgents, fakePlatform, memoryLogger, startFakeAgents, until } from "./testing/fixtures";
-import { ManualTimers } from "./timers";
 
 const database = connectDatabase(process.env.DATABASE_URL as string);
 const { db } = database;

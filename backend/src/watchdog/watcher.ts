@@ -6,12 +6,12 @@
  * Each step is one timer callback; before each step of a repair the agent and the state are read again,
  * so an owner stop or an operator reset in the meantime ends the sequence.
  */
-import type { Clock } from "@svc/common";
+import { type Clock, requestAgent } from "@svc/common";
 import type { Database } from "@svc/db";
 import type { Logger } from "pino";
 import { agentServiceName, type HostingPlatform } from "../hosting/types";
-import { requestAgent } from "../runtime/agent-client";
 import type { ProbeResult } from "../runtime/probe";
+import type { TimerHandle, Timers } from "../timers";
 import { countWatchdogNotifications } from "./metrics";
 import type { WatchdogNotification } from "./notifier";
 import {
@@ -23,7 +23,6 @@ import {
   type WatchdogTransition,
 } from "./state";
 import { applyWatchdogEvent, loadWatchdogSnapshot, loadWatchedAgent, type WatchedAgent } from "./store";
-import type { TimerHandle, Timers } from "./timers";
 
 /** What the watchdog needs of the hosting platform. */
 export type WatchdogPlatform = Pick<HostingPlatform, "find" | "stop" | "restart">;

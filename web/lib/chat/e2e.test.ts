@@ -16,7 +16,7 @@ import { POST as CHAT } from "@/app/api/gateway/chat/route";
 import { GET as GET_JOB } from "@/app/api/jobs/[jobId]/route";
 import { createApp } from "../../../backend/src/app";
 import { loadBackendConfig } from "../../../backend/src/config";
-import { platformProcessors } from "../../../backend/src/platform-jobs/registry";
+import { platformProcessors } from "../../../backend/src/job-processors";
 import type { QueueClock } from "../../../backend/src/platform-jobs/sql";
 import type { PlatformJobJson } from "../../../backend/src/platform-jobs/types";
 import { createJobWorker } from "../../../backend/src/platform-jobs/worker";

@@ -1,7 +1,7 @@
 import {
   type Claim,
+  claimNextSql,
   inClaimOrder,
-  NOW,
   newLockToken,
   nextJobsSql,
   type Queryable,
@@ -25,12 +25,7 @@ export async function claimJobs(
   const filtered = lanes !== null && lanes.length > 0;
   const { rows } = await db.query({
     name: `platform_jobs_claim_${limit}${filtered ? "_lanes" : ""}`,
-    text: `with next as (${nextJobsSql(limit, filtered ? "$3" : null)})
-      update platform_jobs job
-      set status = 'running', attempts = job.attempts + 1, progress = null, locked_at = ${NOW}, lock_token = $2,
-          started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
-      where job.id = any(array(select id from next))
-      returning job.*`,
+    text: `with next as (${nextJobsSql(limit, filtered ? "$3" : null)}) ${claimNextSql("$2", "job.*")}`,
     values: filtered ? [clock.now(), lockToken, lanes] : [clock.now(), lockToken],
   });
   return inClaimOrder(rows.map((row) => ({ job: toJob(row), lockToken })));

@@ -1,6 +1,7 @@
 import { claimJobs } from "./claimJobs";
 import {
   type Claim,
+  claimNextSql,
   inClaimOrder,
   JOB_COLUMNS,
   NOW,
@@ -28,12 +29,7 @@ function statementText(name: string, limit: number, filtered: boolean): string {
       limit > 0
         ? `with done as (${COMPLETE}),
       next as (${nextJobsSql(limit, filtered ? "$6" : null)}),
-      claimed as (
-        update platform_jobs job
-        set status = 'running', attempts = job.attempts + 1, progress = null, locked_at = ${NOW}, lock_token = $5,
-            started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
-        where job.id = any(array(select id from next))
-        returning ${JOB_COLUMNS.map((column) => `job.${column}`).join(", ")})
+      claimed as (${claimNextSql("$5", JOB_COLUMNS.map((column) => `job.${column}`).join(", "))})
       select null::text as done_id, claimed.* from claimed
       union all
       select done.id, ${JOB_COLUMNS.map(() => "null").join(", ")} from done`

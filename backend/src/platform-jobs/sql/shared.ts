@@ -159,6 +159,18 @@ export function nextJobsSql(limit: number, lanesParam: string | null): string {
         for update skip locked`;
 }
 
+/**
+ * The claim of the jobs that `next` (nextJobsSql) chose: each counts an attempt and takes `locked_at`, the
+ * lock token `lockTokenParam`, and `started_at` on its first attempt only.
+ */
+export function claimNextSql(lockTokenParam: string, returning: string): string {
+  return `update platform_jobs job
+        set status = 'running', attempts = job.attempts + 1, progress = null, locked_at = ${NOW}, lock_token = ${lockTokenParam},
+            started_at = coalesce(job.started_at, ${NOW}), updated_at = ${NOW}
+        where job.id = any(array(select id from next))
+        returning ${returning}`;
+}
+
 /** A claim's lock token (from node's batched random source: a claim is made thousands of times a second). */
 export function newLockToken(): string {
   return randomUUID();

@@ -19,9 +19,9 @@ import { connectDatabase } from "@svc/db";
 import { createApp, createBackendListener } from "../../app";
 import { loadBackendConfig } from "../../config";
 import { createLocalHostingPlatform } from "../../hosting/local";
+import { platformProcessors } from "../../job-processors";
 import { createPermissionBus, type PermissionBus } from "../../permissions/bus";
 import { permissionSocketUpgrade } from "../../permissions/socket";
-import { platformProcessors } from "../../platform-jobs/registry";
 import { createJobWorker } from "../../platform-jobs/worker";
 import { runtimeProxyUpgrade } from "../proxy";
 

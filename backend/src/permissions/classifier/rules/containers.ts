@@ -3,7 +3,7 @@
  * (run/exec also classify the command run inside), prunes and deleting namespaces/volumes/nodes are
  * destructive, as are containers started with host privileges (`--privileged`, `-v /:/host`).
  */
-import { firstPositional, optionSpec, parseArgs } from "../options";
+import { firstPositional, type OptionSpec, optionSpec, parseArgs } from "../options";
 import { normalizePath } from "../paths";
 import { type Invocation, register, words } from "../registry";
 import { type Classification, dangerous, destructive, safe, shown, worse } from "../types";
@@ -131,17 +131,14 @@ function mountOptionsHostRoot(value: string): boolean {
   return false;
 }
 
-function dockerRun(inv: Invocation, what: string, args: readonly string[]): Classification {
-  const parsed = parseArgs(args, runSpec);
-  const privileged = hostPrivilege(inv, parsed.options);
-  if (privileged) return privileged;
-  const command = parsed.rest.slice(1);
-  const write = containerWrite(what);
-  return command.length > 0 ? worse(write, inv.argv(command)) : write;
-}
-
-function dockerExec(inv: Invocation, what: string, args: readonly string[]): Classification {
-  const parsed = parseArgs(args, execSpec);
+/** `run`/`create` (`runSpec`) or `exec` (`execSpec`): the image or container, then the command run in it. */
+function inContainer(
+  spec: OptionSpec,
+  inv: Invocation,
+  what: string,
+  args: readonly string[],
+): Classification {
+  const parsed = parseArgs(args, spec);
   const privileged = hostPrivilege(inv, parsed.options);
   if (privileged) return privileged;
   const command = parsed.rest.slice(1);
@@ -155,7 +152,8 @@ function compose(inv: Invocation, prefix: string, args: readonly string[]): Clas
   const action = found.word;
   const what = `${prefix} ${action}`;
   if (COMPOSE_READS.has(action)) return containerRead(what);
-  if (action === "exec" || action === "run") return dockerExec(inv, what, args.slice(found.index + 1));
+  if (action === "exec" || action === "run")
+    return inContainer(execSpec, inv, what, args.slice(found.index + 1));
   return containerWrite(what);
 }
 
@@ -166,8 +164,8 @@ register(["docker", "podman", "nerdctl", "lima-nerdctl", "finch"], (inv) => {
   const rest = inv.args.slice(found.index + 1);
   const what = `${inv.name} ${sub}`;
   if (DOCKER_READS.has(sub)) return containerRead(what);
-  if (sub === "run" || sub === "create") return dockerRun(inv, what, rest);
-  if (sub === "exec") return dockerExec(inv, what, rest);
+  if (sub === "run" || sub === "create") return inContainer(runSpec, inv, what, rest);
+  if (sub === "exec") return inContainer(execSpec, inv, what, rest);
   if (sub === "compose") return compose(inv, `${inv.name} compose`, rest);
   if (sub === "stack" && (rest[0] === "rm" || rest[0] === "remove" || rest[0] === "down")) {
     return destructive("infrastructure-destroy", `infrastructure destroy: ${what} ${rest[0]}`);
@@ -183,9 +181,9 @@ register(["docker", "podman", "nerdctl", "lima-nerdctl", "finch"], (inv) => {
     if (sub === "system" && action === "reset") return prune(objectWhat);
     if (reads.has(action) || action === "") return containerRead(objectWhat);
     if (sub === "container" && (action === "run" || action === "create"))
-      return dockerRun(inv, objectWhat, rest.slice((actionAt?.index ?? 0) + 1));
+      return inContainer(runSpec, inv, objectWhat, rest.slice((actionAt?.index ?? 0) + 1));
     if (sub === "container" && action === "exec")
-      return dockerExec(inv, objectWhat, rest.slice((actionAt?.index ?? 0) + 1));
+      return inContainer(execSpec, inv, objectWhat, rest.slice((actionAt?.index ?? 0) + 1));
     return containerWrite(objectWhat);
   }
   return containerWrite(what);

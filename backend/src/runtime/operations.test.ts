@@ -15,8 +15,8 @@ import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
 import { createHostingPlatform } from "../hosting";
 import { agentEnvironment, HostingError } from "../hosting/types";
-import type { PlatformSource } from "../runtime/platform";
-import { FakePlatform } from "../runtime/testing/fake-platform";
+import type { PlatformSource } from "./platform";
+import { FakePlatform } from "./testing/fake-platform";
 import {
   ADMIN_EMAIL,
   createUser,
@@ -27,7 +27,7 @@ import {
   readAgent,
   seedAgent,
   type TestUser,
-} from "../runtime/testing/fixtures";
+} from "./testing/fixtures";
 
 const logger = createLogger("runtime-ops-test", "silent");
 const database = connectDatabase(process.env.DATABASE_URL ?? "");

@@ -13,6 +13,8 @@ import {
 import type { Database } from "@svc/db";
 import { type Agent, agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
+import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "../agents/service";
+import { type GatewayTokenStore, generateGatewayToken } from "../agents/tokens";
 import type { BackendConfig } from "../config";
 import {
   agentServiceName,
@@ -21,10 +23,16 @@ import {
   type HostingPlatform,
   type ServiceLogLine,
 } from "../hosting/types";
-import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "../runtime/agent-client";
-import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "../runtime/compat";
-import { actionFailed } from "../runtime/errors";
-import { type WaitForHealthyOptions, waitForHealthy } from "../runtime/health";
+import { readAgentConfig, resetAgentMemory, writeAgentConfig } from "./agent-client";
+import { applyConfigFixes, GATEWAY_TOKEN_FIX } from "./compat";
+import {
+  actionFailed,
+  agentNotDeployed,
+  gatewayTokenMissing,
+  noGatewayToken,
+  runtimeControlsDisabled,
+} from "./errors";
+import { type WaitForHealthyOptions, waitForHealthy } from "./health";
 import {
   agentImageFor,
   environmentFor,
@@ -32,11 +40,8 @@ import {
   type PlatformSource,
   resolvePlatform,
   resolveService,
-} from "../runtime/platform";
-import { type ProbeResult, probeRuntime } from "../runtime/probe";
-import { agentNotDeployed, gatewayTokenMissing, noGatewayToken, runtimeControlsDisabled } from "./errors";
-import { type AgentJson, type AgentRuntimeFields, agentJson, updateAgentRuntime } from "./service";
-import { type GatewayTokenStore, generateGatewayToken } from "./tokens";
+} from "./platform";
+import { type ProbeResult, probeRuntime } from "./probe";
 
 export type RuntimeOperationsConfig = Pick<
   BackendConfig,

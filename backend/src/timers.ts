@@ -1,8 +1,8 @@
 /**
- * The watchdog's timers, injectable like its clock: production uses `systemTimers`; tests use
- * `ManualTimers`, which fire only when the test advances its ManualClock and wait for each callback's
- * asynchronous work (probe, database writes) before firing the next, so a test drives minutes of watchdog
- * life in milliseconds, step by step, without sleeping.
+ * Timers, injectable like the clock (the watchdog, the job worker and the task scheduler take them):
+ * production uses `systemTimers`; tests use `ManualTimers`, which fire only when the test advances its
+ * ManualClock and wait for each callback's asynchronous work (probe, database writes) before firing the
+ * next, so a test drives minutes of a loop's life in milliseconds, step by step, without sleeping.
  */
 import type { ManualClock } from "@svc/common";
 
@@ -22,7 +22,7 @@ export const systemTimers: Timers = {
         .then(callback)
         .catch(() => undefined);
     }, delayMs);
-    // A watchdog alone must not keep a process alive that is shutting down.
+    // A background loop alone must not keep a process alive that is shutting down.
     timer.unref();
     return timer;
   },

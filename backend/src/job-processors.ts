@@ -1,11 +1,11 @@
 import type { Database } from "@svc/db";
-import { createRuntimeOperations, type RuntimeOperationsConfig } from "../agents/operations";
-import { gatewayTokenStore } from "../agents/tokens";
-import { gatewayChatProcessor } from "../chat/processor";
-import { envSchema } from "../config";
-import { provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "../runtime/jobs";
-import type { PlatformSource } from "../runtime/platform";
-import type { ProcessorRegistry } from "./types";
+import { gatewayTokenStore } from "./agents/tokens";
+import { gatewayChatProcessor } from "./chat/processor";
+import { envSchema } from "./config";
+import type { ProcessorRegistry } from "./platform-jobs/types";
+import { provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "./runtime/jobs";
+import { createRuntimeOperations, type RuntimeOperationsConfig } from "./runtime/operations";
+import type { PlatformSource } from "./runtime/platform";
 
 export interface PlatformProcessorDeps {
   db: Database;
@@ -21,7 +21,10 @@ export interface PlatformProcessorDeps {
   chatTimeoutMs?: number;
 }
 
-/** The processor of every job type. */
+/**
+ * The processor of every job type: what server.ts (and a test) hands the job worker, as graphile-worker is
+ * handed its task list, so the queue knows none of the areas that use it.
+ */
 export function platformProcessors(deps: PlatformProcessorDeps): ProcessorRegistry {
   const config = deps.config ?? runtimeJobConfig();
   const tokens = gatewayTokenStore(deps.db, deps.dataEncryptionKey);
