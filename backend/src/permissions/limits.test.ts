@@ -88,14 +88,12 @@ async function owner(): Promise<Owner> {
 async function agentOf(userId: string): Promise<{ agentId: string; token: string }> {
   const token = generateGatewayToken();
   const agentId = newId("agt");
-  await database.db
-    .insert(agents)
-    .values({
-      id: agentId,
-      userId,
-      name: "A",
-      gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
-    });
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId,
+    name: "A",
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
+  });
   return { agentId, token };
 }
 

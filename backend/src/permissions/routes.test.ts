@@ -92,14 +92,12 @@ async function owner(): Promise<Owner> {
   const userId = user.id;
   const token = generateGatewayToken();
   const agentId = newId("agt");
-  await database.db
-    .insert(agents)
-    .values({
-      id: agentId,
-      userId,
-      name: "A",
-      gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
-    });
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId,
+    name: "A",
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
+  });
   const apiKey = rawApiKey();
   await database.db.insert(apiKeys).values({
     id: newId("key"),
