@@ -1,16 +1,20 @@
 import { newId, userContextHeaders } from "@svc/common";
+import type { Database } from "@svc/db";
 import { type NewUser, type User, users } from "@svc/db/schema";
 import { testDatabase } from "./app";
 import { HMAC_SECRET, INTERNAL_API_KEY } from "./keys";
 
 /**
- * A user row on the file's database: a new `usr_` id, `<id>@example.com`, plan `solo` (the column's default),
- * a referral code from the id; `fields` sets any column.
+ * A user row on the file's database (or `db`): a new `usr_` id, `<id>@example.com`, plan `solo` (the
+ * column's default), a referral code from the id; `fields` sets any column.
  */
-export async function createUser(fields: Partial<NewUser> = {}): Promise<User> {
+export async function createUser(
+  fields: Partial<NewUser> = {},
+  db: Database = testDatabase().db,
+): Promise<User> {
   const id = fields.id ?? newId("usr");
-  const [user] = await testDatabase()
-    .db.insert(users)
+  const [user] = await db
+    .insert(users)
     .values({ id, email: `${id}@example.com`, name: "Test user", referralCode: id.slice(4, 16), ...fields })
     .returning();
   return user;
