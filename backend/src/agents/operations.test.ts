@@ -20,7 +20,6 @@ import {
   createUser,
   DATA_ENCRYPTION_KEY,
   headersFor,
-  INTERNAL_API_KEY,
   type TestUser,
   testApp,
   testDatabase,
@@ -79,7 +78,7 @@ describe("authentication and ownership", () => {
     expect(none.body.error).toBe("unauthorized");
     const wrong = await request(app).get(path).set("authorization", "Bearer nope");
     expect(wrong.status).toBe(403);
-    const unsigned = await request(app).get(path).set("authorization", `Bearer ${INTERNAL_API_KEY}`);
+    const unsigned = await request(app).get(path).set(headersFor("internal"));
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error).toBe("SIGNATURE_REQUIRED");
   });

@@ -1,7 +1,7 @@
 import { userContextHeaders } from "@svc/common";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { HMAC_SECRET, INTERNAL_API_KEY, testApp } from "../testing";
+import { HMAC_SECRET, headersFor, INTERNAL_API_KEY, testApp } from "../testing";
 
 // `requireInternalKey` (spec rows "Internal API key" and `requireAuth`) through the routes that use it.
 function appWith(env: Record<string, string | undefined>) {
@@ -55,11 +55,7 @@ describe.each(routes)("internal API key on $method $path", (target) => {
   });
 
   it("500 when INTERNAL_API_KEY is unset", async () => {
-    const res = await call(
-      target,
-      { authorization: `Bearer ${INTERNAL_API_KEY}` },
-      appWith({ INTERNAL_API_KEY: undefined }),
-    );
+    const res = await call(target, headersFor("internal"), appWith({ INTERNAL_API_KEY: undefined }));
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: "internal_key_unset", message: "INTERNAL_API_KEY is not configured" });
   });
@@ -68,10 +64,7 @@ describe.each(routes)("internal API key on $method $path", (target) => {
     const res = await request(app)[target.method](target.path).set("x-user-signature", "garbage");
     expect(res.status).toBe(401);
     expect(res.body.error).toBe("unauthorized");
-    const passed = await call(target, {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      "x-user-signature": "0",
-    });
+    const passed = await call(target, { ...headersFor("internal"), "x-user-signature": "0" });
     expect(passed.status).toBe(401);
     expect(passed.body.error).toBe("INVALID_SIGNATURE");
   });
