@@ -72,24 +72,24 @@ async function main(): Promise<void> {
   const [
     { startBenchPostgres },
     { migrateDatabase },
-    { connectDatabase },
     schema,
     { startFakeAiProvider },
     common,
     install,
     installConfig,
     fixtures,
+    testing,
     { startLocalAgentBackend },
   ] = await Promise.all([
     import("./lib/postgres"),
     import("../drizzle/migrate"),
-    import("../drizzle/client"),
     import("../drizzle/schema/index"),
     import("../common/testing/fakes/ai-provider"),
     import("../common/src/index"),
     import("../backend/src/runtime-install/index"),
     import("../backend/src/runtime-install/config"),
     import("../backend/src/runtime/testing/fixtures"),
+    import("../backend/src/testing/index"),
     import("../backend/src/runtime/testing/local-agents"),
   ]);
   const version =
@@ -124,14 +124,14 @@ async function main(): Promise<void> {
   const databaseUrl = pg.cluster.url();
   await migrateDatabase(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
-  const database = connectDatabase(databaseUrl);
+  const database = testing.testDatabase();
   const port = await common.freePort();
   const backend = await startLocalAgentBackend(
     {
       BACKEND_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      INTERNAL_API_KEY: fixtures.INTERNAL_API_KEY,
-      HMAC_SECRET: fixtures.HMAC_SECRET,
-      DATA_ENCRYPTION_KEY: fixtures.DATA_KEY,
+      INTERNAL_API_KEY: testing.INTERNAL_API_KEY,
+      HMAC_SECRET: testing.HMAC_SECRET,
+      DATA_ENCRYPTION_KEY: testing.DATA_ENCRYPTION_KEY,
       AI_PROVIDER_URL: provider.url,
       AI_PROVIDER_KEY: provider.apiKey,
       AI_DEFAULT_MODEL: "bench/model",
@@ -148,10 +148,10 @@ async function main(): Promise<void> {
     },
   );
   try {
-    const owner = await fixtures.createUser(database.db, { plan: "pro" });
+    const owner = await testing.createUser({ plan: "pro" });
     await database.db.insert(schema.agents).values({ id: AGENT_ID, userId: owner.id, name: "Bench" });
     const internal = {
-      authorization: `Bearer ${fixtures.INTERNAL_API_KEY}`,
+      authorization: `Bearer ${testing.INTERNAL_API_KEY}`,
       "content-type": "application/json",
     };
 
@@ -170,8 +170,8 @@ async function main(): Promise<void> {
       return current.status === "completed" ? current : undefined;
     });
     const deployMs = performance.now() - deployStarted;
-    const agent = await fixtures.readAgent(database.db, AGENT_ID);
-    const token = common.openGatewayToken(fixtures.DATA_KEY, agent.gatewayTokenEncrypted as string);
+    const agent = await fixtures.readAgent(AGENT_ID);
+    const token = common.openGatewayToken(testing.DATA_ENCRYPTION_KEY, agent.gatewayTokenEncrypted as string);
     const agentUrl = agent.url as string;
     const agentDir = join(dir, "agents", AGENT_ID);
     const record = JSON.parse(await readFile(join(agentDir, "service.json"), "utf8")) as {

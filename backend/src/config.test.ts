@@ -3,12 +3,11 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "@svc/common";
 import { describe, expect, it } from "vitest";
 import { loadBackendConfig } from "./config";
+import { HMAC_SECRET, INTERNAL_API_KEY } from "./testing";
 
 // Issue #12 item 12: in production the user-context key must be a secret of its own.
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const DATABASE_URL = "postgres://user:password@127.0.0.1:1/none";
-const INTERNAL_API_KEY = "internal-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-secret-0123456789abcdef";
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -2,30 +2,18 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createLogger } from "@svc/common";
 import { expressRoutes } from "@svc/common/openapi/express-routes";
 import { documentedRoutes } from "@svc/common/openapi/index";
-import { connectDatabase } from "@svc/db";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "./app";
-import { loadBackendConfig } from "./config";
+import { describe, expect, it } from "vitest";
 import { backendOpenApiDocument } from "./openapi";
 import { createPermissionBus } from "./permissions/bus";
 import { PROXY_PREFIX } from "./runtime/proxy";
+import { DATA_ENCRYPTION_KEY, testApp, testConfig } from "./testing";
 
 const logger = createLogger("openapi-test", "silent");
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY: "internal-test-key-0123456789abcdef",
-  HMAC_SECRET: "hmac-test-secret-0123456789abcdef",
-  DATA_ENCRYPTION_KEY: "ab".repeat(32),
-});
-const database = connectDatabase(config.DATABASE_URL);
+const config = testConfig({ DATA_ENCRYPTION_KEY });
 // Never started: the app only needs it to mount the permission routes (nothing here subscribes).
 const bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
-const app = createApp({ config, database, logger, permissionBus: bus });
-
-afterAll(async () => {
-  await database.close();
-});
+const app = testApp({ config, logger, permissionBus: bus });
 
 const { routes, mounts } = expressRoutes(app);
 const documented = documentedRoutes(backendOpenApiDocument());

@@ -5,23 +5,22 @@
  * with its own database; upstreams that misbehave are real servers too.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { createLogger, freePort, newId, sealGatewayToken } from "@svc/common";
 import { type FakeUpstream, startFakeUpstream } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../../backend/src/agents/tokens";
-import { createBackendListener } from "../../backend/src/app";
-import { loadBackendConfig } from "../../backend/src/config";
 import { createPermissionBus, type PermissionEvent } from "../../backend/src/permissions/bus";
 import {
   createUser,
-  DATA_KEY,
-  HMAC_SECRET,
+  DATA_ENCRYPTION_KEY,
   headersFor,
-  INTERNAL_API_KEY,
-} from "../../backend/src/runtime/testing/fixtures";
+  type ServedApp,
+  serveApp,
+  testConfig,
+  testDatabase,
+  testListener,
+} from "../../backend/src/testing";
 import plugin, {
   createToolCallGuard,
   handlerBudgetMs,
@@ -32,16 +31,11 @@ import plugin, {
 } from "./index.js";
 
 const logger = createLogger("plugin-test", "silent");
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  DATA_ENCRYPTION_KEY: DATA_KEY,
-});
-const database = connectDatabase(config.DATABASE_URL);
+const config = testConfig({ DATA_ENCRYPTION_KEY });
+const database = testDatabase();
 const bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
 
-let server: Server;
+let server: ServedApp | undefined;
 let base = "";
 let classifyUrl = "";
 let token = "";
@@ -58,27 +52,24 @@ bus.subscribe((event) => {
 
 beforeAll(async () => {
   await bus.start();
-  server = createServer(createBackendListener({ config, database, logger, permissionBus: bus }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  server = await serveApp(testListener({ config, logger, permissionBus: bus }));
+  base = server.url;
   classifyUrl = `${base}/api/hooks/classify`;
-  const owner = await createUser(database.db);
+  const owner = await createUser();
   token = generateGatewayToken();
   agentId = newId("agt");
   await database.db.insert(agents).values({
     id: agentId,
     userId: owner.id,
     name: "A",
-    gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, token),
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
   });
   userHeaders = headersFor(owner);
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await bus.stop();
-  await database.close();
 });
 
 /** The event and context OpenClaw passes for one tool call. */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -40,14 +40,14 @@ beforeAll(async () => {
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const status = await json(fetch(`${base}/api/status`)).catch(() => null);
-    if (status?.state === "running") break;
-    if (Date.now() > deadline)
-      throw new Error(`wrapper did not get the runtime running: ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      const status = await json(fetch(`${base}/api/status`)).catch(() => null);
+      if (status?.state !== "running")
+        throw new Error(`wrapper did not get the runtime running: ${JSON.stringify(status)}`);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -123,11 +123,13 @@ describe("wrapper process", () => {
     expect(await down.json()).toEqual({ ok: false, error: "runtime unavailable" });
     const restart = await fetch(`${base}/api/gateway/restart`, { method: "POST", headers: admin });
     expect((await json(restart)).ok).toBe(true);
-    const deadline = Date.now() + 20_000;
-    while ((await json(fetch(`${base}/api/status`))).state !== "running") {
-      if (Date.now() > deadline) throw new Error("runtime did not come back");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await expect
+      .poll(async () => (await json(fetch(`${base}/api/status`))).state, {
+        message: "the runtime comes back",
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe("running");
     expect((await fetch(`${base}/whoami`)).status).toBe(200);
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import express, { type Response } from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openSse, type SseClient } from "./sse";
 
 const clients: { client: SseClient; res: Response; closedBy?: string }[] = [];
@@ -32,14 +32,6 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 async function readText(res: globalThis.Response, until: (text: string) => boolean): Promise<string> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -65,7 +57,7 @@ describe("openSse", () => {
     expect(text.startsWith('data: {"hello":true}\n\n')).toBe(true);
     expect(text).toContain(": ping\n\n");
     const record = clients[before];
-    await until(() => record.closedBy === "onClose");
+    await expect.poll(() => record.closedBy, { interval: 10 }).toBe("onClose");
     expect(record.client.closed).toBe(true);
     expect(record.client.send({ late: true })).toBe(false);
   });
@@ -75,11 +67,11 @@ describe("openSse", () => {
     const socket = connect(port, "127.0.0.1");
     socket.write(`GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     socket.pause();
-    await until(() => clients.length > before);
+    await expect.poll(() => clients.length, { interval: 10 }).toBeGreaterThan(before);
     const slow = clients[before];
 
     const fast = await fetch(`http://127.0.0.1:${port}/stream`);
-    await until(() => clients.length > before + 1);
+    await expect.poll(() => clients.length, { interval: 10 }).toBeGreaterThan(before + 1);
     const quick = clients[before + 1];
 
     const big = "x".repeat(64 * 1024);
@@ -93,12 +85,18 @@ describe("openSse", () => {
     expect(text).toContain('data: {"other":"client"}\n\n');
 
     // Keep writing: once the kernel buffers are full too the socket never drains, and the stall timer ends it.
-    const deadline = Date.now() + 20_000;
-    while (slow.closedBy !== "onClose" && Date.now() < deadline) {
-      for (let i = 0; i < 50; i++) slow.client.send({ big, i });
-      expect(slow.res.writableLength).toBeLessThan(2 * big.length);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    let held = 0;
+    await vi
+      .waitFor(
+        () => {
+          for (let i = 0; i < 50; i++) slow.client.send({ big, i });
+          held = Math.max(held, slow.res.writableLength);
+          if (slow.closedBy !== "onClose") throw new Error("the stalled client is still open");
+        },
+        { timeout: 20_000, interval: 20 },
+      )
+      .catch(() => undefined);
+    expect(held).toBeLessThan(2 * big.length);
     expect(slow.closedBy).toBe("onClose");
     expect(slow.client.closed).toBe(true);
     socket.destroy();

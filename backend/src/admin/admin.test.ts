@@ -1,38 +1,18 @@
-import { createLogger, userContextHeaders } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { agents, platformJobs, users } from "@svc/db/schema";
+import { agents, platformJobs } from "@svc/db/schema";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser, headersFor, testApp, testDatabase } from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  ADMIN_EMAILS: "root@example.com",
-});
-const database = connectDatabase(config.DATABASE_URL);
-afterAll(() => database.close());
-const app = createApp({ config, database, logger });
+const database = testDatabase();
+const app = testApp({ env: { ADMIN_EMAILS: "root@example.com" } });
 
-const adminHeaders = {
-  authorization: `Bearer ${INTERNAL_API_KEY}`,
-  ...userContextHeaders(HMAC_SECRET, {
-    userId: "usr_root",
-    userEmail: "ROOT@example.com",
-    userRole: "admin",
-  }),
-};
+const adminHeaders = headersFor({ id: "usr_root", email: "ROOT@example.com" }, "admin");
 const at = (iso: string) => new Date(iso);
 
 // Three users created a day apart (oldest first), agents and jobs with known times; secrets in every
 // column that holds one, so the tests can see they never leave.
 beforeAll(async () => {
-  await database.db.insert(users).values([
+  for (const user of [
     {
       id: "usr_old",
       email: "old@example.com",
@@ -61,7 +41,8 @@ beforeAll(async () => {
       plan: "team",
       createdAt: at("2026-01-03T00:00:00Z"),
     },
-  ]);
+  ])
+    await createUser(user);
   await database.db.insert(agents).values([
     {
       id: "agt_a",
@@ -300,21 +281,14 @@ describe.each(["/api/admin/users", "/api/admin/agents"])("%s guards and validati
     expect(noKey.status).toBe(401);
     expect(noKey.body.error).toBe("unauthorized");
 
-    const unsigned = await get(path, { authorization: `Bearer ${INTERNAL_API_KEY}` });
+    const unsigned = await get(path, headersFor("internal"));
     expect(unsigned.status).toBe(401);
     expect(unsigned.body).toEqual({
       error: "SIGNATURE_REQUIRED",
       message: "x-user-signature header is required",
     });
 
-    const notAdmin = await get(path, {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      ...userContextHeaders(HMAC_SECRET, {
-        userId: "usr_new",
-        userEmail: "new@example.com",
-        userRole: "admin",
-      }),
-    });
+    const notAdmin = await get(path, headersFor({ id: "usr_new", email: "new@example.com" }, "admin"));
     expect(notAdmin.status).toBe(403);
     expect(notAdmin.body).toEqual({
       error: "ADMIN_REQUIRED",

@@ -1,27 +1,12 @@
-import { createLogger, userContextHeaders } from "@svc/common";
-import { connectDatabase } from "@svc/db";
 import { partnerInquiries } from "@svc/db/schema";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { beforeAll, describe, expect, it } from "vitest";
+import { headersFor, testApp, testDatabase } from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  ADMIN_EMAILS: "root@example.com",
-});
-const database = connectDatabase(config.DATABASE_URL);
-afterAll(() => database.close());
-const app = createApp({ config, database, logger: createLogger("backend-test", "silent") });
+const database = testDatabase();
+const app = testApp({ env: { ADMIN_EMAILS: "root@example.com" } });
 
-const asUser = (userEmail: string) => ({
-  authorization: `Bearer ${INTERNAL_API_KEY}`,
-  ...userContextHeaders(HMAC_SECRET, { userId: "usr_x", userEmail, userRole: "admin" }),
-});
+const asUser = (userEmail: string) => headersFor({ id: "usr_x", email: userEmail }, "admin");
 
 beforeAll(async () => {
   await database.db.insert(partnerInquiries).values([

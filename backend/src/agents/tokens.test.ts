@@ -1,20 +1,17 @@
 import { newId, sealGatewayToken } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { agents, users } from "@svc/db/schema";
+import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser, testDatabase } from "../testing";
 import { GatewayTokenStore, generateGatewayToken } from "./tokens";
 
 const KEY = "cd".repeat(32);
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const userId = newId("usr");
 
 beforeAll(async () => {
-  await database.db
-    .insert(users)
-    .values({ id: userId, email: `${userId}@example.com`, name: "T", referralCode: userId.slice(4, 16) });
+  await createUser({ id: userId, name: "T" });
 });
-afterAll(() => database.close());
 
 async function agentWith(token: string | null): Promise<string> {
   const id = newId("agt");

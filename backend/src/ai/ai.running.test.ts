@@ -2,19 +2,12 @@
  * `POST /api/ai/chat` through the running backend (a real client, `fetch`): a request that names no `model`
  * gets AI_DEFAULT_MODEL, which every plan may use (issue 25 item 5).
  */
-import { newId, userContextHeaders } from "@svc/common";
 import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
-import {
-  RUNNING_HMAC_SECRET,
-  RUNNING_INTERNAL_API_KEY,
-  useRunningServers,
-} from "@svc/common/testing/running-servers";
-import { connectDatabase } from "@svc/db";
-import { users } from "@svc/db/schema";
+import { useRunningServers } from "@svc/common/testing/running-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, headersFor } from "../testing";
 
 const DEFAULT_MODEL = "acme/default-model";
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
 
 let fake: FakeAiProvider;
 /** The backend's variables; the provider's address is known once it listens (this hook runs first). */
@@ -27,32 +20,16 @@ beforeAll(async () => {
   Object.assign(backendEnv, { AI_PROVIDER_URL: fake.url, AI_PROVIDER_KEY: fake.apiKey });
 });
 const servers = useRunningServers({ backend: backendEnv });
-afterAll(async () => {
-  await fake.close();
-  await database.close();
-});
+afterAll(() => fake.close());
 
 /** A signed-in user of the web as the backend sees one: internal key, signed user context, plan. */
 async function webUserHeaders(): Promise<Record<string, string>> {
-  const userId = newId("usr");
-  await database.db.insert(users).values({
-    id: userId,
-    email: `${userId}@example.com`,
+  const user = await createUser({
     name: "subscriber",
-    referralCode: userId.slice(4, 14),
     plan: "solo",
     emailVerifiedAt: new Date("2026-01-01T00:00:00Z"),
   });
-  return {
-    authorization: `Bearer ${RUNNING_INTERNAL_API_KEY}`,
-    "content-type": "application/json",
-    ...userContextHeaders(RUNNING_HMAC_SECRET, {
-      userId,
-      userEmail: `${userId}@example.com`,
-      userRole: "user",
-    }),
-    "x-user-plan": "solo",
-  };
+  return { ...headersFor(user), "content-type": "application/json", "x-user-plan": "solo" };
 }
 
 const messages = [{ role: "user", content: "Hi?" }];

@@ -1,6 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createLogger, freePort, newId, userContextHeaders } from "@svc/common";
+import { freePort, userContextHeaders } from "@svc/common";
 import {
   type FakeAiProvider,
   type FakeUpstream,
@@ -8,55 +6,33 @@ import {
   startFakeUpstream,
 } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
-import { users } from "@svc/db/schema";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
-
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+import { createUser, HMAC_SECRET, headersFor, serveApp, type TestUser, testApp } from "../testing";
 
 let fake: FakeAiProvider;
-let userId: string;
+let user: TestUser;
 beforeAll(async () => {
   fake = await startFakeAiProvider({ apiKey: "provider-key-xyz" });
-  userId = newId("usr");
-  await database.db.insert(users).values({
-    id: userId,
-    email: `${userId}@example.com`,
+  user = await createUser({
     name: "subscriber",
-    referralCode: userId.slice(4, 14),
     plan: "pro",
     paymentsSubscriptionId: "sub_123",
     emailVerifiedAt: new Date("2026-01-01T00:00:00Z"),
   });
 });
 afterEach(() => fake.reset());
-afterAll(async () => {
-  await fake.close();
-  await database.close();
-});
+afterAll(() => fake.close());
 
 function appWith(env: Record<string, string | undefined> = {}) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    AI_PROVIDER_URL: fake.url,
-    AI_PROVIDER_KEY: fake.apiKey,
-    AI_PROVIDER_TIMEOUT_MS: "5000",
-    ...env,
+  return testApp({
+    env: { AI_PROVIDER_URL: fake.url, AI_PROVIDER_KEY: fake.apiKey, AI_PROVIDER_TIMEOUT_MS: "5000", ...env },
   });
-  return createApp({ config, database, logger });
 }
 
 function chatHeaders(overrides: Record<string, string> = {}): Record<string, string> {
   return {
-    authorization: `Bearer ${INTERNAL_API_KEY}`,
-    ...userContextHeaders(HMAC_SECRET, { userId, userEmail: `${userId}@example.com`, userRole: "user" }),
+    ...headersFor(user),
     "x-user-plan": "pro",
     "x-payments-subscription-id": "sub_123",
     ...overrides,
@@ -77,18 +53,6 @@ const question = {
     { role: "user", content: "Hi?" },
   ],
 };
-
-/** The app on a real port, for reading a stream as it arrives. */
-async function listening(app = appWith()): Promise<{ url: string; server: Server }> {
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 
 /** The promise, or a failure naming what was awaited when `deadline` (epoch ms) passes first. */
 function withDeadline<T>(promise: Promise<T>, deadline: number, what: () => string): Promise<T> {
@@ -252,7 +216,7 @@ describe("POST /api/ai/chat streaming", () => {
     // The provider holds after its first content chunk: the client can only see that chunk now if the
     // backend forwards chunks as they come instead of buffering the answer.
     const release = fake.holdStream(1);
-    const { url, server } = await listening();
+    const { url, close } = await serveApp(appWith());
     try {
       const res = await fetch(`${url}/api/ai/chat`, {
         method: "POST",
@@ -298,7 +262,7 @@ describe("POST /api/ai/chat streaming", () => {
       expect(fake.requests.at(-1)?.headers.accept).toBe("text/event-stream");
     } finally {
       release();
-      await closeServer(server);
+      await close();
     }
   });
 
@@ -321,7 +285,7 @@ describe("POST /api/ai/chat streaming", () => {
 
   it("aborts the provider request when the client disconnects", async () => {
     const release = fake.holdStream(1);
-    const { url, server } = await listening();
+    const { url, close } = await serveApp(appWith());
     const controller = new AbortController();
     try {
       const before = fake.streamsClosedEarly();
@@ -337,7 +301,7 @@ describe("POST /api/ai/chat streaming", () => {
       await vi.waitFor(() => expect(fake.streamsClosedEarly()).toBe(before + 1), { timeout: 15_000 });
     } finally {
       release();
-      await closeServer(server);
+      await close();
     }
   });
 
@@ -408,14 +372,10 @@ describe("POST /api/ai/chat plan middleware", () => {
   it("with the database down, the x-user-plan header alone decides", async () => {
     const dead = connectDatabase("postgres://x:y@127.0.0.1:1/none");
     try {
-      const config = loadBackendConfig({
-        DATABASE_URL: process.env.DATABASE_URL,
-        INTERNAL_API_KEY,
-        HMAC_SECRET,
-        AI_PROVIDER_URL: fake.url,
-        AI_PROVIDER_KEY: fake.apiKey,
+      const app = testApp({
+        env: { AI_PROVIDER_URL: fake.url, AI_PROVIDER_KEY: fake.apiKey },
+        database: dead,
       });
-      const app = createApp({ config, database: dead, logger });
       const ok = await chat(
         question,
         app,
@@ -436,22 +396,12 @@ describe("POST /api/ai/chat plan middleware", () => {
   });
 
   it("403 EMAIL_NOT_VERIFIED for an account whose email is not confirmed, before any provider call; REQUIRE_VERIFIED_EMAIL=false lifts it", async () => {
-    const unconfirmed = newId("usr");
-    await database.db.insert(users).values({
-      id: unconfirmed,
-      email: `${unconfirmed}@example.com`,
+    const unconfirmed = await createUser({
       name: "unconfirmed",
-      referralCode: unconfirmed.slice(4, 14),
       plan: "pro",
       paymentsSubscriptionId: "sub_123",
     });
-    const headers = chatHeaders(
-      userContextHeaders(HMAC_SECRET, {
-        userId: unconfirmed,
-        userEmail: `${unconfirmed}@example.com`,
-        userRole: "user",
-      }),
-    );
+    const headers = chatHeaders(headersFor(unconfirmed));
     const before = fake.requests.length;
     const refused = await chat(question, appWith(), headers);
     expect(refused.status).toBe(403);
@@ -466,10 +416,7 @@ describe("POST /api/ai/chat plan middleware", () => {
   });
 
   it("requires the signed user context", async () => {
-    const res = await chat(question, appWith(), {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      "x-user-plan": "pro",
-    });
+    const res = await chat(question, appWith(), { ...headersFor("internal"), "x-user-plan": "pro" });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "SIGNATURE_REQUIRED", message: "x-user-signature header is required" });
   });

@@ -1,5 +1,5 @@
 /** Per-user budgets and model lists of `POST /api/ai/chat` (issue #12, item 6). */
-import { ConfigError, createLogger, ManualClock, newId, userContextHeaders } from "@svc/common";
+import { ConfigError, ManualClock, newId } from "@svc/common";
 import {
   type FakeAiProvider,
   type FakeUpstream,
@@ -7,20 +7,16 @@ import {
   startFakeUpstream,
 } from "@svc/common/testing";
 import { connectDatabase, type DatabaseHandle } from "@svc/db";
-import { agents, aiUsageHours, users } from "@svc/db/schema";
+import { agents, aiUsageHours } from "@svc/db/schema";
 import { asc, eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTokenStore, generateGatewayToken } from "../agents/tokens";
-import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
+import { createUser, DATA_ENCRYPTION_KEY, headersFor, testApp, testDatabase } from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const DATA_KEY = "ab".repeat(32);
 const DEFAULT_MODEL = "openai/gpt-4o-mini";
-const logger = createLogger("ai-budget-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const question = { model: DEFAULT_MODEL, messages: [{ role: "user", content: "Hi?" }] };
 
 let fake: FakeAiProvider;
@@ -28,10 +24,7 @@ beforeAll(async () => {
   fake = await startFakeAiProvider({ apiKey: "provider-key-xyz" });
 });
 afterEach(() => fake.reset());
-afterAll(async () => {
-  await fake.close();
-  await database.close();
-});
+afterAll(() => fake.close());
 
 interface TestUser {
   id: string;
@@ -43,24 +36,17 @@ interface TestUser {
 }
 
 async function newUser(plan: string): Promise<TestUser> {
-  const id = newId("usr");
-  const email = `${id}@example.com`;
-  await database.db
-    .insert(users)
-    .values({ id, email, name: "user", referralCode: id.slice(4, 14), plan, emailVerifiedAt: new Date() });
+  const user = await createUser({ name: "user", plan, emailVerifiedAt: new Date() });
+  const id = user.id;
   const agentId = newId("agt");
   await database.db.insert(agents).values({ id: agentId, userId: id, name: "agent" });
   // Written through the process-wide store, as provisioning does, so this process knows it at once.
   const token = generateGatewayToken();
-  await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
+  await gatewayTokenStore(database.db, DATA_ENCRYPTION_KEY).write(agentId, token);
   return {
     id,
     plan,
-    headers: {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      ...userContextHeaders(HMAC_SECRET, { userId: id, userEmail: email, userRole: "user" }),
-      "x-user-plan": plan,
-    },
+    headers: { ...headersFor(user), "x-user-plan": plan },
     agentHeaders: { authorization: `Bearer ${token}` },
   };
 }
@@ -71,16 +57,11 @@ function appWith(
   handle: DatabaseHandle = database,
   providerUrl = fake.url,
 ) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    AI_PROVIDER_URL: providerUrl,
-    AI_PROVIDER_KEY: fake.apiKey,
-    ...env,
+  return testApp({
+    env: { DATA_ENCRYPTION_KEY, AI_PROVIDER_URL: providerUrl, AI_PROVIDER_KEY: fake.apiKey, ...env },
+    database: handle,
+    clock,
   });
-  return createApp({ config, database: handle, logger, clock });
 }
 
 function chat(app: ReturnType<typeof appWith>, headers: Record<string, string>, body: object = question) {

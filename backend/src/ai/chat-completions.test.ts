@@ -3,73 +3,62 @@
  * its gateway token as key, always streaming, no `stream_options`, tools and content parts — through the
  * backend on a real port, to a loopback OpenAI-compatible provider.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createLogger, freePort, newId } from "@svc/common";
+import { freePort, newId } from "@svc/common";
 import { type FakeAiProvider, metricValue, startFakeAiProvider } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
-import { agents, aiUsageHours, users } from "@svc/db/schema";
+import { agents, aiUsageHours } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatewayTokenStore, generateGatewayToken } from "../agents/tokens";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import {
+  createUser,
+  DATA_ENCRYPTION_KEY,
+  INTERNAL_API_KEY,
+  type ServedApp,
+  serveApp,
+  testApp,
+  testDatabase,
+} from "../testing";
 import { MAX_ANSWER_TOKENS } from "./usage";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const DATA_KEY = "9a".repeat(32);
 const MODEL = "openai/gpt-4o-mini";
-const logger = createLogger("ai-chat-completions-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 
 let fake: FakeAiProvider;
-const servers: Server[] = [];
+const servers: ServedApp[] = [];
 
 beforeAll(async () => {
   fake = await startFakeAiProvider({ apiKey: "provider-key-xyz" });
 });
 afterEach(() => fake.reset());
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  for (const server of servers) await server.close();
   await fake.close();
-  await database.close();
 });
 
 /** The backend on a free loopback port with `env` over a configured provider. */
 async function backend(env: Record<string, string | undefined> = {}): Promise<string> {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET: "hmac-test-secret-0123456789abcdef",
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    AI_PROVIDER_URL: fake.url,
-    AI_PROVIDER_KEY: fake.apiKey,
-    AI_PROVIDER_TIMEOUT_MS: "5000",
-    ...env,
-  });
-  const server = createServer(createApp({ config, database, logger }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const server = await serveApp(
+    testApp({
+      env: {
+        DATA_ENCRYPTION_KEY,
+        AI_PROVIDER_URL: fake.url,
+        AI_PROVIDER_KEY: fake.apiKey,
+        AI_PROVIDER_TIMEOUT_MS: "5000",
+        ...env,
+      },
+    }),
+  );
   servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return server.url;
 }
 
 /** A user on `plan` with an agent; its gateway token written as provisioning writes it. */
 async function agentOwner(plan = "pro") {
-  const userId = newId("usr");
-  await database.db.insert(users).values({
-    id: userId,
-    email: `${userId}@example.com`,
-    name: "owner",
-    referralCode: userId.slice(4, 14),
-    plan,
-  });
+  const { id: userId } = await createUser({ name: "owner", plan });
   const agentId = newId("agt");
   await database.db.insert(agents).values({ id: agentId, userId, name: "agent" });
   const token = generateGatewayToken();
-  await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
+  await gatewayTokenStore(database.db, DATA_ENCRYPTION_KEY).write(agentId, token);
   return { userId, token };
 }
 

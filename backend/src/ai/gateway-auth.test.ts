@@ -1,35 +1,25 @@
 /** `POST /api/ai/chat` with an agent's gateway token as Bearer (the path agents use). */
 import { randomBytes } from "node:crypto";
-import { createLogger, newId, sealGatewayToken } from "@svc/common";
+import { newId, sealGatewayToken } from "@svc/common";
 import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
-import { agents, users } from "@svc/db/schema";
+import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { createUser, DATA_ENCRYPTION_KEY, headersFor, testApp, testDatabase } from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const DATA_KEY = "ef".repeat(32);
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const question = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Hi?" }] };
 
 let fake: FakeAiProvider;
-let userId: string;
 let agentId: string;
 let token: string;
 
 beforeAll(async () => {
   fake = await startFakeAiProvider({ apiKey: "provider-key-xyz" });
-  userId = newId("usr");
-  await database.db.insert(users).values({
-    id: userId,
-    email: `${userId}@example.com`,
+  const { id: userId } = await createUser({
     name: "agent owner",
-    referralCode: userId.slice(4, 14),
     plan: "pro",
     paymentsSubscriptionId: "sub_9",
   });
@@ -39,26 +29,16 @@ beforeAll(async () => {
     id: agentId,
     userId,
     name: "Chatty",
-    gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, token),
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
   });
 });
 afterEach(() => fake.reset());
-afterAll(async () => {
-  await fake.close();
-  await database.close();
-});
+afterAll(() => fake.close());
 
 function app(env: Record<string, string | undefined> = {}) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    AI_PROVIDER_URL: fake.url,
-    AI_PROVIDER_KEY: fake.apiKey,
-    ...env,
+  return testApp({
+    env: { DATA_ENCRYPTION_KEY, AI_PROVIDER_URL: fake.url, AI_PROVIDER_KEY: fake.apiKey, ...env },
   });
-  return createApp({ config, database, logger: createLogger("ai-gateway-test", "silent") });
 }
 
 describe("POST /api/ai/chat with a gateway token", () => {
@@ -104,7 +84,7 @@ describe("POST /api/ai/chat with a gateway token", () => {
 
     const rotated = randomBytes(32).toString("hex");
     const server = app();
-    await gatewayTokenStore(database.db, DATA_KEY).write(agentId, rotated);
+    await gatewayTokenStore(database.db, DATA_ENCRYPTION_KEY).write(agentId, rotated);
     expect(
       (await request(server).post("/api/ai/chat").set("authorization", `Bearer ${token}`).send(question))
         .status,
@@ -126,10 +106,7 @@ describe("POST /api/ai/chat with a gateway token", () => {
   });
 
   it("the web's path is unchanged: internal key + signed context + plan", async () => {
-    const unsigned = await request(app())
-      .post("/api/ai/chat")
-      .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
-      .send(question);
+    const unsigned = await request(app()).post("/api/ai/chat").set(headersFor("internal")).send(question);
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error).toBe("SIGNATURE_REQUIRED");
     const none = await request(app()).post("/api/ai/chat").send(question);

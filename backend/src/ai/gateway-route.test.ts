@@ -1,43 +1,31 @@
-import { createLogger } from "@svc/common";
 import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { headersFor, testApp } from "../testing";
 import { PLATFORM_DEFAULT_MODEL } from "./budget";
-
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
 
 let fake: FakeAiProvider;
 beforeAll(async () => {
   fake = await startFakeAiProvider({ apiKey: "provider-key-xyz" });
 });
-afterAll(async () => {
-  await fake.close();
-  await database.close();
-});
+afterAll(() => fake.close());
 
 function app(env: Record<string, string> = {}) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET: "hmac-test-secret-0123456789abcdef",
-    AI_PROVIDER_URL: fake.url,
-    AI_PROVIDER_KEY: fake.apiKey,
-    AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
-    ...env,
+  return testApp({
+    env: {
+      AI_PROVIDER_URL: fake.url,
+      AI_PROVIDER_KEY: fake.apiKey,
+      AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
+      ...env,
+    },
   });
-  return createApp({ config, database, logger });
 }
 
 describe("POST /api/ai/gateway (the v1 gateway's AI plugins)", () => {
   it("forwards a completion with the default model and the provider's key; answers the provider's JSON", async () => {
     const res = await request(app())
       .post("/api/ai/gateway")
-      .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
+      .set(headersFor("internal"))
       .send({ messages: [{ role: "user", content: "Hi?" }], temperature: 0 });
     expect(res.status).toBe(200);
     expect(res.body.choices[0].message.content).toBe("Hello from the fake provider.");
@@ -50,7 +38,7 @@ describe("POST /api/ai/gateway (the v1 gateway's AI plugins)", () => {
     for (const model of ["openai/gpt-4o-mini", "acme/newer-model"]) {
       const res = await request(app({ AI_DEFAULT_MODEL: model }))
         .post("/api/ai/gateway")
-        .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
+        .set(headersFor("internal"))
         .send({ model: PLATFORM_DEFAULT_MODEL, messages: [{ role: "user", content: "Hi?" }] });
       expect(res.status).toBe(200);
       expect(fake.requests.at(-1)?.body).toMatchObject({ model });
@@ -60,7 +48,7 @@ describe("POST /api/ai/gateway (the v1 gateway's AI plugins)", () => {
   it("streams server-sent events with stream: true", async () => {
     const res = await request(app())
       .post("/api/ai/gateway")
-      .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
+      .set(headersFor("internal"))
       .send({ messages: [{ role: "user", content: "Hi?" }], stream: true });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/event-stream/);
@@ -72,14 +60,11 @@ describe("POST /api/ai/gateway (the v1 gateway's AI plugins)", () => {
     expect((await request(app()).post("/api/ai/gateway").send(body)).status).toBe(401);
     const wrong = await request(app()).post("/api/ai/gateway").set("authorization", "Bearer nope").send(body);
     expect(wrong.status).toBe(403);
-    const missing = await request(app())
-      .post("/api/ai/gateway")
-      .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
-      .send({});
+    const missing = await request(app()).post("/api/ai/gateway").set(headersFor("internal")).send({});
     expect(missing.status).toBe(400);
     const model = await request(app())
       .post("/api/ai/gateway")
-      .set("authorization", `Bearer ${INTERNAL_API_KEY}`)
+      .set(headersFor("internal"))
       .send({ ...body, model: "anthropic/claude-opus" });
     expect(model.status).toBe(403);
   });

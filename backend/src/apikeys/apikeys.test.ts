@@ -1,20 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { createLogger, newId, sha256Hex } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { apiKeys, users } from "@svc/db/schema";
+import { newId, sha256Hex } from "@svc/common";
+import { apiKeys } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { describe, expect, it } from "vitest";
+import { createUser, headersFor, INTERNAL_API_KEY, testApp, testDatabase } from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const config = loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY });
-const database = connectDatabase(config.DATABASE_URL);
-afterAll(() => database.close());
-const app = createApp({ config, database, logger });
-const auth = { authorization: `Bearer ${INTERNAL_API_KEY}` };
+const database = testDatabase();
+const app = testApp();
+const auth = headersFor("internal");
 
 function rawKey(): string {
   const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -23,13 +17,7 @@ function rawKey(): string {
 
 /** A user with one API key inserted the way the web stores it (hash and prefix only). */
 async function userWithKey(options: { revoked?: boolean } = {}) {
-  const userId = newId("usr");
-  await database.db.insert(users).values({
-    id: userId,
-    email: `${userId}@example.com`,
-    name: "agent owner",
-    referralCode: userId.slice(4, 12).toUpperCase(),
-  });
+  const { id: userId } = await createUser({ name: "agent owner" });
   const key = rawKey();
   const keyId = newId("key");
   await database.db.insert(apiKeys).values({
@@ -183,8 +171,7 @@ describe("POST /api/validate-key internal API key", () => {
   it("500 when INTERNAL_API_KEY is unset or empty", async () => {
     const { key } = await userWithKey();
     for (const env of [{}, { INTERNAL_API_KEY: "" }]) {
-      const unset = loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, ...env });
-      const res = await request(createApp({ config: unset, database, logger }))
+      const res = await request(testApp({ env: { INTERNAL_API_KEY: undefined, ...env } }))
         .post("/api/validate-key")
         .set(auth)
         .send({ key });

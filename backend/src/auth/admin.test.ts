@@ -1,32 +1,18 @@
-import { createLogger, type UserContext, userContextHeaders } from "@svc/common";
-import { connectDatabase } from "@svc/db";
+import { type UserContext, userContextHeaders } from "@svc/common";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { describe, expect, it } from "vitest";
+import { HMAC_SECRET, headersFor, testApp } from "../testing";
 import { isAdminContext, isAdminEmail } from "./admin";
 
 // `requireAdmin` through `GET /api/admin/users`.
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
-afterAll(() => database.close());
-
-function appWith(adminEmails: string) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    ADMIN_EMAILS: adminEmails,
-  });
-  return createApp({ config, database, logger });
-}
+const appWith = (adminEmails: string) => testApp({ env: { ADMIN_EMAILS: adminEmails } });
 const app = appWith(" Boss@Example.com , ops@example.com");
 
 function listAs(context: Partial<UserContext>, on = app) {
   const full = { userId: "usr_x", userEmail: "", userRole: "user", ...context };
   return request(on)
     .get("/api/admin/users")
-    .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, ...userContextHeaders(INTERNAL_API_KEY, full) });
+    .set(headersFor({ id: full.userId, email: full.userEmail }, full.userRole));
 }
 
 const adminRequired = { error: "ADMIN_REQUIRED", message: "an administrator account is required" };
@@ -64,11 +50,11 @@ describe("requireAdmin", () => {
     const noRoleHeader = await request(app)
       .get("/api/admin/users")
       .set({
-        authorization: `Bearer ${INTERNAL_API_KEY}`,
+        ...headersFor("internal"),
         "x-user-id": "usr_x",
         "x-user-email": "boss@example.com",
         // No x-user-role: the backend reads `user`, which is what this signature covers.
-        "x-user-signature": userContextHeaders(INTERNAL_API_KEY, {
+        "x-user-signature": userContextHeaders(HMAC_SECRET, {
           userId: "usr_x",
           userEmail: "boss@example.com",
           userRole: "user",
@@ -79,14 +65,14 @@ describe("requireAdmin", () => {
   });
 
   it("a role admin that is not covered by the signature is refused", async () => {
-    const signedAsUser = userContextHeaders(INTERNAL_API_KEY, {
+    const signedAsUser = userContextHeaders(HMAC_SECRET, {
       userId: "usr_x",
       userEmail: "boss@example.com",
       userRole: "user",
     });
     const res = await request(app)
       .get("/api/admin/users")
-      .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, ...signedAsUser, "x-user-role": "admin" });
+      .set({ ...headersFor("internal"), ...signedAsUser, "x-user-role": "admin" });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe("INVALID_SIGNATURE");
   });
@@ -98,7 +84,7 @@ describe("requireAdmin", () => {
   });
 
   it("an admin email that is not covered by the signature is refused before the admin check", async () => {
-    const signedAsOther = userContextHeaders(INTERNAL_API_KEY, {
+    const signedAsOther = userContextHeaders(HMAC_SECRET, {
       userId: "usr_x",
       userEmail: "other@example.com",
       userRole: "user",
@@ -106,7 +92,7 @@ describe("requireAdmin", () => {
     const res = await request(app)
       .get("/api/admin/users")
       .set({
-        authorization: `Bearer ${INTERNAL_API_KEY}`,
+        ...headersFor("internal"),
         ...signedAsOther,
         "x-user-email": "boss@example.com",
       });

@@ -1,27 +1,13 @@
-import { createLogger, userContextHeaders } from "@svc/common";
-import { connectDatabase } from "@svc/db";
+import { userContextHeaders } from "@svc/common";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { describe, expect, it } from "vitest";
+import { HMAC_SECRET, headersFor, INTERNAL_API_KEY, testApp } from "../testing";
 
-// `requireInternalKey` through the routes that use it.
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
-afterAll(() => database.close());
-
-function appWith(env: Record<string, string>) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    HMAC_SECRET,
-    ADMIN_EMAILS: "admin@example.com",
-    ...env,
-  });
-  return createApp({ config, database, logger });
+// `requireInternalKey` (and `requireAuth`) through the routes that use it.
+function appWith(env: Record<string, string | undefined>) {
+  return testApp({ env: { ADMIN_EMAILS: "admin@example.com", ...env } });
 }
-const app = appWith({ INTERNAL_API_KEY });
+const app = appWith({});
 // A valid admin context, so that only the internal key decides.
 const context = userContextHeaders(HMAC_SECRET, {
   userId: "usr_admin",
@@ -69,7 +55,7 @@ describe.each(routes)("internal API key on $method $path", (target) => {
   });
 
   it("500 when INTERNAL_API_KEY is unset", async () => {
-    const res = await call(target, { authorization: `Bearer ${INTERNAL_API_KEY}` }, appWith({}));
+    const res = await call(target, headersFor("internal"), appWith({ INTERNAL_API_KEY: undefined }));
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: "internal_key_unset", message: "INTERNAL_API_KEY is not configured" });
   });
@@ -78,10 +64,7 @@ describe.each(routes)("internal API key on $method $path", (target) => {
     const res = await request(app)[target.method](target.path).set("x-user-signature", "garbage");
     expect(res.status).toBe(401);
     expect(res.body.error).toBe("unauthorized");
-    const passed = await call(target, {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      "x-user-signature": "0",
-    });
+    const passed = await call(target, { ...headersFor("internal"), "x-user-signature": "0" });
     expect(passed.status).toBe(401);
     expect(passed.body.error).toBe("INVALID_SIGNATURE");
   });

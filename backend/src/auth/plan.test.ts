@@ -5,18 +5,15 @@ import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorMapper } from "../http/errors";
+import { createUser, HMAC_SECRET as SECRET, testDatabase } from "../testing";
 import { isDatabaseUnavailable, requireMatchingPlan, verifiedPlanOf } from "./plan";
 import { verifyUserContext } from "./user-context";
 
-const SECRET = "hmac-test-secret-0123456789abcdef";
 const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 // Nothing listens on port 1: every query fails with a connection error.
 const down = connectDatabase("postgres://x:y@127.0.0.1:1/none");
-afterAll(async () => {
-  await database.close();
-  await down.close();
-});
+afterAll(() => down.close());
 
 /** The middleware after the user context, answering with the plan it verified. */
 function probeApp(handle: DatabaseHandle) {
@@ -35,16 +32,7 @@ function probeApp(handle: DatabaseHandle) {
 const app = probeApp(database);
 
 async function insertUser(plan: string, paymentsSubscriptionId: string | null) {
-  const id = newId("usr");
-  await database.db.insert(users).values({
-    id,
-    email: `${id}@example.com`,
-    name: "subscriber",
-    referralCode: id.slice(4, 14),
-    plan,
-    paymentsSubscriptionId,
-  });
-  return id;
+  return (await createUser({ name: "subscriber", plan, paymentsSubscriptionId })).id;
 }
 
 function probe(userId: string, headers: Record<string, string>, on = app) {

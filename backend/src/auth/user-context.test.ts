@@ -1,12 +1,9 @@
-import { createLogger, newId, signUserContext, type UserContext, userContextHeaders } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { users } from "@svc/db/schema";
+import { createLogger, signUserContext, type UserContext, userContextHeaders } from "@svc/common";
 import express from "express";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorMapper } from "../http/errors";
+import { createUser, headersFor, INTERNAL_API_KEY, HMAC_SECRET as SECRET, testApp } from "../testing";
 import {
   userContextOf,
   userContextSecret,
@@ -14,11 +11,7 @@ import {
   verifyUserContext,
 } from "./user-context";
 
-const SECRET = "hmac-test-secret-0123456789abcdef";
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
 const logger = createLogger("backend-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
-afterAll(() => database.close());
 
 const alice: UserContext = { userId: "usr_alice", userEmail: "alice@example.com", userRole: "user" };
 
@@ -166,27 +159,14 @@ describe("user-context secret: HMAC_SECRET, else INTERNAL_API_KEY", () => {
 
   const admin: UserContext = { userId: "usr_admin", userEmail: "admin@example.com", userRole: "admin" };
   beforeAll(async () => {
-    await database.db.insert(users).values({
-      id: admin.userId,
-      email: admin.userEmail,
-      name: "admin",
-      referralCode: newId("r", 8).slice(2),
-    });
+    await createUser({ id: admin.userId, email: admin.userEmail, name: "admin" });
   });
 
   function adminList(config: Record<string, string>, secret: string) {
-    const app = createApp({
-      config: loadBackendConfig({
-        DATABASE_URL: process.env.DATABASE_URL,
-        ADMIN_EMAILS: admin.userEmail,
-        ...config,
-      }),
-      database,
-      logger,
-    });
+    const app = testApp({ env: { HMAC_SECRET: undefined, ADMIN_EMAILS: admin.userEmail, ...config } });
     return request(app)
       .get("/api/admin/users")
-      .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, ...userContextHeaders(secret, admin) });
+      .set({ ...headersFor("internal"), ...userContextHeaders(secret, admin) });
   }
 
   it("without HMAC_SECRET a route verifies signatures made with INTERNAL_API_KEY", async () => {

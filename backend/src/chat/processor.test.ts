@@ -6,8 +6,6 @@
  * provider); a failure that may pass (the provider failing with a 5xx) waits for its retry.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createLogger, newId, wrapperAdminPassword } from "@svc/common";
 import {
   type FakeAgentRuntime,
@@ -16,22 +14,19 @@ import {
   startFakeAgentRuntime,
   startFakeAiProvider,
 } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
-import { createApp } from "../app";
-import { type BackendConfig, loadBackendConfig } from "../config";
 import { platformProcessors } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import { PermanentJobError } from "../platform-jobs/types";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
-import { createUser, DATA_KEY, INTERNAL_API_KEY } from "../runtime/testing/fixtures";
+import { createUser, DATA_ENCRYPTION_KEY, serveApp, testApp, testDatabase } from "../testing";
 import { chatSessionOf, NO_AI_PROVIDER_MESSAGE } from "./processor";
 
 const url = process.env.DATABASE_URL as string;
-const database = connectDatabase(url);
+const database = testDatabase();
 const logger = createLogger("chat-processor-test", "silent");
 
 let provider: FakeAiProvider;
@@ -50,27 +45,11 @@ afterAll(async () => {
   await Promise.all(runtimes.map((r) => r.close()));
   await Promise.all(backends.map((b) => b.close()));
   await provider.close();
-  await database.close();
 });
 
 /** The real backend app on loopback with `env`. */
 async function startBackend(env: Record<string, string>) {
-  const config: BackendConfig = loadBackendConfig({
-    DATABASE_URL: url,
-    INTERNAL_API_KEY,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    LOG_LEVEL: "silent",
-    ...env,
-  });
-  const server = createServer(createApp({ config, database, logger }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const backend = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  const backend = await serveApp(testApp({ env: { DATA_ENCRYPTION_KEY, ...env } }));
   backends.push(backend);
   return backend;
 }
@@ -80,13 +59,13 @@ async function startBackend(env: Record<string, string>) {
  * the platform holds no gateway token for it.
  */
 async function agentBehind(backendUrl: string, { withToken = true } = {}) {
-  const owner = await createUser(database.db, { plan: "pro" });
+  const owner = await createUser({ plan: "pro" });
   const token = randomBytes(32).toString("hex");
   const agentId = newId("agt");
   const runtime = await startFakeAgentRuntime({
     token,
     // Its wrapper's admin password: what it proves it holds before the platform sends it the token.
-    adminPassword: wrapperAdminPassword(DATA_KEY, agentId, token),
+    adminPassword: wrapperAdminPassword(DATA_ENCRYPTION_KEY, agentId, token),
     provider: { baseUrl: `${backendUrl}/api/ai`, model: "openai/gpt-4o-mini" },
   });
   runtimes.push(runtime);
@@ -94,14 +73,14 @@ async function agentBehind(backendUrl: string, { withToken = true } = {}) {
     .insert(agents)
     .values({ id: agentId, userId: owner.id, name: "Clawed", url: runtime.url, status: "running" });
   // Through the process-wide store, as provisioning writes it, so the backend knows the new token at once.
-  if (withToken) await gatewayTokenStore(database.db, DATA_KEY).write(agentId, token);
+  if (withToken) await gatewayTokenStore(database.db, DATA_ENCRYPTION_KEY).write(agentId, token);
   return { owner, agentId, runtime };
 }
 
 function startWorker() {
   worker = createJobWorker({
     connectionString: url,
-    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }),
+    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_ENCRYPTION_KEY }),
     logger,
     concurrency: 2,
     pollIntervalMs: 100,
@@ -121,14 +100,15 @@ async function chatJob(userId: string, agentId: string, message: string) {
 }
 
 async function settled(jobId: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const job = await getJob(database.pool, jobId);
-    if (job && job.attempts >= 1 && job.status !== "running" && job.error !== null) return job;
-    if (job?.status === "completed") return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not settle: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return vi.waitFor(
+    async () => {
+      const job = await getJob(database.pool, jobId);
+      if (job && job.attempts >= 1 && job.status !== "running" && job.error !== null) return job;
+      if (job?.status === "completed") return job;
+      throw new Error(`job ${jobId} did not settle: ${JSON.stringify(job)}`);
+    },
+    { timeout: 30_000, interval: 25 },
+  );
 }
 
 describe("chat jobs that retrying cannot fix", () => {
@@ -159,7 +139,7 @@ describe("chat jobs that retrying cannot fix", () => {
     expect(runtime.requests).toEqual([]);
   }, 60_000);
   it("a processor's PermanentJobError fails any job at once; a plain error leaves the retries", async () => {
-    const owner = await createUser(database.db);
+    const owner = await createUser();
     worker = createJobWorker({
       connectionString: url,
       processors: {

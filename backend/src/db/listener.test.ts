@@ -22,10 +22,6 @@ async function connections(applicationName: string): Promise<number> {
   return rows[0].n;
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
-}
-
 describe("createPgListener", () => {
   it("hears its channel only, reconnects after its connection is killed, and ends it on stop", async () => {
     const heard: Array<string | undefined> = [];
@@ -41,19 +37,19 @@ describe("createPgListener", () => {
     started.push(listener);
     await listener.start();
     await admin.query("select pg_notify('other_channel', 'no'), pg_notify('listener_test', 'one')");
-    await until(async () => heard.length > 0);
+    await expect.poll(() => heard.length).toBeGreaterThan(0);
     expect(heard).toEqual(["one"]);
 
     await admin.query(
       "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc-listener-test'",
     );
-    await until(async () => reconnects === 1);
+    await expect.poll(() => reconnects).toBe(1);
     await admin.query("select pg_notify('listener_test', 'two')");
-    await until(async () => heard.length > 1);
+    await expect.poll(() => heard.length).toBeGreaterThan(1);
     expect(heard).toEqual(["one", "two"]);
 
     await listener.stop();
-    await until(async () => (await connections("svc-listener-test")) === 0);
+    await expect.poll(() => connections("svc-listener-test")).toBe(0);
     expect(reconnects).toBe(1);
   });
 

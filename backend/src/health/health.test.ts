@@ -2,18 +2,16 @@ import { createLogger, ManualClock } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import express from "express";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
+import { describe, expect, it } from "vitest";
 import { loadBackendConfig } from "../config";
 import { HostingError } from "../hosting/types";
 import { errorMapper } from "../http/errors";
+import { headersFor, testApp, testDatabase } from "../testing";
 import { type HealthRouteDeps, healthRoutes } from "./routes";
 import { createProvisioningCheck, type HostingPing } from "./service";
 
 const logger = createLogger("backend-test", "silent");
-const config = loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL });
-const database = connectDatabase(config.DATABASE_URL);
-afterAll(() => database.close());
+const database = testDatabase();
 
 /** A hosting platform double: the interface `/health` needs, answering as the test sets it. */
 function fakePlatform(provider: HostingPing["provider"] = "railway") {
@@ -154,14 +152,14 @@ describe("GET /health", () => {
   });
 
   it("the app's /health carries the new fields", async () => {
-    const res = await request(createApp({ config, database, logger })).get("/health");
+    const res = await request(testApp()).get("/health");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "ok", database: "ok", provider: "render" });
     expect(typeof res.body.provisioning.enabled).toBe("boolean");
   });
 
   it("unknown routes are JSON 404 and bad JSON is 400", async () => {
-    const app = createApp({ config, database, logger });
+    const app = testApp();
     const missing = await request(app).get("/api/nothing-here");
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: "not_found", message: "no route for GET /api/nothing-here" });
@@ -174,7 +172,7 @@ describe("GET /health", () => {
   });
 
   it("a request Express cannot read is its 4xx in the one error shape, not a 500", async () => {
-    const app = createApp({ config, database, logger });
+    const app = testApp();
     const latin = await request(app)
       .post("/api/nothing-here")
       .set("content-type", "application/json; charset=latin1")
@@ -191,13 +189,7 @@ describe("GET /health", () => {
       error: "unsupported_media_type",
       message: 'unsupported content encoding "foo"',
     });
-    const key = "health-test-internal-key-0123456789";
-    const keyed = createApp({
-      config: loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY: key }),
-      database,
-      logger,
-    });
-    const badParam = await request(keyed).get("/api/platform-jobs/%E0").set("authorization", `Bearer ${key}`);
+    const badParam = await request(app).get("/api/platform-jobs/%E0").set(headersFor("internal"));
     expect(badParam.status).toBe(400);
     expect(badParam.body).toEqual({
       error: "invalid_request",

@@ -142,11 +142,12 @@ describe("the environment each driver gives an agent", () => {
     try {
       await expectRefusals(platform);
       const service = await platform.create(createInput(agentEnv()));
-      const deadline = Date.now() + 30_000;
-      while ((await probeRuntime(service.url as string, { healthzTimeoutMs: 500 })).status !== "running") {
-        if (Date.now() > deadline) throw new Error("agent did not start");
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await expect
+        .poll(async () => (await probeRuntime(service.url as string, { healthzTimeoutMs: 500 })).status, {
+          message: "agent did not start",
+          timeout: 30_000,
+        })
+        .toBe("running");
       const seen = (await (await fetch(`${service.url}/env?all=1`)).json()) as Record<string, string>;
       expect(seen.OPENCLAW_GATEWAY_TOKEN).toBe(GATEWAY_TOKEN);
       expect(seen.PLATFORM_CLASSIFY_URL).toBe("http://127.0.0.1:4000/api/hooks/classify");

@@ -48,17 +48,7 @@ function envFor(agentId: string, token: string) {
   return testAgentEnvironment(agentId, token, adminPassword(agentId, token));
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 40_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The shared probe with its default timeouts, asked once the wrapper said it is running. */
+/** The shared probe with the spec's timeouts, asked once the wrapper said it is running. */
 const probeStatus = async (url: string) => (await probeRuntime(url)).status;
 
 async function chat(url: string, token: string, message: string) {
@@ -197,11 +187,7 @@ describe("local hosting driver", () => {
     const betaPid = (await platform.find({ id: "agt_beta", name: "" }))?.metadata.pid;
     expect(killed).toBeGreaterThan(1);
     signalGroup(killed, "SIGKILL");
-    await until(
-      "group gone",
-      () => isGroupAlive(killed),
-      (alive) => !alive,
-    );
+    await expect.poll(() => isGroupAlive(killed), { message: "group gone", timeout: 40_000 }).toBe(false);
     expect((await platform.find({ id: "agt_alpha", name: "" }))?.status).toBe("crashed");
     // Something else takes the dead agent's port meanwhile, as any process may on a busy machine (an
     // outgoing connection's ephemeral port, say). When one already holds it, it may let go again before

@@ -7,13 +7,14 @@
 import { UNREAD_BODY_LIMITS } from "@svc/common";
 import { describe, expect, it } from "vitest";
 import { postWithFetch, postWithNodeHttp } from "../../../common/testing/oversized-post";
-import { RUNNING_INTERNAL_API_KEY, useRunningServers } from "../../../common/testing/running-servers";
+import { useRunningServers } from "../../../common/testing/running-servers";
+import { headersFor } from "../testing";
 
 const servers = useRunningServers({ backend: {} });
 
 const MB = 1024 * 1024;
 const TOO_LARGE = { error: "payload_too_large", message: "request body is too large" };
-const json = { "content-type": "application/json", authorization: `Bearer ${RUNNING_INTERNAL_API_KEY}` };
+const json = { "content-type": "application/json", ...headersFor("internal") };
 const routes = ["/api/validate-key", "/api/hooks/classify"];
 
 describe("a 2 MB body to the running backend", () => {

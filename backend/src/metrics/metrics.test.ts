@@ -2,60 +2,46 @@
  * `GET /metrics` on the backend, served as server.ts serves it (the classify hook ahead of Express): each
  * test scrapes, acts, scrapes again and checks by how much the named series moved.
  */
-import { createLogger, newId, sealGatewayToken, userContextHeaders } from "@svc/common";
+import { createLogger, newId, sealGatewayToken } from "@svc/common";
 import { metricValue } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
-import { agents, users } from "@svc/db/schema";
+import { agents } from "@svc/db/schema";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../agents/tokens";
-import { createBackendListener } from "../app";
-import { loadBackendConfig } from "../config";
 import { createPermissionBus } from "../permissions/bus";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import type { JobProcessor } from "../platform-jobs/types";
 import { createJobWorker } from "../platform-jobs/worker";
+import {
+  createUser,
+  headersFor,
+  DATA_ENCRYPTION_KEY as KEY,
+  testConfig,
+  testDatabase,
+  testListener,
+} from "../testing";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const KEY = "cd".repeat(32);
 const logger = createLogger("metrics-test", "silent");
-const env = {
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  DATA_ENCRYPTION_KEY: KEY,
-};
-const config = loadBackendConfig(env);
-const database = connectDatabase(config.DATABASE_URL);
+const config = testConfig({ DATA_ENCRYPTION_KEY: KEY });
+const database = testDatabase();
 const bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
-const app = createBackendListener({ config, database, logger, permissionBus: bus });
-const guarded = createBackendListener({
-  config: loadBackendConfig({ ...env, METRICS_TOKEN: "scrape-token-1" }),
-  database,
-  logger,
-});
+const app = testListener({ config, logger, permissionBus: bus });
+const guarded = testListener({ env: { DATA_ENCRYPTION_KEY: KEY, METRICS_TOKEN: "scrape-token-1" }, logger });
 
 const userId = newId("usr");
 const agentId = newId("agt");
 const gatewayToken = generateGatewayToken();
-const userHeaders = {
-  authorization: `Bearer ${INTERNAL_API_KEY}`,
-  ...userContextHeaders(HMAC_SECRET, { userId, userEmail: `${userId}@example.com`, userRole: "user" }),
-};
+const userHeaders = headersFor({ id: userId, email: `${userId}@example.com` });
 
 beforeAll(async () => {
   await bus.start();
-  await database.db
-    .insert(users)
-    .values({ id: userId, email: `${userId}@example.com`, name: "U", referralCode: userId.slice(4, 16) });
+  await createUser({ id: userId, name: "U" });
   await database.db
     .insert(agents)
     .values({ id: agentId, userId, name: "A", gatewayTokenEncrypted: sealGatewayToken(KEY, gatewayToken) });
 });
 afterAll(async () => {
   await bus.stop();
-  await database.close();
 });
 
 async function scrape(): Promise<string> {
@@ -173,10 +159,7 @@ describe("GET /metrics on the backend", () => {
       await worker.start();
       await finished;
       // The outcome is written after the processor returns: wait for the row, then for the worker to idle.
-      for (let i = 0; (await getJob(database.pool, job.id))?.status !== "completed"; i++) {
-        if (i > 500) throw new Error("the job did not complete");
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await expect.poll(async () => (await getJob(database.pool, job.id))?.status).toBe("completed");
     } finally {
       await worker.stop();
     }
@@ -196,9 +179,7 @@ describe("GET /metrics on the backend", () => {
     expect(none.text).not.toContain("http_requests_total");
     const wrong = await request(guarded).get("/metrics").set({ authorization: "Bearer scrape-token-2" });
     expect(wrong.status).toBe(401);
-    const internal = await request(guarded)
-      .get("/metrics")
-      .set({ authorization: `Bearer ${INTERNAL_API_KEY}` });
+    const internal = await request(guarded).get("/metrics").set(headersFor("internal"));
     expect(internal.status).toBe(401);
     const right = await request(guarded).get("/metrics").set({ authorization: "Bearer scrape-token-1" });
     expect(right.status).toBe(200);

@@ -4,8 +4,6 @@
  * waiting decision long-polls. Real PostgreSQL and bus; time moves by an injected clock, transition by
  * transition.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   createLogger,
   ManualClock,
@@ -13,19 +11,25 @@ import {
   PERMISSION_TICKET_TTL_MS,
   sealGatewayToken,
   signPermissionTicket,
-  type UserContext,
-  userContextHeaders,
 } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { agents, permissionRequests, sessions, users } from "@svc/db/schema";
+import { agents, permissionRequests, sessions } from "@svc/db/schema";
 import { and, eq } from "drizzle-orm";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { generateGatewayToken } from "../agents/tokens";
-import { loadBackendConfig } from "../config";
 import { errorMapper, notFound } from "../http/errors";
+import {
+  createUser,
+  DATA_ENCRYPTION_KEY,
+  HMAC_SECRET,
+  headersFor,
+  type ServedApp,
+  serveApp,
+  testConfig,
+  testDatabase,
+} from "../testing";
 import { createPermissionBus } from "./bus";
 import { hookRoutes } from "./hooks";
 import { permissionRoutes } from "./routes";
@@ -34,20 +38,11 @@ import { permissionSocketUpgrade } from "./socket";
 import { createPermissionRequest } from "./store";
 import { AgentWaits, MAX_WAITS_PER_AGENT } from "./waits";
 
-const INTERNAL_API_KEY = "limits-internal-key-0123456789abcdef";
-const HMAC_SECRET = "limits-hmac-secret-0123456789abcdef";
-const KEY = "cd".repeat(32);
 const TTL_SECONDS = 60;
 const TTL_MS = TTL_SECONDS * 1000;
 const logger = createLogger("permission-limits-test", "silent");
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  DATA_ENCRYPTION_KEY: KEY,
-  PERMISSION_PENDING_TTL_SECONDS: String(TTL_SECONDS),
-});
-const database = connectDatabase(config.DATABASE_URL);
+const config = testConfig({ DATA_ENCRYPTION_KEY, PERMISSION_PENDING_TTL_SECONDS: String(TTL_SECONDS) });
+const database = testDatabase();
 const bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
 const clock = new ManualClock("2026-06-01T12:00:00.000Z");
 const waits = new AgentWaits();
@@ -58,24 +53,21 @@ app.use(permissionRoutes({ db: database.db, bus, config, logger, clock }));
 app.use(notFound);
 app.use(errorMapper(logger));
 const upgrade = permissionSocketUpgrade({ db: database.db, bus, config, logger, clock });
-let server: Server;
+let server: ServedApp;
 let baseUrl: string;
 
 beforeAll(async () => {
   await bus.start();
-  server = createServer(app);
-  server.on("upgrade", (req, socket, head) => {
+  server = await serveApp(app);
+  server.server.on("upgrade", (req, socket, head) => {
     if (!upgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 afterAll(async () => {
   upgrade.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await bus.stop();
-  await database.close();
 });
 
 const DANGEROUS = { tool_name: "bash", tool_input: { command: "npm install left-pad" } };
@@ -88,25 +80,20 @@ interface Owner {
 }
 
 async function owner(): Promise<Owner> {
-  const userId = newId("usr");
-  await database.db
-    .insert(users)
-    .values({ id: userId, email: `${userId}@example.com`, name: "U", referralCode: userId.slice(4, 16) });
-  const { agentId, token } = await agentOf(userId);
-  const context: UserContext = { userId, userEmail: `${userId}@example.com`, userRole: "user" };
-  const headers = {
-    authorization: `Bearer ${INTERNAL_API_KEY}`,
-    ...userContextHeaders(HMAC_SECRET, context),
-  };
-  return { userId, agentId, token, headers };
+  const user = await createUser({ name: "U" });
+  const { agentId, token } = await agentOf(user.id);
+  return { userId: user.id, agentId, token, headers: headersFor(user) };
 }
 
 async function agentOf(userId: string): Promise<{ agentId: string; token: string }> {
   const token = generateGatewayToken();
   const agentId = newId("agt");
-  await database.db
-    .insert(agents)
-    .values({ id: agentId, userId, name: "A", gatewayTokenEncrypted: sealGatewayToken(KEY, token) });
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId,
+    name: "A",
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
+  });
   return { agentId, token };
 }
 
@@ -481,7 +468,7 @@ describe("GET /api/permissions pages", () => {
 
 describe(`at most ${MAX_WAITS_PER_AGENT} waiting decision long-polls per agent`, () => {
   async function waitingCount(agentId: string, count: number): Promise<void> {
-    while (waits.count(agentId) !== count) await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => waits.count(agentId), { interval: 5 }).toBe(count);
   }
 
   it("the 11th waiting poll is 429; one that ends makes room", async () => {

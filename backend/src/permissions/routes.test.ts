@@ -1,36 +1,29 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import {
-  createLogger,
-  newId,
-  sealGatewayToken,
-  sha256Hex,
-  type UserContext,
-  userContextHeaders,
-} from "@svc/common";
+import { createLogger, newId, sealGatewayToken, sha256Hex } from "@svc/common";
 import { connectDatabase } from "@svc/db";
-import { agents, apiKeys, permissionRequests, users } from "@svc/db/schema";
+import { agents, apiKeys, permissionRequests } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateGatewayToken } from "../agents/tokens";
-import { createApp, createBackendListener } from "../app";
-import { loadBackendConfig } from "../config";
+import {
+  createUser,
+  DATA_ENCRYPTION_KEY,
+  headersFor,
+  INTERNAL_API_KEY,
+  serveApp,
+  testApp,
+  testConfig,
+  testDatabase,
+  testListener,
+} from "../testing";
 import { createPermissionBus, type PermissionBus, type PermissionEvent } from "./bus";
 import { classifyToolCall } from "./classifier/index";
 import { decidePermission, listPendingPermissions, permissionJson } from "./store";
 
-const INTERNAL_API_KEY = "internal-test-key-0123456789abcdef";
-const HMAC_SECRET = "hmac-test-secret-0123456789abcdef";
-const KEY = "ab".repeat(32);
 const logger = createLogger("permissions-test", "silent");
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  DATA_ENCRYPTION_KEY: KEY,
-});
-const database = connectDatabase(config.DATABASE_URL);
+const config = testConfig({ DATA_ENCRYPTION_KEY });
+const database = testDatabase();
 const bus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
 
 /** Every event this process heard on the bus, and a way to wait for one. */
@@ -70,13 +63,10 @@ const watchedBus: PermissionBus = {
   },
 };
 // As server.ts serves it: the classify hook ahead of Express, everything else through the app.
-const app = createBackendListener({ config, database, logger, permissionBus: watchedBus });
+const app = testListener({ config, logger, permissionBus: watchedBus });
 
 beforeAll(() => bus.start());
-afterAll(async () => {
-  await bus.stop();
-  await database.close();
-});
+afterAll(() => bus.stop());
 
 // A file of the agent's own workspace (issue #24: a read outside the agent's directory is dangerous).
 const SAFE = { toolName: "read", toolInput: { path: "notes.txt" } };
@@ -98,15 +88,16 @@ function rawApiKey(): string {
 
 /** A user with one agent (with a gateway token) and one API key. */
 async function owner(): Promise<Owner> {
-  const userId = newId("usr");
-  await database.db
-    .insert(users)
-    .values({ id: userId, email: `${userId}@example.com`, name: "U", referralCode: userId.slice(4, 16) });
+  const user = await createUser({ name: "U" });
+  const userId = user.id;
   const token = generateGatewayToken();
   const agentId = newId("agt");
-  await database.db
-    .insert(agents)
-    .values({ id: agentId, userId, name: "A", gatewayTokenEncrypted: sealGatewayToken(KEY, token) });
+  await database.db.insert(agents).values({
+    id: agentId,
+    userId,
+    name: "A",
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, token),
+  });
   const apiKey = rawApiKey();
   await database.db.insert(apiKeys).values({
     id: newId("key"),
@@ -115,12 +106,7 @@ async function owner(): Promise<Owner> {
     prefix: apiKey.slice(0, 10),
     keyHash: sha256Hex(apiKey),
   });
-  const context: UserContext = { userId, userEmail: `${userId}@example.com`, userRole: "user" };
-  const headers = {
-    authorization: `Bearer ${INTERNAL_API_KEY}`,
-    ...userContextHeaders(HMAC_SECRET, context),
-  };
-  return { userId, agentId, token, apiKey, headers };
+  return { userId, agentId, token, apiKey, headers: headersFor(user) };
 }
 
 async function rowCount(): Promise<number> {
@@ -166,10 +152,7 @@ describe("POST /api/permissions/classify", () => {
 
   it("404 for a signed context that names no user, even for an existing agent", async () => {
     const alice = await owner();
-    const nobody = {
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      ...userContextHeaders(HMAC_SECRET, { userId: "", userEmail: "", userRole: "user" }),
-    };
+    const nobody = headersFor({ id: "", email: "" });
     const before = await rowCount();
     const res = await classify({ agentId: alice.agentId, ...DANGEROUS }, nobody);
     expect(res.status).toBe(404);
@@ -345,7 +328,7 @@ describe("bearer of /api/permissions*", () => {
   it("401 when the internal key comes without a valid user-context signature", async () => {
     const missing = await request(app)
       .get("/api/permissions")
-      .set({ authorization: `Bearer ${INTERNAL_API_KEY}`, "x-user-id": alice.userId });
+      .set({ ...headersFor("internal"), "x-user-id": alice.userId });
     expect(missing.status).toBe(401);
     expect(missing.body.error).toBe("SIGNATURE_REQUIRED");
     const forged = await request(app)
@@ -624,12 +607,7 @@ describe("POST /api/hooks/classify", () => {
   });
 
   it("503 while gateway tokens cannot be read (no DATA_ENCRYPTION_KEY)", async () => {
-    const bare = createBackendListener({
-      config: loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY }),
-      database,
-      logger,
-      permissionBus: bus,
-    });
+    const bare = testListener({ env: { DATA_ENCRYPTION_KEY: undefined }, logger, permissionBus: bus });
     const res = await request(bare)
       .post("/api/hooks/classify")
       .set({ authorization: `Bearer ${alice.token}` })
@@ -641,7 +619,7 @@ describe("POST /api/hooks/classify", () => {
 
 describe("the classify hook ahead of Express answers exactly as the Express route", () => {
   // createApp alone serves the hook through Express (hooks.ts); createBackendListener answers it first.
-  const expressOnly = createApp({ config, database, logger, permissionBus: watchedBus });
+  const expressOnly = testApp({ config, logger, permissionBus: watchedBus });
   const send = async (
     target: typeof app | typeof expressOnly,
     body: string,
@@ -702,7 +680,7 @@ describe("GET /api/hooks/decision/:requestId", () => {
 
   /** Resolves once the routes hold at least `n` more bus subscriptions than `base`. */
   async function subscribed(base: number): Promise<void> {
-    while (subscriptions.added <= base) await new Promise((r) => setImmediate(r));
+    await expect.poll(() => subscriptions.added, { interval: 5 }).toBeGreaterThan(base);
   }
 
   it("pending without wait; approved / rejected once decided", async () => {
@@ -745,7 +723,7 @@ describe("GET /api/hooks/decision/:requestId", () => {
     const otherDatabase = connectDatabase(config.DATABASE_URL);
     const otherBus = createPermissionBus({ connectionString: config.DATABASE_URL, logger });
     await otherBus.start();
-    const other = createBackendListener({ config, database: otherDatabase, logger, permissionBus: otherBus });
+    const other = testListener({ config, database: otherDatabase, logger, permissionBus: otherBus });
     try {
       const id = await hookRequest(alice);
       const base = subscriptions.added;
@@ -772,12 +750,10 @@ describe("GET /api/hooks/decision/:requestId", () => {
 
   it("a client that goes away releases its subscription", async () => {
     const id = await hookRequest(alice);
-    const server = createServer(app).listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const { port } = server.address() as { port: number };
+    const server = await serveApp(app);
     const base = subscriptions.added;
     const controller = new AbortController();
-    const gone = fetch(`http://127.0.0.1:${port}/api/hooks/decision/${id}?wait=50`, {
+    const gone = fetch(`${server.url}/api/hooks/decision/${id}?wait=50`, {
       headers: { authorization: `Bearer ${alice.token}` },
       signal: controller.signal,
     }).catch((err: unknown) => err);
@@ -785,10 +761,9 @@ describe("GET /api/hooks/decision/:requestId", () => {
     expect(subscriptions.active).toBe(1);
     controller.abort();
     expect(await gone).toBeInstanceOf(Error);
-    while (subscriptions.active > 0) await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => subscriptions.active, { interval: 5 }).toBe(0);
     expect(subscriptions.active).toBe(0);
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await server.close();
   });
 
   it("404 for another agent's request or a missing one; 401 without the token; 400 for a bad wait", async () => {

@@ -3,8 +3,6 @@
  * `Origin` other than PUBLIC_URL's proves nothing (closed 4003). Tickets are not affected, and clients
  * that send no Origin (programs) keep working.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   createLogger,
   ManualClock,
@@ -14,56 +12,43 @@ import {
   sha256Hex,
   signPermissionTicket,
 } from "@svc/common";
-import { connectDatabase } from "@svc/db";
-import { sessions, users } from "@svc/db/schema";
+import { sessions } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { loadBackendConfig } from "../config";
+import { createUser, HMAC_SECRET, INTERNAL_API_KEY, serveApp, testDatabase } from "../testing";
 import { createPermissionBus } from "./bus";
 import { CLOSE_FORBIDDEN, type PermissionSocketDeps, permissionSocketUpgrade } from "./socket";
 
-const HMAC_SECRET = "socket-origin-hmac-0123456789abcdef";
-const INTERNAL_API_KEY = "socket-origin-key-0123456789abcdef";
 const PUBLIC_URL = "https://agents.example.com";
 const DATABASE_URL = process.env.DATABASE_URL as string;
 const logger = createLogger("socket-origin-test", "silent");
 const clock = new ManualClock("2026-11-21T10:00:00.000Z");
 
-const database = connectDatabase(DATABASE_URL, { applicationName: "socket-origin-test", max: 3 });
+const database = testDatabase();
 const bus = createPermissionBus({ connectionString: DATABASE_URL, logger });
 await bus.start();
 
 /** A server whose permission socket has this configuration; closed after the file. */
 async function socketServer(config: PermissionSocketDeps["config"]): Promise<string> {
   const upgrade = permissionSocketUpgrade({ db: database.db, bus, config, logger, clock });
-  const server = createServer((_req, res) => res.end());
-  server.on("upgrade", (req, socket, head) => {
+  const served = await serveApp((_req, res) => res.end());
+  served.server.on("upgrade", (req, socket, head) => {
     if (!upgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   afterAll(async () => {
     upgrade.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
   });
-  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/permissions`;
+  return `${served.url.replace("http", "ws")}/ws/permissions`;
 }
 
 const configured = await socketServer({ HMAC_SECRET, INTERNAL_API_KEY, PUBLIC_URL });
 const unconfigured = await socketServer({ HMAC_SECRET, INTERNAL_API_KEY });
-afterAll(async () => {
-  await bus.stop();
-  await database.close();
-});
+afterAll(() => bus.stop());
 
 async function userWithSession(): Promise<{ id: string; sessionId: string; cookie: string }> {
-  const id = newId("usr");
-  await database.db.insert(users).values({
-    id,
-    email: `${id}@example.com`,
-    name: "Origin User",
-    referralCode: `R${randomToken(6).replace(/[^A-Za-z0-9]/g, "x")}`,
-  });
+  const { id } = await createUser({ name: "Origin User" });
   const token = randomToken(32);
   const sessionId = newId("ses");
   await database.db.insert(sessions).values({

@@ -6,8 +6,6 @@
  * Absence ("user B never receives A's request") is proven without waiting on time: events are published
  * in order, so a socket that received a later event of its own would already hold any earlier leaked one.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   createLogger,
   ManualClock,
@@ -17,15 +15,15 @@ import {
   SESSION_COOKIE,
   sha256Hex,
   signPermissionTicket,
-  userContextHeaders,
 } from "@svc/common";
 import { connectDatabase, type DatabaseHandle } from "@svc/db";
-import { agents, permissionRequests, sessions, users } from "@svc/db/schema";
+import { agents, permissionRequests, sessions } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import express from "express";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { errorMapper, notFound } from "../http/errors";
+import { createUser, HMAC_SECRET, headersFor, INTERNAL_API_KEY, serveApp } from "../testing";
 import { createPermissionBus, type PermissionBus, type PermissionEvent } from "./bus";
 import { permissionRoutes } from "./routes";
 import {
@@ -36,8 +34,6 @@ import {
 } from "./socket";
 import { createPermissionRequest } from "./store";
 
-const HMAC_SECRET = "socket-hmac-secret-0123456789abcdef";
-const INTERNAL_API_KEY = "socket-internal-key-0123456789abcdef";
 const DATABASE_URL = process.env.DATABASE_URL as string;
 const logger = createLogger("permission-socket-test", "silent");
 const clock = new ManualClock("2026-11-21T10:00:00.000Z");
@@ -77,24 +73,21 @@ async function startProcess(name: string, heartbeatIntervalMs?: number): Promise
   app.use(permissionRoutes({ db: database.db, bus, config: { HMAC_SECRET, INTERNAL_API_KEY }, logger }));
   app.use(notFound);
   app.use(errorMapper(logger));
-  const server: Server = createServer(app);
-  server.on("upgrade", (req, socket, head) => {
+  const server = await serveApp(app);
+  server.server.on("upgrade", (req, socket, head) => {
     if (!upgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
     name,
-    httpUrl: `http://127.0.0.1:${port}`,
-    wsUrl: `ws://127.0.0.1:${port}`,
+    httpUrl: server.url,
+    wsUrl: server.url.replace("http", "ws"),
     database,
     bus,
     upgrade,
     events,
     async close() {
       upgrade.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await bus.stop();
       await database.close();
     },
@@ -158,7 +151,7 @@ function connect(backend: BackendProcess, query: string, headers?: Record<string
   return client;
 }
 
-/** The session createUser made for each user: tickets are issued for a session. */
+/** The session socketUser made for each user: tickets are issued for a session. */
 const sessionOf = new Map<string, string>();
 
 /** A ticket for `userId`'s session, as the web issues it. */
@@ -173,14 +166,9 @@ async function connectAs(backend: BackendProcess, userId: string): Promise<Clien
   return client;
 }
 
-async function createUser(): Promise<{ id: string; sessionId: string; sessionToken: string }> {
-  const id = newId("usr");
-  await processA.database.db.insert(users).values({
-    id,
-    email: `${id}@example.com`,
-    name: "Socket User",
-    referralCode: `R${randomToken(6).replace(/[^A-Za-z0-9]/g, "x")}`,
-  });
+/** A user with a session and an agent. */
+async function socketUser(): Promise<{ id: string; sessionId: string; sessionToken: string }> {
+  const { id } = await createUser({ name: "Socket User" });
   const sessionToken = randomToken(32);
   const sessionId = newId("ses");
   await processA.database.db.insert(sessions).values({
@@ -205,8 +193,7 @@ async function classifyOn(backend: BackendProcess, userId: string, command: stri
     method: "POST",
     headers: {
       "content-type": "application/json",
-      authorization: `Bearer ${INTERNAL_API_KEY}`,
-      ...userContextHeaders(HMAC_SECRET, { userId, userEmail: `${userId}@example.com`, userRole: "user" }),
+      ...headersFor({ id: userId, email: `${userId}@example.com` }),
     },
     body: JSON.stringify({ agentId: agentOf(userId), toolName: "bash", toolInput: { command } }),
   });
@@ -233,7 +220,7 @@ describe("who may connect", () => {
   });
 
   it("closes with 4003 without any identity", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const client = connect(processA, `?userId=${user.id}`);
     expect(await client.closed).toEqual({
       code: CLOSE_FORBIDDEN,
@@ -243,14 +230,14 @@ describe("who may connect", () => {
   });
 
   it("closes with 4003 for a ticket of another user", async () => {
-    const [owner, other] = [await createUser(), await createUser()];
+    const [owner, other] = [await socketUser(), await socketUser()];
     const ticket = ticketFor(other.id, clock.now().getTime() + 60_000);
     const client = connect(processA, `?userId=${owner.id}&token=${ticket}`);
     expect((await client.closed).code).toBe(CLOSE_FORBIDDEN);
   });
 
   it("closes with 4003 for an expired ticket, and accepts it until it expires", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const ticket = ticketFor(user.id, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
     clock.advance(PERMISSION_TICKET_TTL_MS - 1);
     const early = connect(processA, `?userId=${user.id}&token=${ticket}`);
@@ -262,7 +249,7 @@ describe("who may connect", () => {
   });
 
   it("closes with 4003 for a bad signature, another key, or a malformed ticket", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const expires = clock.now().getTime() + 60_000;
     const good = ticketFor(user.id, expires);
     const flipped = `${good.slice(0, -1)}${good.endsWith("0") ? "1" : "0"}`;
@@ -275,7 +262,7 @@ describe("who may connect", () => {
   });
 
   it("accepts the web's session cookie of the user, refuses another user's or an expired one", async () => {
-    const [user, other] = [await createUser(), await createUser()];
+    const [user, other] = [await socketUser(), await socketUser()];
     const client = connect(processA, `?userId=${user.id}`, {
       cookie: `a=b; ${SESSION_COOKIE}=${user.sessionToken}`,
     });
@@ -300,7 +287,7 @@ describe("who may connect", () => {
   });
 
   it("a ticket opens a socket only while the session it was issued to lives", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const ticket = ticketFor(user.id, clock.now().getTime() + PERMISSION_TICKET_TTL_MS);
     await processA.database.db.delete(sessions).where(eq(sessions.id, user.sessionId));
     const client = connect(processA, `?userId=${user.id}&token=${ticket}`);
@@ -310,7 +297,7 @@ describe("who may connect", () => {
 
   it("a socket whose session ended (sign-out) decides nothing and is closed with 4003, by ticket or by cookie", async () => {
     for (const proof of ["ticket", "cookie"] as const) {
-      const user = await createUser();
+      const user = await socketUser();
       const client =
         proof === "ticket"
           ? await connectAs(processA, user.id)
@@ -333,7 +320,7 @@ describe("who may connect", () => {
   it("a socket whose session ended is closed at its next heartbeat, without sending anything", async () => {
     const beating = await startProcess("backend-session-heartbeat", 40);
     try {
-      const user = await createUser();
+      const user = await socketUser();
       const client = await connectAs(beating, user.id);
       await beating.database.db.delete(sessions).where(eq(sessions.id, user.sessionId));
       expect(await client.closed).toEqual({
@@ -354,7 +341,7 @@ describe("who may connect", () => {
 
 describe("messages", () => {
   it("answers ping with pong, and bad or unknown messages with error", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const client = await connectAs(processA, user.id);
     expect(client.frames[0]).toEqual({
       type: "connected",
@@ -386,7 +373,7 @@ describe("messages", () => {
   it("sends a heartbeat on the (injected) interval", async () => {
     const beating = await startProcess("backend-heartbeat", 40);
     try {
-      const user = await createUser();
+      const user = await socketUser();
       const client = await connectAs(beating, user.id);
       await vi.waitFor(() => expect(client.ofType("heartbeat").length).toBeGreaterThanOrEqual(2), {
         timeout: 10_000,
@@ -402,7 +389,7 @@ describe("messages", () => {
   });
 
   it("records a decision like the REST endpoint and acknowledges it once", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const client = await connectAs(processA, user.id);
     const request = await createPermissionRequest(processA.database.db, {
       prefix: "perm",
@@ -429,7 +416,7 @@ describe("messages", () => {
 
     // Already decided, missing, or another user's: error, nothing changes.
     client.send({ type: "decision", requestId: request.id, decision: "reject" });
-    const other = await createUser();
+    const other = await socketUser();
     const foreign = await classifyOn(processA, other.id, "pip install leftpad");
     client.send({ type: "decision", requestId: foreign, decision: "approve" });
     client.send({ type: "decision", requestId: "perm_0_missing", decision: "reject" });
@@ -452,7 +439,7 @@ describe("messages", () => {
 
 describe("two backend processes on one database", () => {
   it("a socket on A receives a request classified on B, and B sees the decision made on A", async () => {
-    const user = await createUser();
+    const user = await socketUser();
     const onA = await connectAs(processA, user.id);
     const alsoOnB = await connectAs(processB, user.id);
     const requestId = await classifyOn(processB, user.id, "pip install requests");
@@ -497,7 +484,7 @@ describe("two backend processes on one database", () => {
   });
 
   it("a user never receives another user's requests or decisions, on any process", async () => {
-    const [alice, bob] = [await createUser(), await createUser()];
+    const [alice, bob] = [await socketUser(), await socketUser()];
     const aliceOnA = await connectAs(processA, alice.id);
     const bobOnA = await connectAs(processA, bob.id);
     const bobOnB = await connectAs(processB, bob.id);
@@ -522,7 +509,7 @@ describe("two backend processes on one database", () => {
   it("counts its own sockets, and closes them with 1001 on close()", async () => {
     const own = await startProcess("backend-c");
     try {
-      const user = await createUser();
+      const user = await socketUser();
       const [first, second] = [await connectAs(own, user.id), await connectAs(own, user.id)];
       await connectAs(processA, user.id);
       expect(own.upgrade.socketCount()).toBe(2);

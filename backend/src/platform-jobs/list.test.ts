@@ -2,29 +2,20 @@
  * `GET /api/platform-jobs` (internal key + signed user context): one user's own jobs, newest first, paged by
  * an opaque keyset cursor, filtered by type and status. Real PostgreSQL, the real app.
  */
-import { createLogger, userContextHeaders } from "@svc/common";
+import { userContextHeaders } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import request from "supertest";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { beforeEach, describe, expect, it } from "vitest";
+import { HMAC_SECRET, headersFor, testApp, testDatabase } from "../testing";
 import { encodeJobCursor } from "./inputs";
 import { enqueueJob, type QueueClock } from "./sql";
 
-const KEY = "list-internal-key-0123456789abcdef";
-const HMAC = "list-hmac-secret-0123456789abcdef";
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY: KEY,
-  HMAC_SECRET: HMAC,
-});
-const database = connectDatabase(config.DATABASE_URL);
-const app = createApp({ config, database, logger: createLogger("test", "silent") });
-afterAll(() => database.close());
+const database = testDatabase();
+const app = testApp();
 beforeEach(() => database.pool.query("delete from platform_jobs"));
 
-const as = (userId: string, secret = HMAC) => ({
-  authorization: `Bearer ${KEY}`,
+const as = (userId: string, secret = HMAC_SECRET) => ({
+  ...headersFor("internal"),
   ...userContextHeaders(secret, { userId, userEmail: `${userId}@example.com`, userRole: "user" }),
 });
 const at = (iso: string): QueueClock => ({ now: () => new Date(iso) });
@@ -199,9 +190,7 @@ describe("GET /api/platform-jobs", () => {
       .get("/api/platform-jobs")
       .set({ ...as("usr_ann"), authorization: "Bearer nope" });
     expect(wrongKey.status).toBe(403);
-    const unsigned = await request(app)
-      .get("/api/platform-jobs")
-      .set({ authorization: `Bearer ${KEY}` });
+    const unsigned = await request(app).get("/api/platform-jobs").set(headersFor("internal"));
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error).toBe("SIGNATURE_REQUIRED");
     const forged = await request(app).get("/api/platform-jobs").set(as("usr_ann", "another-secret"));
@@ -212,7 +201,7 @@ describe("GET /api/platform-jobs", () => {
 
   it("500 list_failed when the database fails", async () => {
     const dead = connectDatabase("postgres://x:y@127.0.0.1:1/none");
-    const broken = createApp({ config, database: dead, logger: createLogger("test", "silent") });
+    const broken = testApp({ database: dead });
     try {
       const res = await request(broken).get("/api/platform-jobs").set(as("usr_ann"));
       expect(res.status).toBe(500);

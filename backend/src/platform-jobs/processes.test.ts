@@ -12,15 +12,16 @@ import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } f
 import { connectDatabase } from "@svc/db";
 import { startEmbeddedPostgres } from "@svc/db/embedded";
 import { migrateDatabase } from "@svc/db/migrate";
-import { agents, users } from "@svc/db/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agents } from "@svc/db/schema";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
+import { createUser, testDatabase } from "../testing";
 import { databaseClock, enqueueJob } from "./sql";
 import { createJobWorker } from "./worker";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const url = process.env.DATABASE_URL as string;
-const database = connectDatabase(url);
+const database = testDatabase();
 const DATA_KEY = "cd".repeat(32);
 const children: ChildProcess[] = [];
 
@@ -38,9 +39,7 @@ beforeAll(async () => {
     if (hold?.(message)) return; // never answers: the worker is stuck on it
     sendJson(res, 200, { model: "fake", choices: [{ message: { content: `re: ${message}` } }], usage: null });
   });
-  await database.db
-    .insert(users)
-    .values({ id: "usr_p", email: "p@example.com", name: "P", referralCode: "PROC1" });
+  await createUser({ id: "usr_p", email: "p@example.com", name: "P" });
   await database.db.insert(agents).values({
     id: "agt_p",
     userId: "usr_p",
@@ -54,7 +53,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   await runtime.close();
-  await database.close();
 });
 
 function spawnWorker(env: Record<string, string> = {}): ChildProcess {
@@ -91,14 +89,6 @@ async function statusCounts(pool = database.pool): Promise<Record<string, number
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("worker processes", () => {
   it("two workers on one database run each of 2,000 jobs exactly once", async () => {
     await database.pool.query("delete from platform_jobs");
@@ -109,7 +99,12 @@ describe("worker processes", () => {
     for (let i = 0; i < messages.length; i += 100) {
       await Promise.all(messages.slice(i, i + 100).map((m) => enqueue(m)));
     }
-    await until(async () => (await statusCounts()).completed === 2000, 120_000, "2,000 completed jobs");
+    await expect
+      .poll(async () => (await statusCounts()).completed, {
+        message: "2,000 completed jobs",
+        timeout: 120_000,
+      })
+      .toBe(2000);
     expect(await statusCounts()).toEqual({ completed: 2000 });
     expect(messages.filter((m) => calls.get(m) !== 1)).toEqual([]);
     const { rows } = await database.pool.query(
@@ -135,21 +130,23 @@ describe("worker processes", () => {
     const stale = { JOB_STALE_AFTER_MS: "1500" };
     const doomed = spawnWorker(stale);
     const job = await enqueue("crash-me");
-    await until(
-      async () => (calls.get("crash-me") ?? 0) === 1,
-      30_000,
-      "the first attempt to reach the runtime",
-    );
+    await expect
+      .poll(() => calls.get("crash-me") ?? 0, {
+        message: "the first attempt to reach the runtime",
+        timeout: 30_000,
+      })
+      .toBe(1);
     doomed.kill("SIGKILL");
     await new Promise((r) => doomed.once("exit", r));
     const survivor = spawnWorker(stale);
-    await until(
-      async () =>
-        (await database.pool.query("select status from platform_jobs where id = $1", [job.id])).rows[0]
-          .status === "completed",
-      30_000,
-      "the requeued job to complete",
-    );
+    await expect
+      .poll(
+        async () =>
+          (await database.pool.query("select status from platform_jobs where id = $1", [job.id])).rows[0]
+            .status,
+        { message: "the requeued job to complete", timeout: 30_000 },
+      )
+      .toBe("completed");
     const { rows } = await database.pool.query(
       "select attempts, result, error from platform_jobs where id = $1",
       [job.id],
@@ -179,9 +176,7 @@ describe("worker processes", () => {
     const own = cluster.url();
     await migrateDatabase(own);
     const handle = connectDatabase(own, { max: 6 });
-    await handle.db
-      .insert(users)
-      .values({ id: "usr_p", email: "p@example.com", name: "P", referralCode: "PROC1" });
+    await createUser({ id: "usr_p", email: "p@example.com", name: "P" }, handle.db);
     await handle.db.insert(agents).values({
       id: "agt_p",
       userId: "usr_p",
@@ -190,12 +185,14 @@ describe("worker processes", () => {
       status: "running",
       gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, "token-p"),
     });
+    // What the worker logs at warn: it says when it saw its connections drop.
+    const warnings: string[] = [];
     const worker = createJobWorker({
       connectionString: own,
       processors: {
         gateway_chat_completion: gatewayChatProcessor({ db: handle.db, dataEncryptionKey: DATA_KEY }),
       },
-      logger: createLogger("restart-test", "silent"),
+      logger: createLogger("restart-test", "warn", { write: (line) => void warnings.push(line) }),
       concurrency: 2,
       pollIntervalMs: 500,
       staleAfterMs: 600_000,
@@ -204,25 +201,29 @@ describe("worker processes", () => {
     try {
       await worker.start();
       await enqueue("before-restart", handle.pool);
-      await until(async () => (await statusCounts(handle.pool)).completed === 1, 20_000, "the first job");
+      await expect
+        .poll(async () => (await statusCounts(handle.pool)).completed, {
+          message: "the first job",
+          timeout: 20_000,
+        })
+        .toBe(1);
       await cluster.stop();
-      await new Promise((r) => setTimeout(r, 500));
+      // Down until the worker has seen its connections drop, then back.
+      await vi.waitFor(
+        () => {
+          if (!warnings.join("").includes("connection failed")) throw new Error("the worker saw no drop yet");
+        },
+        { timeout: 20_000 },
+      );
       cluster = await startEmbeddedPostgres({ dataDir: join(dir, "data"), port, password, ephemeral: true });
       // The pool reconnects on its next query; enqueue may need a retry while old connections are dropped.
-      await until(
-        async () =>
-          enqueue("after-restart", handle.pool).then(
-            () => true,
-            () => false,
-          ),
-        20_000,
-        "the database to accept an enqueue",
-      );
-      await until(
-        async () => (await statusCounts(handle.pool)).completed === 2,
-        30_000,
-        "the job enqueued after the restart",
-      );
+      await vi.waitFor(() => enqueue("after-restart", handle.pool), { timeout: 20_000, interval: 100 });
+      await expect
+        .poll(async () => (await statusCounts(handle.pool)).completed, {
+          message: "the job enqueued after the restart",
+          timeout: 30_000,
+        })
+        .toBe(2);
       expect(calls.get("after-restart")).toBe(1);
     } finally {
       await worker.stop();

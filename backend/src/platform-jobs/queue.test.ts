@@ -1,7 +1,7 @@
 import { ManualClock } from "@svc/common";
-import { connectDatabase } from "@svc/db";
 import pg from "pg";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { testDatabase } from "../testing";
 import {
   claimJobs,
   completeAndClaimJobs,
@@ -20,11 +20,10 @@ import {
   requeueStaleJobs,
 } from "./sql";
 
-const database = connectDatabase(process.env.DATABASE_URL as string);
+const database = testDatabase();
 const pool = database.pool;
 const manual = new ManualClock("2026-11-21T10:00:00.000Z");
 const clock: QueueClock = { now: () => manual.now() };
-afterAll(() => database.close());
 beforeEach(async () => {
   await pool.query("delete from platform_jobs");
   manual.set("2026-11-21T10:00:00.000Z");

@@ -1,18 +1,14 @@
 import { createLogger } from "@svc/common";
 import { connectDatabase } from "@svc/db";
 import request from "supertest";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { beforeEach, describe, expect, it } from "vitest";
+import { headersFor, INTERNAL_API_KEY, testApp, testDatabase } from "../testing";
 
-const KEY = "internal-key-0123456789abcdef";
-const config = loadBackendConfig({ DATABASE_URL: process.env.DATABASE_URL, INTERNAL_API_KEY: KEY });
-const database = connectDatabase(config.DATABASE_URL);
-const app = createApp({ config, database, logger: createLogger("test", "silent") });
-afterAll(() => database.close());
+const database = testDatabase();
+const app = testApp();
 beforeEach(() => database.pool.query("delete from platform_jobs"));
 
-const auth = { authorization: `Bearer ${KEY}` };
+const auth = headersFor("internal");
 const countJobs = async () =>
   (await database.pool.query("select count(*)::int as n from platform_jobs")).rows[0].n;
 const provisionBody = { userId: "usr_1", email: "a@example.com", agentId: "agt_1" };
@@ -135,7 +131,7 @@ describe("GET /api/platform-jobs/:jobId and metrics", () => {
     const dead = connectDatabase("postgres://x:y@127.0.0.1:1/none");
     const lines: string[] = [];
     const logger = createLogger("test", "error", { write: (line) => void lines.push(line) });
-    const broken = createApp({ config, database: dead, logger });
+    const broken = testApp({ database: dead, logger });
     try {
       const read = await request(broken).get("/api/platform-jobs/job_1_x").set(auth);
       expect(read.body).toEqual({ error: "fetch_failed", message: "the job could not be read" });
@@ -156,14 +152,12 @@ describe("GET /api/platform-jobs/:jobId and metrics", () => {
 describe("internal key", () => {
   it("401 without the header or the Bearer prefix, 403 on mismatch, 500 when unset", async () => {
     expect((await request(app).get("/api/platform-jobs/metrics")).status).toBe(401);
-    expect((await request(app).get("/api/platform-jobs/metrics").set("authorization", KEY)).status).toBe(401);
+    expect(
+      (await request(app).get("/api/platform-jobs/metrics").set("authorization", INTERNAL_API_KEY)).status,
+    ).toBe(401);
     const wrong = await request(app).get("/api/platform-jobs/metrics").set("authorization", "Bearer nope");
     expect(wrong.status).toBe(403);
-    const unset = createApp({
-      config: { ...config, INTERNAL_API_KEY: undefined },
-      database,
-      logger: createLogger("t", "silent"),
-    });
+    const unset = testApp({ env: { INTERNAL_API_KEY: undefined } });
     expect((await request(unset).get("/api/platform-jobs/metrics").set(auth)).status).toBe(500);
   });
 });

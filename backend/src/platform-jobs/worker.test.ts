@@ -7,12 +7,12 @@ import {
   wrapperAdminPassword,
 } from "@svc/common";
 import { answerAgentIdentity, type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
-import { agents, users } from "@svc/db/schema";
+import { agents } from "@svc/db/schema";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gatewayChatProcessor } from "../chat/processor";
 import { platformProcessors } from "../job-processors";
+import { createUser, testDatabase } from "../testing";
 import { ManualTimers } from "../timers";
 import { chatJobSchema } from "./inputs";
 import { enqueueChatJob } from "./service";
@@ -29,7 +29,7 @@ import type { JobProcessor, ProcessorRegistry } from "./types";
 import { createJobWorker, DATABASE_ERROR_MESSAGE, type JobWorker } from "./worker";
 
 const url = process.env.DATABASE_URL as string;
-const database = connectDatabase(url);
+const database = testDatabase();
 const pool = database.pool;
 const logger = createLogger("worker-test", "silent");
 const DATA_KEY = "ab".repeat(32);
@@ -39,7 +39,6 @@ afterEach(async () => {
   await worker?.stop();
   worker = undefined;
 });
-afterAll(() => database.close());
 beforeEach(() => pool.query("delete from platform_jobs"));
 
 function startWorker(
@@ -68,25 +67,13 @@ const chatJob = (message = "hi", userId = "usr_w", agentId = "agt_w", clock: Que
     payload: { userId, agentId, gatewayUrl: "http://127.0.0.1:9", message, systemPrompt: null },
   });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("job worker", () => {
   it("starts a job on NOTIFY (no poll) and stores the processor's result", async () => {
     const echo: JobProcessor = async (job) => ({ echoed: job.payload.message });
     await startWorker({ gateway_chat_completion: echo });
     const job = await chatJob("ping");
-    const done = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.status === "completed",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ status: "completed" });
+    const done = await getJob(pool, job.id);
     expect(done).toMatchObject({ status: "completed", attempts: 1, result: { echoed: "ping" }, error: null });
   });
 
@@ -97,10 +84,8 @@ describe("job worker", () => {
       },
     });
     const job = await chatJob();
-    const after = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.attempts === 1 && j.status === "queued",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ attempts: 1, status: "queued" });
+    const after = await getJob(pool, job.id);
     expect(after?.error).toBe("agent is busy");
     expect((after?.runAt.getTime() ?? 0) - (after?.updatedAt.getTime() ?? 0)).toBe(30_000);
   });
@@ -119,10 +104,8 @@ describe("job worker", () => {
       { logger: createLogger("worker-test", "info", { write: (line) => lines.push(line) }) },
     );
     const job = await chatJob();
-    const after = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.attempts === 1 && j.status === "queued",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ attempts: 1, status: "queued" });
+    const after = await getJob(pool, job.id);
     expect(after?.error).toBe(DATABASE_ERROR_MESSAGE);
     expect(after?.error).not.toContain("Failed query");
     expect(after?.error).not.toContain(secret);
@@ -139,31 +122,36 @@ describe("job worker", () => {
       jobType: "provision_managed_runtime",
       payload: { userId: "usr_w", agentId: "agt_w" },
     });
-    const after = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.attempts === 1 && j.status === "queued",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ attempts: 1, status: "queued" });
+    const after = await getJob(pool, job.id);
     expect(after?.error).toBe("no hosting platform is configured for this backend");
   });
 
   it("runs at most `concurrency` jobs at once", async () => {
     let running = 0;
     let peak = 0;
+    // The first jobs hold until three run at once, so the cap is reached whatever the machine's speed.
+    let full: () => void = () => undefined;
+    const three = new Promise<void>((r) => {
+      full = r;
+    });
     const slow: JobProcessor = async () => {
       running++;
       peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 30));
+      if (running === 3) full();
+      await three;
       running--;
       return {};
     };
     await startWorker({ gateway_chat_completion: slow }, { concurrency: 3 });
     const jobs = await Promise.all(Array.from({ length: 12 }, () => chatJob()));
-    await until(
-      async () =>
-        (await pool.query("select count(*)::int as n from platform_jobs where status = 'completed'")).rows[0]
-          .n,
-      (n) => n === jobs.length,
-    );
+    await expect
+      .poll(
+        async () =>
+          (await pool.query("select count(*)::int as n from platform_jobs where status = 'completed'"))
+            .rows[0].n,
+      )
+      .toBe(jobs.length);
     expect(peak).toBe(3);
   });
 
@@ -172,13 +160,17 @@ describe("job worker", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let releaseQuick: () => void = () => undefined;
+    const quickGate = new Promise<void>((r) => {
+      releaseQuick = r;
+    });
     const started: string[] = [];
     await startWorker(
       {
         gateway_chat_completion: async (job) => {
           started.push(job.payload.message as string);
           if (job.payload.message === "quick") {
-            await new Promise((r) => setTimeout(r, 50));
+            await quickGate;
             return { quick: true };
           }
           await gate;
@@ -189,11 +181,11 @@ describe("job worker", () => {
     );
     const quick = await chatJob("quick");
     const stuck = await chatJob("stuck");
-    await until(
-      async () => started.length,
-      (n) => n === 2,
-    );
-    await (worker as JobWorker).stop();
+    await expect.poll(() => started.length).toBe(2);
+    // The quick job ends once the stop has begun: within the grace period.
+    const stopping = (worker as JobWorker).stop();
+    releaseQuick();
+    await stopping;
     release();
     expect(await getJob(pool, quick.id)).toMatchObject({ status: "completed", result: { quick: true } });
     expect(await getJob(pool, stuck.id)).toMatchObject({
@@ -202,7 +194,7 @@ describe("job worker", () => {
       lockToken: null,
       result: null,
     });
-    // The released job's late finish cannot write anything.
+    // The released job's late finish cannot write anything. A sleep: a write that must not come has no event.
     await new Promise((r) => setTimeout(r, 50));
     expect(await getJob(pool, stuck.id)).toMatchObject({ status: "queued", result: null });
   });
@@ -258,10 +250,8 @@ describe("lock heartbeat (fake time)", () => {
     expect(signal.aborted).toBe(false);
 
     parked.release({ reply: "done after 12 minutes" });
-    const done = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.status === "completed",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ status: "completed" });
+    const done = await getJob(pool, job.id);
     expect(done).toMatchObject({ attempts: 1, result: { reply: "done after 12 minutes" }, lockToken: null });
   });
 
@@ -287,10 +277,7 @@ describe("lock heartbeat (fake time)", () => {
     expect((signal.reason as Error).message).toBe("the job's claim was lost");
 
     parked.release({ reply: "from the lost claim" });
-    await until(
-      async () => (worker as JobWorker).active,
-      (n) => n === 0,
-    );
+    await expect.poll(() => (worker as JobWorker).active).toBe(0);
     expect(await getJob(pool, job.id)).toMatchObject({
       status: "running",
       attempts: 2,
@@ -344,9 +331,7 @@ describe("gateway_chat_completion", () => {
     attacker = await startFakeUpstream((_req, res) =>
       sendJson(res, 200, { model: "stolen", choices: [{ message: { content: "gotcha" } }] }),
     );
-    await database.db
-      .insert(users)
-      .values({ id: "usr_chat", email: "chat@example.com", name: "Chat", referralCode: "CHAT1" });
+    await createUser({ id: "usr_chat", email: "chat@example.com", name: "Chat" });
     await database.db.insert(agents).values({
       id: "agt_chat",
       userId: "usr_chat",
@@ -426,19 +411,15 @@ describe("gateway_chat_completion", () => {
     const job = await enqueueChatJob({ db: pool, clock: databaseClock }, body);
     expect(job.payload.gatewayUrl).toBe(`${attacker.url}/steal`); // accepted: callers send it
     await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
-    const done = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.status === "completed",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ status: "completed" });
+    const done = await getJob(pool, job.id);
     expect(done?.result).toMatchObject({ reply: "echo: for my agent only", model: "openclaw-test" });
     expect(seen.at(-1)?.auth).toBe("Bearer gw-token-123");
     expect(attacker.requests).toEqual([]);
   });
 
   it("another user's agent, or no agent at all, fails the job with 'not found' and calls nobody", async () => {
-    await database.db
-      .insert(users)
-      .values({ id: "usr_other", email: "other@example.com", name: "O", referralCode: "OTHER1" });
+    await createUser({ id: "usr_other", email: "other@example.com", name: "O" });
     const calls = runtime.requests.length;
     const foreign = {
       id: newId("job"),
@@ -491,10 +472,8 @@ describe("gateway_chat_completion", () => {
     // Through the worker: the attempt fails with that message and the job waits for its retry.
     await startWorker(platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY }));
     const job = await chatJob("big", "usr_chat", streamed);
-    const after = await until(
-      () => getJob(pool, job.id),
-      (j) => j?.attempts === 1 && j.status === "queued",
-    );
+    await expect.poll(() => getJob(pool, job.id)).toMatchObject({ attempts: 1, status: "queued" });
+    const after = await getJob(pool, job.id);
     expect(after?.error).toBe(tooLarge);
   });
 

@@ -11,17 +11,17 @@ import { createDockerHostingPlatform, type DockerHostingPlatform } from "../host
 import { createRailwayHostingPlatform } from "../hosting/railway";
 import type { HostingPlatform } from "../hosting/types";
 import { errorMapper, notFound } from "../http/errors";
+import { headersFor, INTERNAL_API_KEY } from "../testing";
 import { runtimeInstanceRoutes } from "./instances";
 
-const KEY = "internal-key-for-instances-0123";
-const auth = { authorization: `Bearer ${KEY}` };
+const auth = headersFor("internal");
 let dir = "";
 let fake: FakeDocker;
 let docker: DockerHostingPlatform;
 
 function appFor(
   platform: HostingPlatform,
-  options: { internalApiKey: string | undefined; clock?: Clock } = { internalApiKey: KEY },
+  options: { internalApiKey: string | undefined; clock?: Clock } = { internalApiKey: INTERNAL_API_KEY },
 ) {
   const app = express();
   app.use(runtimeInstanceRoutes(platform, options));
@@ -144,7 +144,7 @@ describe("GET /api/runtime/instances/:id/stats", () => {
 
   it("stamps `ts` with the injected clock", async () => {
     const clock = new ManualClock("2026-03-04T05:06:07.000Z");
-    const res = await request(appFor(docker, { internalApiKey: KEY, clock }))
+    const res = await request(appFor(docker, { internalApiKey: INTERNAL_API_KEY, clock }))
       .get("/api/runtime/instances/inst_agent-one/stats")
       .set(auth);
     expect(res.body.ts).toBe("2026-03-04T05:06:07.000Z");

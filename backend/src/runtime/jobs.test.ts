@@ -3,9 +3,8 @@
  * claimed-job rows for the attempt rules; the hosting platform is a double whose agents are loopback servers.
  */
 import { createLogger, ManualClock, openGatewayToken, wrapperAdminPassword } from "@svc/common";
-import { connectDatabase } from "@svc/db";
 import type { PlatformJob } from "@svc/db/schema";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { gatewayTokenStore } from "../agents/tokens";
 import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
 import { agentEnvironment, agentServiceName } from "../hosting/types";
@@ -13,12 +12,13 @@ import { platformProcessors, runtimeJobConfig } from "../job-processors";
 import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import type { ProcessorContext } from "../platform-jobs/types";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
+import { createUser, DATA_ENCRYPTION_KEY, testDatabase } from "../testing";
 import { agentStatusFrom, provisionProcessor, retryRepairProcessor, runtimeSyncProcessor } from "./jobs";
 import { createRuntimeOperations } from "./operations";
 import { FakePlatform } from "./testing/fake-platform";
-import { createUser, DATA_KEY, readAgent, seedAgent } from "./testing/fixtures";
+import { readAgent, seedAgent } from "./testing/fixtures";
 
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const logger = createLogger("runtime-jobs-test", "silent");
 const config = runtimeJobConfig({
   RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
@@ -35,7 +35,6 @@ afterEach(async () => {
   worker = undefined;
   for (const platform of platforms.splice(0)) await platform.close();
 });
-afterAll(() => database.close());
 
 function fakePlatform(): FakePlatform {
   const platform = new FakePlatform();
@@ -47,7 +46,7 @@ function fakePlatform(): FakePlatform {
 function deps(platform: FakePlatform | undefined) {
   const clock = new ManualClock();
   const healthWait = { now: () => clock.now().getTime(), sleep: async (ms: number) => clock.advance(ms) };
-  const tokens = gatewayTokenStore(database.db, DATA_KEY);
+  const tokens = gatewayTokenStore(database.db, DATA_ENCRYPTION_KEY);
   const operations = createRuntimeOperations({ db: database.db, platform, config, tokens, healthWait });
   return { db: database.db, platform, config, tokens, operations, healthWait };
 }
@@ -72,15 +71,20 @@ async function claimedJob(
 describe("provision_managed_runtime", () => {
   it("through the worker: creates, configures, deploys, waits for health and stores the result", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db, { plan: "pro" });
-    const { agent } = await seedAgent(database.db, platform, owner, {
+    const owner = await createUser({ plan: "pro" });
+    const { agent } = await seedAgent(platform, owner, {
       token: null,
       service: false,
       url: null,
     });
     worker = createJobWorker({
       connectionString: process.env.DATABASE_URL as string,
-      processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY, platform, config }),
+      processors: platformProcessors({
+        db: database.db,
+        dataEncryptionKey: DATA_ENCRYPTION_KEY,
+        platform,
+        config,
+      }),
       logger,
       concurrency: 1,
       pollIntervalMs: 50,
@@ -118,7 +122,7 @@ describe("provision_managed_runtime", () => {
     });
     // The last step it reported (this platform installs no runtime of its own).
     expect(done.progress).toBe("waiting for the agent to answer…");
-    const stored = await readAgent(database.db, agent.id);
+    const stored = await readAgent(agent.id);
     expect(stored).toMatchObject({
       url: service.agent.url,
       runtimeServiceId: service.service.id,
@@ -130,7 +134,7 @@ describe("provision_managed_runtime", () => {
       agentType: "coder",
       hostingProvider: "railway",
     });
-    const token = openGatewayToken(DATA_KEY, stored.gatewayTokenEncrypted as string);
+    const token = openGatewayToken(DATA_ENCRYPTION_KEY, stored.gatewayTokenEncrypted as string);
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     const created = platform.callsOf("create");
     expect(created).toHaveLength(1);
@@ -142,7 +146,7 @@ describe("provision_managed_runtime", () => {
     expect(created[0].env).toEqual(
       agentEnvironment({
         gatewayToken: token,
-        adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
+        adminPassword: wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, token),
         aiProvider: "anthropic",
         model: PLATFORM_DEFAULT_MODEL,
         agentType: "coder",
@@ -156,8 +160,8 @@ describe("provision_managed_runtime", () => {
 
   it("reuses the agent's existing service and token (a retry never creates a second service)", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, platform, owner, {
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(platform, owner, {
       persistServiceId: false,
     });
     const result = await provisionProcessor(deps(platform))(
@@ -171,31 +175,31 @@ describe("provision_managed_runtime", () => {
     });
     expect(platform.calls.map((c) => c.op)).toEqual(["find", "setEnv", "deploy"]);
     expect(service?.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
-    expect((await readAgent(database.db, agent.id)).runtimeServiceId).toBe(service?.service.id);
+    expect((await readAgent(agent.id)).runtimeServiceId).toBe(service?.service.id);
   });
 
   it("an agent that never becomes healthy fails the attempt; it is `provisioning`, then `failed` on the last", async () => {
     const platform = fakePlatform();
     platform.unhealthyAgents = true;
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, platform, owner, { service: false, url: null });
+    const owner = await createUser();
+    const { agent } = await seedAgent(platform, owner, { service: false, url: null });
     const processor = provisionProcessor(deps(platform));
     const payload = { userId: owner.id, agentId: agent.id };
     await expect(processor(await claimedJob("provision_managed_runtime", payload, 1), ctx)).rejects.toThrow(
       "the agent runtime did not become healthy within 60 s (last status: unreachable)",
     );
-    expect((await readAgent(database.db, agent.id)).status).toBe("provisioning");
+    expect((await readAgent(agent.id)).status).toBe("provisioning");
     expect(platform.callsOf("create")).toHaveLength(1);
     await expect(processor(await claimedJob("provision_managed_runtime", payload, 5), ctx)).rejects.toThrow();
-    expect((await readAgent(database.db, agent.id)).status).toBe("failed");
+    expect((await readAgent(agent.id)).status).toBe("failed");
     expect(platform.callsOf("create")).toHaveLength(1);
   });
 
   it("another user's agent is not provisioned", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db);
-    const other = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, platform, owner, { service: false, url: null });
+    const owner = await createUser();
+    const other = await createUser();
+    const { agent } = await seedAgent(platform, owner, { service: false, url: null });
     await expect(
       provisionProcessor(deps(platform))(
         await claimedJob("provision_managed_runtime", { userId: other.id, agentId: agent.id }),
@@ -206,7 +210,7 @@ describe("provision_managed_runtime", () => {
   });
 
   it("fails clearly without a hosting platform", async () => {
-    const owner = await createUser(database.db);
+    const owner = await createUser();
     const job = await claimedJob("provision_managed_runtime", { userId: owner.id, agentId: "agt_x" });
     await expect(provisionProcessor(deps(undefined))(job, ctx)).rejects.toThrow(
       "no hosting platform is configured for this backend",
@@ -217,8 +221,8 @@ describe("provision_managed_runtime", () => {
 describe("runtime_sync and retry_repair", () => {
   it("runtime_sync stores what the platform and the probe report", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, platform, owner, {
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(platform, owner, {
       persistServiceId: false,
       url: null,
     });
@@ -232,14 +236,14 @@ describe("runtime_sync and retry_repair", () => {
       status: "running",
       probe: "running",
     });
-    expect(await readAgent(database.db, agent.id)).toMatchObject({
+    expect(await readAgent(agent.id)).toMatchObject({
       url: service?.agent.url,
       runtimeServiceId: service?.service.id,
       status: "running",
     });
     if (service) service.agent.running = false;
     expect(await sync(job, ctx)).toMatchObject({ status: "stopped", probe: "stopped" });
-    expect((await readAgent(database.db, agent.id)).status).toBe("stopped");
+    expect((await readAgent(agent.id)).status).toBe("stopped");
   });
 
   it("agentStatusFrom maps probe and platform states", () => {
@@ -252,8 +256,8 @@ describe("runtime_sync and retry_repair", () => {
 
   it("retry_repair rewrites the environment, restarts and waits for health", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, platform, owner);
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(platform, owner);
     if (service) service.agent.env = {};
     const result = await retryRepairProcessor(deps(platform))(
       await claimedJob("retry_repair", { userId: owner.id, agentId: agent.id }),
@@ -272,12 +276,12 @@ describe("runtime_sync and retry_repair", () => {
 
   it("retry_repair fails the attempt while the agent stays unhealthy", async () => {
     const platform = fakePlatform();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, platform, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(platform, owner);
     platform.unhealthyAgents = true;
     await expect(
       retryRepairProcessor(deps(platform))(await claimedJob("retry_repair", { agentId: agent.id }), ctx),
     ).rejects.toThrow("the agent is still unhealthy after repair (last status: unreachable)");
-    expect((await readAgent(database.db, agent.id)).status).toBe("degraded");
+    expect((await readAgent(agent.id)).status).toBe("degraded");
   });
 });

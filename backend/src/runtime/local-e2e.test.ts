@@ -7,7 +7,6 @@
 
 import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { startAgentImpostor } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -15,16 +14,17 @@ import WebSocket from "ws";
 import { dispatchTask } from "../scheduled-tasks/dispatch";
 import {
   createUser,
-  DATA_KEY,
+  DATA_ENCRYPTION_KEY,
   HMAC_SECRET,
   headersFor,
   INTERNAL_API_KEY,
-  readAgent,
   type TestUser,
-} from "./testing/fixtures";
+  testDatabase,
+} from "../testing";
+import { readAgent } from "./testing/fixtures";
 import { type LocalAgentBackend, startLocalAgentBackend } from "./testing/local-agents";
 
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 let backend: LocalAgentBackend;
 let base = "";
 let owner: TestUser;
@@ -34,17 +34,16 @@ beforeAll(async () => {
   backend = await startLocalAgentBackend({
     INTERNAL_API_KEY,
     HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
+    DATA_ENCRYPTION_KEY,
     RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
   });
   base = backend.url;
-  owner = await createUser(database.db, { plan: "pro" });
+  owner = await createUser({ plan: "pro" });
   await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "Local" });
 });
 
 afterAll(async () => {
   await backend?.close();
-  await database.close();
 });
 
 function op(method: "GET" | "POST", name: string, body?: unknown) {
@@ -71,18 +70,18 @@ async function json(res: Response | Promise<Response>): Promise<Json> {
 }
 
 async function storedToken(): Promise<string> {
-  return openGatewayToken(DATA_KEY, (await readAgent(database.db, agentId)).gatewayTokenEncrypted as string);
+  return openGatewayToken(DATA_ENCRYPTION_KEY, (await readAgent(agentId)).gatewayTokenEncrypted as string);
 }
 
 /** A chat job for the agent; resolves once it completed (or, with `settled`, once an attempt ended). */
 const chatJob = async (message: string, { settled = false } = {}) => {
   const res = await fetch(`${base}/api/platform-jobs/chat`, {
     method: "POST",
-    headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
+    headers: { ...headersFor("internal"), "content-type": "application/json" },
     body: JSON.stringify({
       userId: owner.id,
       agentId,
-      gatewayUrl: (await readAgent(database.db, agentId)).url,
+      gatewayUrl: (await readAgent(agentId)).url,
       message,
     }),
   });
@@ -91,7 +90,7 @@ const chatJob = async (message: string, { settled = false } = {}) => {
   return vi.waitFor(
     async () => {
       const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
-        headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
+        headers: headersFor("internal"),
       });
       const current = (await json(read)).job;
       if (current.status === "completed" || (settled && current.attempts > 0 && current.error))
@@ -106,7 +105,7 @@ describe("a local agent from provisioning to maintenance", () => {
   it("provisions through POST /api/platform-jobs/provision and the worker", async () => {
     const res = await fetch(`${base}/api/platform-jobs/provision`, {
       method: "POST",
-      headers: { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" },
+      headers: { ...headersFor("internal"), "content-type": "application/json" },
       body: JSON.stringify({ userId: owner.id, email: owner.email, agentId, plan: "pro" }),
     });
     expect(res.status).toBe(202);
@@ -114,7 +113,7 @@ describe("a local agent from provisioning to maintenance", () => {
     const done = await vi.waitFor(
       async () => {
         const read = await fetch(`${base}/api/platform-jobs/${job.id}`, {
-          headers: { authorization: `Bearer ${INTERNAL_API_KEY}` },
+          headers: headersFor("internal"),
         });
         const current = (await json(read)).job;
         if (current.status !== "completed") throw new Error(`${current.status}: ${current.error}`);
@@ -122,7 +121,7 @@ describe("a local agent from provisioning to maintenance", () => {
       },
       { timeout: 40_000, interval: 100 },
     );
-    const agent = await readAgent(database.db, agentId);
+    const agent = await readAgent(agentId);
     expect(done.result).toEqual({
       agentId,
       url: agent.url,
@@ -207,11 +206,11 @@ describe("a local agent from provisioning to maintenance", () => {
   it("the compatibility check fixes the real wrapper config once", async () => {
     // What an earlier platform version wrote, and OpenClaw refuses.
     const token = await storedToken();
-    const { url } = await readAgent(database.db, agentId);
+    const { url } = await readAgent(agentId);
     const written = await fetch(`${url}/api/config`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${wrapperAdminPassword(DATA_KEY, agentId, token)}`,
+        authorization: `Bearer ${wrapperAdminPassword(DATA_ENCRYPTION_KEY, agentId, token)}`,
         "content-type": "application/json",
       },
       body: JSON.stringify({ aiProvider: "openrouter", gateway: { pairing: { scopes: ["operator.read"] } } }),
@@ -230,7 +229,7 @@ describe("a local agent from provisioning to maintenance", () => {
     expect(body.ok).toBe(true);
     const healed = await storedToken();
     expect(healed).not.toBe(old);
-    const { url } = await readAgent(database.db, agentId);
+    const { url } = await readAgent(agentId);
     const ask = (token: string) =>
       fetch(`${url}/v1/chat/completions`, {
         method: "POST",
@@ -243,7 +242,7 @@ describe("a local agent from provisioning to maintenance", () => {
 
   it("stopped: nothing is sent to it; another agent on its old port gets no token from any caller", async () => {
     expect((await op("POST", "stop")).status).toBe(200);
-    const stopped = await readAgent(database.db, agentId);
+    const stopped = await readAgent(agentId);
     expect(stopped.status).toBe("stopped");
     expect(await chatJob("while stopped", { settled: true })).toMatchObject({
       status: "queued",
@@ -258,11 +257,11 @@ describe("a local agent from provisioning to maintenance", () => {
         status: "queued",
         error: notProven,
       });
-      const agent = await readAgent(database.db, agentId);
+      const agent = await readAgent(agentId);
       const claim = { url: agent.url, token: agent.gatewayTokenEncrypted, status: agent.status };
       expect(
         await dispatchTask(
-          { dataEncryptionKey: DATA_KEY },
+          { dataEncryptionKey: DATA_ENCRYPTION_KEY },
           {
             id: "task_e2e",
             userId: owner.id,
@@ -291,7 +290,7 @@ describe("a local agent from provisioning to maintenance", () => {
 
   it("stop, then start again", async () => {
     expect((await op("POST", "stop")).status).toBe(200);
-    expect((await readAgent(database.db, agentId)).status).toBe("stopped");
+    expect((await readAgent(agentId)).status).toBe("stopped");
     // The platform stopped it: its health reads "stopped", as the state read does (not "unreachable").
     const down = await json(op("GET", "health"));
     expect(down.status).toBe("stopped");

@@ -16,7 +16,6 @@ import { join } from "node:path";
 import { freePort, openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { MANAGED_BASELINE_VERSION } from "@svc/common/runtime-version";
 import { type FakeAiProvider, startFakeAiProvider } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadOrCreateDeviceIdentity } from "../../../wrapper/src/openclaw/device-identity";
@@ -25,19 +24,20 @@ import { runtimeInstallEnv, runtimesDirOf } from "../runtime-install/config";
 import { ensureRuntime } from "../runtime-install/index";
 import {
   createUser,
-  DATA_KEY,
+  DATA_ENCRYPTION_KEY,
   HMAC_SECRET,
   headersFor,
   INTERNAL_API_KEY,
-  readAgent,
   type TestUser,
-} from "./testing/fixtures";
+  testDatabase,
+} from "../testing";
+import { readAgent } from "./testing/fixtures";
 import { type LocalAgentBackend, startLocalAgentBackend } from "./testing/local-agents";
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests assert the shapes of these JSON answers themselves
 type Json = any;
 
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const agentId = "agt_openclawe2e0000001";
 const VERSION = process.env.RUNTIME_VERSION ?? MANAGED_BASELINE_VERSION;
 const RUNTIMES_DIR = runtimesDirOf({
@@ -145,7 +145,7 @@ beforeAll(async () => {
     {
       INTERNAL_API_KEY,
       HMAC_SECRET,
-      DATA_ENCRYPTION_KEY: DATA_KEY,
+      DATA_ENCRYPTION_KEY,
       BACKEND_PUBLIC_URL: relay.url,
       AI_PROVIDER_URL: provider.url,
       AI_PROVIDER_KEY: provider.apiKey,
@@ -160,7 +160,7 @@ beforeAll(async () => {
       wrapperEnv: { LOG_LEVEL: "warn", PERMISSION_WAIT_SECONDS: "120" },
     },
   );
-  owner = await createUser(database.db, { plan: "pro" });
+  owner = await createUser({ plan: "pro" });
   await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "OpenClaw" });
 }, 900_000);
 
@@ -168,7 +168,6 @@ afterAll(async () => {
   await backend?.close();
   await relay?.close();
   await provider?.close();
-  await database.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -176,7 +175,7 @@ async function json(res: Response | Promise<Response>): Promise<Json> {
   return (await res).json();
 }
 
-const internal = { authorization: `Bearer ${INTERNAL_API_KEY}`, "content-type": "application/json" };
+const internal = { ...headersFor("internal"), "content-type": "application/json" };
 
 async function finishedJob(jobId: string, timeout: number): Promise<Json> {
   return vi.waitFor(
@@ -192,7 +191,7 @@ async function finishedJob(jobId: string, timeout: number): Promise<Json> {
 }
 
 async function chatJob(message: string): Promise<string> {
-  const { url } = await readAgent(database.db, agentId);
+  const { url } = await readAgent(agentId);
   const res = await fetch(`${base}/api/platform-jobs/chat`, {
     method: "POST",
     headers: internal,
@@ -217,9 +216,13 @@ function operation(method: "GET" | "POST", name: string, body?: unknown): Promis
 
 /** The agent's URL, gateway token and wrapper admin password, as the platform holds them. */
 async function credentials(): Promise<{ url: string; token: string; admin: string }> {
-  const agent = await readAgent(database.db, agentId);
-  const token = openGatewayToken(DATA_KEY, agent.gatewayTokenEncrypted as string);
-  return { url: agent.url as string, token, admin: wrapperAdminPassword(DATA_KEY, agentId, token) };
+  const agent = await readAgent(agentId);
+  const token = openGatewayToken(DATA_ENCRYPTION_KEY, agent.gatewayTokenEncrypted as string);
+  return {
+    url: agent.url as string,
+    token,
+    admin: wrapperAdminPassword(DATA_ENCRYPTION_KEY, agentId, token),
+  };
 }
 
 /** A call to the agent's own API (what the web's gateway client and persona service do). */

@@ -2,35 +2,30 @@
  * The per-agent runtime operations through the real backend app (real PostgreSQL), against a hosting
  * platform double whose agents are loopback HTTP servers.
  */
-import { createLogger, openGatewayToken, wrapperAdminPassword } from "@svc/common";
+import { openGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { AGENT_POST_OPERATIONS } from "@svc/common/openapi/index";
 import { startAgentImpostor } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import request from "supertest";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { PLATFORM_DEFAULT_MODEL } from "../ai/budget";
-import { createApp } from "../app";
 import { loadBackendConfig } from "../config";
 import { createHostingPlatform } from "../hosting";
 import { agentEnvironment, HostingError } from "../hosting/types";
-import type { PlatformSource } from "./platform";
-import { FakePlatform } from "./testing/fake-platform";
+import type { PlatformSource } from "../runtime/platform";
+import { FakePlatform } from "../runtime/testing/fake-platform";
+import { ADMIN_EMAIL, readAgent, seedAgent } from "../runtime/testing/fixtures";
 import {
-  ADMIN_EMAIL,
   createUser,
-  DATA_KEY,
-  HMAC_SECRET,
+  DATA_ENCRYPTION_KEY,
   headersFor,
-  INTERNAL_API_KEY,
-  readAgent,
-  seedAgent,
   type TestUser,
-} from "./testing/fixtures";
+  testApp,
+  testDatabase,
+} from "../testing";
 
-const logger = createLogger("runtime-ops-test", "silent");
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const platforms: FakePlatform[] = [];
 const RUNTIME_IMAGE = "registry.example.com/team/openclaw:2026.5.1";
 /** The fake platform is a railway-like driver: it runs the agent image (OpenClaw with our wrapper). */
@@ -39,7 +34,6 @@ const AGENT_IMAGE = "registry.example.com/team/agent:2026.5.1";
 afterEach(async () => {
   for (const platform of platforms.splice(0)) await platform.close();
 });
-afterAll(() => database.close());
 
 function setup(
   env: Record<string, string> = {},
@@ -47,25 +41,19 @@ function setup(
 ) {
   const fake = new FakePlatform();
   platforms.push(fake);
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    ADMIN_EMAILS: ADMIN_EMAIL,
-    RUNTIME_IMAGE,
-    AGENT_IMAGE,
-    AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
-    BACKEND_PUBLIC_URL: "http://backend.internal:4000",
-    PROVISION_HEALTH_POLL_MS: "20",
-    PROVISION_HEALTH_TIMEOUT_MS: "3000",
-    ...env,
-  });
   const hooks = options.hooks;
-  const app = createApp({
-    config,
-    database,
-    logger,
+  const app = testApp({
+    env: {
+      DATA_ENCRYPTION_KEY,
+      ADMIN_EMAILS: ADMIN_EMAIL,
+      RUNTIME_IMAGE,
+      AGENT_IMAGE,
+      AI_DEFAULT_MODEL: "openai/gpt-4o-mini",
+      BACKEND_PUBLIC_URL: "http://backend.internal:4000",
+      PROVISION_HEALTH_POLL_MS: "20",
+      PROVISION_HEALTH_TIMEOUT_MS: "3000",
+      ...env,
+    },
     platform: options.platform === null ? undefined : (options.platform ?? fake),
     onOperatorAction: hooks ? (agentId) => hooks.push(agentId) : undefined,
   });
@@ -82,24 +70,24 @@ const POST_OPS = AGENT_POST_OPERATIONS;
 describe("authentication and ownership", () => {
   it("401 without the internal key, 403 with a wrong one, 401 without a signed user context", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const path = `/api/agents/${agent.id}/state`;
     const none = await request(app).get(path);
     expect(none.status).toBe(401);
     expect(none.body.error).toBe("unauthorized");
     const wrong = await request(app).get(path).set("authorization", "Bearer nope");
     expect(wrong.status).toBe(403);
-    const unsigned = await request(app).get(path).set("authorization", `Bearer ${INTERNAL_API_KEY}`);
+    const unsigned = await request(app).get(path).set(headersFor("internal"));
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error).toBe("SIGNATURE_REQUIRED");
   });
 
   it("another user's agent is 404 `agent not found` on every operation, and nothing is called", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const stranger = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const stranger = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     const before = fake.calls.length;
     for (const op of GET_OPS) {
       const res = await call(app, stranger, "get", `/api/agents/${agent.id}/${op}`);
@@ -125,9 +113,9 @@ describe("authentication and ownership", () => {
 
   it("an administrator (role admin and ADMIN_EMAILS) may act on any agent; the email alone may not", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const admin = await createUser(database.db, { email: ADMIN_EMAIL });
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const admin = await createUser({ email: ADMIN_EMAIL });
+    const { agent } = await seedAgent(fake, owner);
     const emailOnly = await call(app, admin, "post", `/api/agents/${agent.id}/restart`);
     expect(emailOnly.status).toBe(404);
     expect(fake.callsOf("restart")).toHaveLength(0);
@@ -141,8 +129,8 @@ describe("authentication and ownership", () => {
 describe("503 and 500", () => {
   it("503 on every mutating operation while ENABLE_RUNTIME_CONTROLS is false; nothing is called", async () => {
     const { app, fake } = setup({ ENABLE_RUNTIME_CONTROLS: "false" });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const before = fake.calls.length;
     for (const op of POST_OPS) {
       const res = await call(app, owner, "post", `/api/agents/${agent.id}/${op}`);
@@ -166,8 +154,8 @@ describe("503 and 500", () => {
 
   it("503 naming the hosting variables when no hosting platform is configured", async () => {
     const { app, fake } = setup({}, { platform: null });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     for (const op of platformOps) {
       const res = await call(app, owner, op === "stats" ? "get" : "post", `/api/agents/${agent.id}/${op}`);
       expect([op, res.status, res.body.error]).toEqual([op, 503, "hosting_not_configured"]);
@@ -190,8 +178,8 @@ describe("503 and 500", () => {
       }),
     );
     const { app, fake } = setup({}, { platform: railway });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     for (const op of platformOps) {
       const res = await call(app, owner, op === "stats" ? "get" : "post", `/api/agents/${agent.id}/${op}`);
       expect([op, res.status, res.body]).toEqual([
@@ -216,8 +204,8 @@ describe("503 and 500", () => {
       );
     };
     const { app, fake } = setup({}, { platform: resolver });
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     for (const op of platformOps) {
       const res = await call(app, owner, op === "stats" ? "get" : "post", `/api/agents/${agent.id}/${op}`);
       expect([op, res.status, res.body.error]).toEqual([op, 503, "hosting_not_configured"]);
@@ -229,8 +217,8 @@ describe("503 and 500", () => {
 
   it("503 when the platform answers not_configured (the driver's own check)", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     fake.notConfigured = true;
     for (const op of platformOps) {
       const res = await call(app, owner, op === "stats" ? "get" : "post", `/api/agents/${agent.id}/${op}`);
@@ -241,8 +229,8 @@ describe("503 and 500", () => {
 
   it("500 action_failed when the action itself fails", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const failing: Array<[string, "get" | "post", string]> = [
       ["stats", "get", "stats"],
       ["start", "post", "deploy"],
@@ -262,13 +250,13 @@ describe("503 and 500", () => {
       expect(res.body.message).toContain(`${platformOp} refused: quota exceeded`);
     }
     fake.failures.clear();
-    expect((await readAgent(database.db, agent.id)).status).not.toBe("stopped");
+    expect((await readAgent(agent.id)).status).not.toBe("stopped");
   });
 
   it("500 when the agent refuses the compatibility check's config call", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     if (!service) throw new Error("no service");
     // Its own wrapper (it proves it holds the agent's password) with an admin API that refuses it.
     service.agent.adminPassword = service.agent.env.WRAPPER_ADMIN_PASSWORD as string;
@@ -283,8 +271,8 @@ describe("503 and 500", () => {
 
   it("500, and no password sent, when the wrapper at the agent's URL does not prove it is the agent's", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     if (!service) throw new Error("no service");
     const impostor = await startAgentImpostor();
     try {
@@ -307,8 +295,8 @@ describe("503 and 500", () => {
 
   it("503 service_unresolved when the agent's service does not exist on the platform", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner, {
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner, {
       service: false,
       url: "http://127.0.0.1:9",
     });
@@ -322,8 +310,8 @@ describe("503 and 500", () => {
 describe("observations", () => {
   it("GET state: the stored fields and the shared probe of the stored URL", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, owner, "get", `/api/agents/${agent.id}/state`);
     expect(res.status).toBe(200);
     expect(res.body.agent).toEqual({
@@ -353,8 +341,8 @@ describe("observations", () => {
 
   it("GET state without a deployed agent: probe null", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner, { service: false, url: null });
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner, { service: false, url: null });
     const res = await call(app, owner, "get", `/api/agents/${agent.id}/state`);
     expect(res.status).toBe(200);
     expect(res.body.probe).toBeNull();
@@ -363,8 +351,8 @@ describe("observations", () => {
 
   it("GET stats: platform figures, null where the driver has none, telemetry flags all false", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, owner, "get", `/api/agents/${agent.id}/stats`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -378,12 +366,12 @@ describe("observations", () => {
 
   it("GET gateway-token: the stored token; 404 when the agent has none", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, token } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, token } = await seedAgent(fake, owner);
     const res = await call(app, owner, "get", `/api/agents/${agent.id}/gateway-token`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ token });
-    const bare = await seedAgent(database.db, fake, owner, { token: null });
+    const bare = await seedAgent(fake, owner, { token: null });
     const none = await call(app, owner, "get", `/api/agents/${bare.agent.id}/gateway-token`);
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ error: "no_gateway_token", message: "the agent has no gateway token" });
@@ -391,8 +379,8 @@ describe("observations", () => {
 
   it("GET health: the probe with statusReason; unreachable; no deployed agent → 200 no_agent", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     const res = await call(app, owner, "get", `/api/agents/${agent.id}/health`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -413,7 +401,7 @@ describe("observations", () => {
     const stopped = await call(app, owner, "get", `/api/agents/${agent.id}/health`);
     expect(stopped.body).toMatchObject({ status: "stopped", statusReason: "the agent's service is stopped" });
 
-    const undeployed = await seedAgent(database.db, fake, owner, { service: false, url: null });
+    const undeployed = await seedAgent(fake, owner, { service: false, url: null });
     const none = await call(app, owner, "get", `/api/agents/${undeployed.agent.id}/health`);
     expect(none.status).toBe(200);
     expect(none.body).toEqual({ status: "no_agent" });
@@ -424,8 +412,8 @@ describe("lifecycle", () => {
   it("POST start deploys, stores url and status, and tells the watchdog", async () => {
     const hooks: string[] = [];
     const { app, fake } = setup({}, { hooks });
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     if (service) service.agent.running = false;
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/start`);
     expect(res.status).toBe(200);
@@ -442,21 +430,21 @@ describe("lifecycle", () => {
   it("POST stop suspends the service and stores status stopped", async () => {
     const hooks: string[] = [];
     const { app, fake } = setup({}, { hooks });
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/stop`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, action: "stop", agent: { status: "stopped" } });
     expect(service?.agent.running).toBe(false);
-    expect((await readAgent(database.db, agent.id)).status).toBe("stopped");
+    expect((await readAgent(agent.id)).status).toBe("stopped");
     expect(hooks).toEqual([]);
   });
 
   it("POST restart restarts through the platform", async () => {
     const hooks: string[] = [];
     const { app, fake } = setup({}, { hooks });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/restart`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, action: "restart" });
@@ -466,13 +454,13 @@ describe("lifecycle", () => {
 
   it("resolves the service by name when no id is persisted, and persists the id it found", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner, { persistServiceId: false });
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner, { persistServiceId: false });
     expect(agent.runtimeServiceId).toBeNull();
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/restart`);
     expect(res.status).toBe(200);
     expect(fake.callsOf("find")[0]).toEqual({ op: "find", id: undefined, name: service?.service.name });
-    expect((await readAgent(database.db, agent.id)).runtimeServiceId).toBe(service?.service.id);
+    expect((await readAgent(agent.id)).runtimeServiceId).toBe(service?.service.id);
     await call(app, owner, "post", `/api/agents/${agent.id}/restart`);
     expect(fake.callsOf("find")[1]).toMatchObject({ id: service?.service.id });
   });
@@ -480,8 +468,8 @@ describe("lifecycle", () => {
   it("POST repair rewrites the whole environment with the stored token, then restarts", async () => {
     const hooks: string[] = [];
     const { app, fake } = setup({}, { hooks });
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(fake, owner);
     if (!service || !token) throw new Error("seed");
     service.agent.env = { OPENCLAW_GATEWAY_TOKEN: "stale", LEFTOVER: "x" };
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/repair`);
@@ -489,7 +477,7 @@ describe("lifecycle", () => {
     expect(res.body).toMatchObject({ ok: true, action: "repair", tokenGenerated: false });
     const expected = agentEnvironment({
       gatewayToken: token,
-      adminPassword: wrapperAdminPassword(DATA_KEY, agent.id, token),
+      adminPassword: wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, token),
       aiProvider: "openrouter",
       model: PLATFORM_DEFAULT_MODEL,
       agentType: "creative",
@@ -504,16 +492,18 @@ describe("lifecycle", () => {
 
   it("POST repair generates, stores and sends a 64-hex token when the agent has none", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner, { token: null });
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner, { token: null });
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/repair`);
     expect(res.status).toBe(200);
     expect(res.body.tokenGenerated).toBe(true);
-    const stored = await readAgent(database.db, agent.id);
-    const token = openGatewayToken(DATA_KEY, stored.gatewayTokenEncrypted as string);
+    const stored = await readAgent(agent.id);
+    const token = openGatewayToken(DATA_ENCRYPTION_KEY, stored.gatewayTokenEncrypted as string);
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     expect(service?.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
-    expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(wrapperAdminPassword(DATA_KEY, agent.id, token));
+    expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(
+      wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, token),
+    );
     expect(service?.agent.env.WRAPPER_ADMIN_PASSWORD).not.toBe(token);
     const again = await call(app, owner, "get", `/api/agents/${agent.id}/gateway-token`);
     expect(again.body).toEqual({ token });
@@ -521,8 +511,8 @@ describe("lifecycle", () => {
 
   it("POST reset-memory deletes the runtime's memories with the agent's token, then restarts", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/reset-memory`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, action: "reset-memory", deleted: 3 });
@@ -534,12 +524,12 @@ describe("lifecycle", () => {
 
   it("POST reset-memory: 409 without a gateway token or a deployed agent", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const bare = await seedAgent(database.db, fake, owner, { token: null });
+    const owner = await createUser();
+    const bare = await seedAgent(fake, owner, { token: null });
     const noToken = await call(app, owner, "post", `/api/agents/${bare.agent.id}/reset-memory`);
     expect(noToken.status).toBe(409);
     expect(noToken.body.error).toBe("no_gateway_token");
-    const undeployed = await seedAgent(database.db, fake, owner, { service: false, url: null });
+    const undeployed = await seedAgent(fake, owner, { service: false, url: null });
     const noUrl = await call(app, owner, "post", `/api/agents/${undeployed.agent.id}/reset-memory`);
     expect(noUrl.status).toBe(409);
     expect(noUrl.body.error).toBe("agent_not_deployed");
@@ -547,8 +537,8 @@ describe("lifecycle", () => {
 
   it("POST update sets the platform's default agent image and redeploys", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/update`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -566,8 +556,8 @@ describe("lifecycle", () => {
 
   it("POST maintenance: restart by default; factory-reset pins 2026.4.11 of the same repository", async () => {
     const { app, fake } = setup({ AGENT_IMAGE: "registry.example.com/team/agent:latest" });
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(fake, owner);
     const plain = await call(app, owner, "post", `/api/agents/${agent.id}/maintenance`);
     expect(plain.status).toBe(200);
     expect(plain.body).toMatchObject({ ok: true, action: "restart" });
@@ -600,8 +590,8 @@ describe("lifecycle", () => {
 describe("compatibility check and token heal", () => {
   it("applies the plugin migration and removes the legacy keys once; then reports nothing", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner);
     if (!service) throw new Error("seed");
     service.agent.config = {
       plugins: ["memory", { id: "browser", enabled: false, config: { headless: true } }],
@@ -627,8 +617,8 @@ describe("compatibility check and token heal", () => {
 
   it("generates, stores and sets a token when the agent has none", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner, { token: null });
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner, { token: null });
     if (!service) throw new Error("seed");
     service.agent.config = {
       plugins: { entries: {} },
@@ -636,8 +626,8 @@ describe("compatibility check and token heal", () => {
     };
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/compat`);
     expect(res.body).toEqual({ applied: ["gateway-token"] });
-    const stored = await readAgent(database.db, agent.id);
-    const token = openGatewayToken(DATA_KEY, stored.gatewayTokenEncrypted as string);
+    const stored = await readAgent(agent.id);
+    const token = openGatewayToken(DATA_ENCRYPTION_KEY, stored.gatewayTokenEncrypted as string);
     expect(service.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(token);
     expect(fake.callsOf("deploy")).toHaveLength(1);
     expect((await call(app, owner, "post", `/api/agents/${agent.id}/compat`)).body).toEqual({ applied: [] });
@@ -645,8 +635,8 @@ describe("compatibility check and token heal", () => {
 
   it("a revoked token (the runtime still guards its admin API with the old one): the new token first, then the configuration", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const { agent, service } = await seedAgent(database.db, fake, owner, { token: "0d".repeat(32) });
+    const owner = await createUser();
+    const { agent, service } = await seedAgent(fake, owner, { token: "0d".repeat(32) });
     if (!service) throw new Error("seed");
     service.agent.config = { plugins: { entries: {} }, gateway: { pairing: { scopes: [] } } };
     await database.db.update(agents).set({ gatewayTokenEncrypted: null }).where(eq(agents.id, agent.id));
@@ -655,11 +645,11 @@ describe("compatibility check and token heal", () => {
     expect(res.body.applied).toContain("gateway-token");
     expect(res.body.applied.length).toBeGreaterThan(1);
     const token = openGatewayToken(
-      DATA_KEY,
-      (await readAgent(database.db, agent.id)).gatewayTokenEncrypted as string,
+      DATA_ENCRYPTION_KEY,
+      (await readAgent(agent.id)).gatewayTokenEncrypted as string,
     );
     expect(token).not.toBe("0d".repeat(32));
-    const adminPassword = wrapperAdminPassword(DATA_KEY, agent.id, token);
+    const adminPassword = wrapperAdminPassword(DATA_ENCRYPTION_KEY, agent.id, token);
     expect(service.agent.env.WRAPPER_ADMIN_PASSWORD).toBe(adminPassword);
     // The fixed configuration was written with the admin password of the new token, after the restart.
     const writes = service.agent.requests.filter((r) => r.method === "POST" && r.path === "/api/config");
@@ -669,14 +659,14 @@ describe("compatibility check and token heal", () => {
   it("POST heal-token regenerates the token, sets it, restarts and checks health", async () => {
     const hooks: string[] = [];
     const { app, fake } = setup({}, { hooks });
-    const owner = await createUser(database.db);
-    const { agent, token, service } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent, token, service } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/heal-token`);
     expect(res.status).toBe(200);
     expect(res.body.ok).toBe(true);
     expect(res.body.health).toMatchObject({ status: "running" });
-    const stored = await readAgent(database.db, agent.id);
-    const healed = openGatewayToken(DATA_KEY, stored.gatewayTokenEncrypted as string);
+    const stored = await readAgent(agent.id);
+    const healed = openGatewayToken(DATA_ENCRYPTION_KEY, stored.gatewayTokenEncrypted as string);
     expect(healed).toMatch(/^[0-9a-f]{64}$/);
     expect(healed).not.toBe(token);
     expect(service?.agent.env.OPENCLAW_GATEWAY_TOKEN).toBe(healed);
@@ -686,14 +676,14 @@ describe("compatibility check and token heal", () => {
 
   it("POST heal-token reports ok false when the agent stays unhealthy", async () => {
     const { app, fake } = setup({ PROVISION_HEALTH_TIMEOUT_MS: "100", PROVISION_HEALTH_POLL_MS: "20" });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     fake.unhealthyAgents = true;
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/heal-token`);
     expect(res.status).toBe(200);
     expect(res.body.ok).toBe(false);
     expect(res.body.health.status).toBe("unreachable");
-    expect((await readAgent(database.db, agent.id)).status).toBe("degraded");
+    expect((await readAgent(agent.id)).status).toBe("degraded");
   });
 });
 
@@ -702,8 +692,8 @@ describe("deprovision (account deletion)", () => {
 
   it("removes the agent's service from the platform, then its row; runtime controls do not hold it back", async () => {
     const { app, fake } = setup({ ENABLE_RUNTIME_CONTROLS: "false" });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/deprovision`);
     expect([res.status, res.body]).toEqual([
       200,
@@ -716,14 +706,14 @@ describe("deprovision (account deletion)", () => {
 
   it("an agent whose service is already gone, or that was never deployed, loses its row only", async () => {
     const { app, fake } = setup({}, { platform: null });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner, { service: false, url: null });
+    const owner = await createUser();
+    const { agent } = await seedAgent(fake, owner, { service: false, url: null });
     const res = await call(app, owner, "post", `/api/agents/${agent.id}/deprovision`);
     expect(res.body).toMatchObject({ ok: true, serviceRemoved: false });
     expect(await agentRow(agent.id)).toEqual([]);
 
     const withPlatform = setup();
-    const { agent: gone } = await seedAgent(database.db, withPlatform.fake, owner, { service: false });
+    const { agent: gone } = await seedAgent(withPlatform.fake, owner, { service: false });
     const again = await call(withPlatform.app, owner, "post", `/api/agents/${gone.id}/deprovision`);
     expect(again.body).toMatchObject({ ok: true, serviceRemoved: false });
     expect(withPlatform.fake.callsOf("remove")).toEqual([]);
@@ -732,14 +722,14 @@ describe("deprovision (account deletion)", () => {
 
   it("a deployed agent is kept when the platform is not configured (503) or fails to remove it (500)", async () => {
     const unconfigured = setup({}, { platform: null });
-    const owner = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, unconfigured.fake, owner);
+    const owner = await createUser();
+    const { agent } = await seedAgent(unconfigured.fake, owner);
     const res = await call(unconfigured.app, owner, "post", `/api/agents/${agent.id}/deprovision`);
     expect([res.status, res.body.error]).toEqual([503, "hosting_not_configured"]);
     expect(await agentRow(agent.id)).toHaveLength(1);
 
     const failing = setup();
-    const { agent: stuck } = await seedAgent(database.db, failing.fake, owner);
+    const { agent: stuck } = await seedAgent(failing.fake, owner);
     failing.fake.failures.set("remove", new HostingError("platform", "the platform refused"));
     const refused = await call(failing.app, owner, "post", `/api/agents/${stuck.id}/deprovision`);
     expect(refused.status).toBe(500);
@@ -748,9 +738,9 @@ describe("deprovision (account deletion)", () => {
 
   it("another user's agent is 404 and stays", async () => {
     const { app, fake } = setup();
-    const owner = await createUser(database.db);
-    const stranger = await createUser(database.db);
-    const { agent } = await seedAgent(database.db, fake, owner);
+    const owner = await createUser();
+    const stranger = await createUser();
+    const { agent } = await seedAgent(fake, owner);
     const res = await call(app, stranger, "post", `/api/agents/${agent.id}/deprovision`);
     expect(res.status).toBe(404);
     expect(fake.callsOf("remove")).toEqual([]);

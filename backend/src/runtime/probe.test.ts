@@ -8,8 +8,11 @@ import { type FakeUpstream, sendJson, startFakeUpstream } from "@svc/common/test
 import { afterEach, describe, expect, it } from "vitest";
 import { classify, isUp, type ProbeCheck, probeRuntime } from "./probe";
 
-/** What one path of the fake agent does: answer (status and JSON body), hang forever, or drop the socket. */
-type Behaviour = { status: number; body?: unknown; delayMs?: number } | "hang" | "reset";
+/**
+ * What one path of the fake agent does: answer (status and JSON body, once `after` settled), hang forever,
+ * or drop the socket.
+ */
+type Behaviour = { status: number; body?: unknown; after?: Promise<unknown> } | "hang" | "reset";
 
 interface AgentBehaviour {
   healthz?: Behaviour;
@@ -24,10 +27,17 @@ afterEach(async () => {
 
 const NOT_FOUND: Behaviour = { status: 404, body: { error: "not found" } };
 
-/** A fake agent (wrapper in front of a runtime) answering the three probe paths as told; 404 elsewhere. */
-async function fakeAgent(behaviour: AgentBehaviour): Promise<FakeUpstream> {
+/**
+ * A fake agent (wrapper in front of a runtime) answering the three probe paths as told; 404 elsewhere.
+ * `closed` hears each request's path when its connection closes (a hanging one: when the prober gave up).
+ */
+async function fakeAgent(
+  behaviour: AgentBehaviour,
+  closed: (path: string) => void = () => undefined,
+): Promise<FakeUpstream> {
   const server = await startFakeUpstream(async (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
+    res.on("close", () => closed(path));
     const chosen =
       path === "/healthz"
         ? behaviour.healthz
@@ -48,7 +58,7 @@ async function act(res: ServerResponse, behaviour: Behaviour): Promise<void> {
     res.socket?.destroy();
     return;
   }
-  if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+  await behaviour.after;
   sendJson(res, behaviour.status, behaviour.body ?? {});
 }
 
@@ -238,13 +248,20 @@ describe("probeRuntime: timeouts and concurrency", () => {
   });
 
   it("a short timeout on one probe does not cut the others short", async () => {
-    // /readyz hangs with a 50 ms timeout; /healthz answers after 200 ms within its 10 s timeout; /api/status
-    // hangs with a 50 ms timeout. The result is starting: healthz ok, readyz timed out.
-    const agent = await fakeAgent({
-      healthz: { status: 200, body: { ok: true }, delayMs: 200 },
-      readyz: "hang",
-      status: "hang",
+    // /readyz hangs with a 50 ms timeout; /healthz answers once both other probes gave up, within its 10 s
+    // timeout; /api/status hangs with a 50 ms timeout. The result is starting: healthz ok, readyz timed out.
+    let gaveUp: () => void = () => undefined;
+    const othersGaveUp = new Promise<void>((resolve) => {
+      gaveUp = resolve;
     });
+    const abandoned = new Set<string>();
+    const agent = await fakeAgent(
+      { healthz: { status: 200, body: { ok: true }, after: othersGaveUp }, readyz: "hang", status: "hang" },
+      (path) => {
+        if (path !== "/healthz") abandoned.add(path);
+        if (abandoned.size === 2) gaveUp();
+      },
+    );
     const result = await probeRuntime(agent.url, {
       healthzTimeoutMs: 10_000,
       readyzTimeoutMs: 50,

@@ -8,7 +8,6 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, newId } from "@svc/common";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLocalHostingPlatform, type LocalHostingPlatform } from "../hosting/local";
@@ -19,11 +18,12 @@ import { databaseClock, enqueueJob, getJob } from "../platform-jobs/sql";
 import { createJobWorker, type JobWorker } from "../platform-jobs/worker";
 import { nodePackageFor } from "../runtime-install/index";
 import { type FakeNpm, installFakeNpm } from "../runtime-install/testing/fake-npm";
+import { createUser, DATA_ENCRYPTION_KEY, testDatabase } from "../testing";
 import { probeRuntime } from "./probe";
-import { createUser, DATA_KEY, readAgent } from "./testing/fixtures";
+import { readAgent } from "./testing/fixtures";
 
 const VERSION = "2026.4.11";
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const logger = createLogger("provision-install-test", "silent");
 const config = runtimeJobConfig({
   RUNTIME_IMAGE: "ghcr.io/openclaw/openclaw:latest",
@@ -54,7 +54,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await database.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -69,7 +68,12 @@ async function startWorker(name: string, npmEnv: NodeJS.ProcessEnv) {
   platforms.push({ platform, agentsDir });
   worker = createJobWorker({
     connectionString: process.env.DATABASE_URL as string,
-    processors: platformProcessors({ db: database.db, dataEncryptionKey: DATA_KEY, platform, config }),
+    processors: platformProcessors({
+      db: database.db,
+      dataEncryptionKey: DATA_ENCRYPTION_KEY,
+      platform,
+      config,
+    }),
     logger,
     concurrency: 1,
     pollIntervalMs: 50,
@@ -80,7 +84,7 @@ async function startWorker(name: string, npmEnv: NodeJS.ProcessEnv) {
 }
 
 async function enqueueProvision() {
-  const owner = await createUser(database.db);
+  const owner = await createUser();
   const agentId = newId("agt");
   await database.db.insert(agents).values({ id: agentId, userId: owner.id, name: "First" });
   const job = await enqueueJob(database.pool, databaseClock, {
@@ -114,7 +118,7 @@ describe("provision_managed_runtime on a machine without the agent runtime", () 
       { timeout: 20_000, interval: 25 },
     );
     expect(installing.status).toBe("running");
-    expect((await readAgent(database.db, agentId)).status).toBe("provisioning");
+    expect((await readAgent(agentId)).status).toBe("provisioning");
     await writeFile(hold, "");
 
     const done = await vi.waitFor(
@@ -131,7 +135,7 @@ describe("provision_managed_runtime on a machine without the agent runtime", () 
       version: VERSION,
     });
     expect(done.progress).toBe("waiting for the agent to answer…");
-    const agent = await readAgent(database.db, agentId);
+    const agent = await readAgent(agentId);
     expect(agent).toMatchObject({ status: "running", version: VERSION, hostingProvider: "local" });
     expect((await probeRuntime(agent.url as string)).status).toBe("running");
     expect((await npm.calls()).map((c) => c.packages[0])).toEqual([

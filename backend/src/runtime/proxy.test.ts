@@ -2,66 +2,54 @@
  * The runtime proxy on a real listening backend (the upgrade handler attached as server.ts does), in front
  * of loopback agents: HTTP streaming both ways, WebSocket, and who may use it.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createLogger, freePort, SESSION_COOKIE } from "@svc/common";
 import { startAgentImpostor, startFakeUpstream } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
 import { errorMapper } from "../http/errors";
-import { runtimeProxyRoutes, runtimeProxyUpgrade, splitProxyPath } from "./proxy";
-import { FakePlatform } from "./testing/fake-platform";
 import {
-  ADMIN_EMAIL,
   createUser,
-  DATA_KEY,
-  HMAC_SECRET,
+  DATA_ENCRYPTION_KEY,
   headersFor,
   INTERNAL_API_KEY,
-  type SeededAgent,
-  seedAgent,
+  type ServedApp,
+  serveApp,
   type TestUser,
-} from "./testing/fixtures";
+  testApp,
+  testConfig,
+  testDatabase,
+} from "../testing";
+import { runtimeProxyRoutes, runtimeProxyUpgrade, splitProxyPath } from "./proxy";
+import { FakePlatform } from "./testing/fake-platform";
+import { ADMIN_EMAIL, type SeededAgent, seedAgent } from "./testing/fixtures";
 
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 const platform = new FakePlatform();
-const config = loadBackendConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  INTERNAL_API_KEY,
-  HMAC_SECRET,
-  DATA_ENCRYPTION_KEY: DATA_KEY,
-  ADMIN_EMAILS: ADMIN_EMAIL,
-});
-let server: Server;
+const config = testConfig({ DATA_ENCRYPTION_KEY, ADMIN_EMAILS: ADMIN_EMAIL });
+let served: ServedApp;
 let base = "";
 let owner: TestUser;
 let stranger: TestUser;
 let seeded: SeededAgent;
 
 beforeAll(async () => {
-  server = createServer(createApp({ config, database, logger: createLogger("proxy-test", "silent") }));
+  served = await serveApp(testApp({ config }));
   const upgrade = runtimeProxyUpgrade({ db: database.db, config });
-  server.on("upgrade", (req, socket, head) => {
+  served.server.on("upgrade", (req, socket, head) => {
     if (!upgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  owner = await createUser(database.db);
-  stranger = await createUser(database.db);
-  seeded = await seedAgent(database.db, platform, owner);
+  base = served.url;
+  owner = await createUser();
+  stranger = await createUser();
+  seeded = await seedAgent(platform, owner);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await platform.close();
-  await database.close();
 });
 
 interface Echo {
@@ -129,7 +117,7 @@ describe("HTTP", () => {
     const foreign = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(stranger) });
     expect(foreign.status).toBe(404);
     expect(await foreign.json()).toEqual({ error: "agent_not_found", message: "agent not found" });
-    const admin = await createUser(database.db, { email: ADMIN_EMAIL });
+    const admin = await createUser({ email: ADMIN_EMAIL });
     const emailOnly = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(admin) });
     expect(emailOnly.status).toBe(404);
     const allowed = await fetch(proxyUrl(seeded.agent.id, "/echo"), { headers: headersFor(admin, "admin") });
@@ -142,7 +130,7 @@ describe("HTTP", () => {
     app.use(errorMapper(createLogger("proxy-test", "silent")));
     const silent = await startFakeUpstream(() => undefined); // never answers
     try {
-      const slow = await seedAgent(database.db, platform, owner, { service: false, url: silent.url });
+      const slow = await seedAgent(platform, owner, { service: false, url: silent.url });
       const res = await request(app).get(`/api/runtime/proxy/${slow.agent.id}/x`).set(headersFor(owner));
       expect(res.status).toBe(504);
       expect(res.body).toEqual({ error: "agent_timeout", message: "the agent did not answer within 0.1 s" });
@@ -152,7 +140,7 @@ describe("HTTP", () => {
   });
 
   it("409 for an agent without URL, 502 when the agent is unreachable", async () => {
-    const undeployed = await seedAgent(database.db, platform, owner, { service: false, url: null });
+    const undeployed = await seedAgent(platform, owner, { service: false, url: null });
     const none = await fetch(proxyUrl(undeployed.agent.id, "/x"), { headers: headersFor(owner) });
     expect(none.status).toBe(409);
     const port = await freePort();
@@ -232,21 +220,19 @@ describe("WebSocket", () => {
       body: JSON.stringify({ error: "forbidden", message: "the token is not this agent's gateway token" }),
     });
     // Another agent's token does not open this agent.
-    const other = await seedAgent(database.db, platform, stranger, { token: "b2".repeat(32) });
+    const other = await seedAgent(platform, stranger, { token: "b2".repeat(32) });
     expect(
       await openSocket(wsUrl(seeded.agent.id), { authorization: `Bearer ${other.token}` }),
     ).toMatchObject({
       status: 403,
     });
     expect(await openSocket(wsUrl(seeded.agent.id), headersFor(stranger))).toMatchObject({ status: 404 });
-    expect(
-      await openSocket(wsUrl(seeded.agent.id), { authorization: `Bearer ${INTERNAL_API_KEY}` }),
-    ).toMatchObject({ status: 401 });
+    expect(await openSocket(wsUrl(seeded.agent.id), headersFor("internal"))).toMatchObject({ status: 401 });
     expect(seeded.service?.agent.wsAuthorizations.length).toBe(before);
   });
 
   it("another agent on the agent's port gets neither the HTTP nor the WebSocket request's token: 502", async () => {
-    const moved = await seedAgent(database.db, platform, owner);
+    const moved = await seedAgent(platform, owner);
     const impostor = await startAgentImpostor();
     try {
       await database.db.update(agents).set({ url: impostor.url }).where(eq(agents.id, moved.agent.id));

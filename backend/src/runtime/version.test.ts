@@ -1,28 +1,14 @@
-import { createLogger } from "@svc/common";
-import { connectDatabase } from "@svc/db";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../app";
-import { loadBackendConfig } from "../config";
+import { describe, expect, it } from "vitest";
+import { headersFor, testApp } from "../testing";
 
 describe("GET /api/runtime/version", () => {
-  const database = connectDatabase(process.env.DATABASE_URL ?? "");
-  afterAll(() => database.close());
-  const app = (image: string) =>
-    createApp({
-      config: loadBackendConfig({
-        DATABASE_URL: process.env.DATABASE_URL,
-        INTERNAL_API_KEY: "version-key",
-        RUNTIME_IMAGE: image,
-      }),
-      database,
-      logger: createLogger("version-test", "silent"),
-    });
+  const app = (image: string) => testApp({ env: { RUNTIME_IMAGE: image } });
 
   it("returns the concrete version, its image and the configured default image", async () => {
     const res = await request(app("ghcr.io/openclaw/openclaw:latest"))
       .get("/api/runtime/version")
-      .set("authorization", "Bearer version-key");
+      .set(headersFor("internal"));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       version: "2026.4.11",
@@ -31,7 +17,7 @@ describe("GET /api/runtime/version", () => {
     });
     const pinned = await request(app("ghcr.io/openclaw/openclaw:2026.6.1"))
       .get("/api/runtime/version")
-      .set("authorization", "Bearer version-key");
+      .set(headersFor("internal"));
     expect(pinned.body.version).toBe("2026.6.1");
   });
 

@@ -14,9 +14,10 @@ import {
   startFakeAgentRuntime,
 } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
-import { agents, type NewScheduledTask, type ScheduledTask, scheduledTasks, users } from "@svc/db/schema";
+import { agents, type NewScheduledTask, type ScheduledTask, scheduledTasks } from "@svc/db/schema";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createUser } from "../testing";
 import { createTaskScheduler, type TaskSchedulerOptions } from "./scheduler";
 import { claimDueTasks, completeTasks, STALE_WORKER_ERROR } from "./sql";
 
@@ -43,10 +44,8 @@ beforeAll(async () => {
     token: "token-of-agent-b",
     adminPassword: wrapperAdminPassword(DATA_KEY, "agt_b", "token-of-agent-b"),
   });
-  await database.db.insert(users).values([
-    { id: "usr_a", email: "a@example.com", name: "A", referralCode: "SCHEDA" },
-    { id: "usr_b", email: "b@example.com", name: "B", referralCode: "SCHEDB" },
-  ]);
+  await createUser({ id: "usr_a", email: "a@example.com", name: "A" }, database.db);
+  await createUser({ id: "usr_b", email: "b@example.com", name: "B" }, database.db);
   await database.db.insert(agents).values([
     {
       id: "agt_a",

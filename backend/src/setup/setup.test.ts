@@ -10,13 +10,12 @@ import { backendSetupSchema } from "@svc/common/setup";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadBackendConfig } from "../config";
 import { HostingError } from "../hosting/types";
 import { errorMapper } from "../http/errors";
 import { writeMarker } from "../runtime-install/marker";
+import { headersFor, INTERNAL_API_KEY, testConfig } from "../testing";
 import { setupRoutes } from "./routes";
 
-const KEY = "setup-internal-key-0123456789abcdef";
 const VERSION = "2026.4.11";
 let runtimesDir = "";
 
@@ -36,20 +35,14 @@ function platform(provider: "local" | "railway" | "docker", failure?: Error) {
 }
 
 function app(env: Record<string, string>, ping = platform("local")) {
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY: KEY,
-    RUNTIMES_DIR: runtimesDir,
-    ...env,
-  });
+  const config = testConfig({ RUNTIMES_DIR: runtimesDir, ...env });
   const server = express();
   server.use(setupRoutes(config, ping));
   server.use(errorMapper(createLogger("setup-test", "silent")));
   return server;
 }
 
-const get = (server: express.Express) =>
-  request(server).get("/api/setup").set("authorization", `Bearer ${KEY}`);
+const get = (server: express.Express) => request(server).get("/api/setup").set(headersFor("internal"));
 
 /** A finished install as the installer leaves it: the marker, an executable node and the entry. */
 async function fakeInstall(version: string) {
@@ -108,7 +101,7 @@ describe("GET /api/setup (backend)", () => {
       url: "https://ai.example.com/v1",
       defaultModel: "acme/small",
     });
-    for (const secret of ["provider-key-secret-value", "url-password", "query-secret", KEY])
+    for (const secret of ["provider-key-secret-value", "url-password", "query-secret", INTERNAL_API_KEY])
       expect(res.text).not.toContain(secret);
   });
 

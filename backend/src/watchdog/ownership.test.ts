@@ -5,15 +5,16 @@
  */
 import { createLogger, ManualClock, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { connectDatabase, type DatabaseHandle } from "@svc/db";
-import { agents, users, watchdogStates } from "@svc/db/schema";
+import { agents, watchdogStates } from "@svc/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
+import { createUser, testDatabase } from "../testing";
 import { type ManualTimerScope, ManualTimers } from "../timers";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
-import { fakePlatform, startFakeAgents, until } from "./testing/fixtures";
+import { fakePlatform, startFakeAgents } from "./testing/fixtures";
 
 const url = process.env.DATABASE_URL as string;
-const test = connectDatabase(url);
+const test = testDatabase();
 const KEY = "ab".repeat(32);
 const T0 = new Date("2026-03-01T10:00:00.000Z");
 const MIN = 60_000;
@@ -89,7 +90,6 @@ afterAll(async () => {
     await p.database.close();
   }
   await fake.close();
-  await test.close();
 });
 
 describe("one watcher per agent across backend processes", () => {
@@ -97,9 +97,7 @@ describe("one watcher per agent across backend processes", () => {
   let b: Process;
 
   it("two processes started together split the agents: each agent is probed by exactly one", async () => {
-    await test.db
-      .insert(users)
-      .values({ id: "usr_o", email: "o@example.com", name: "O", referralCode: "OWN01" });
+    await createUser({ id: "usr_o", email: "o@example.com", name: "O" });
     for (const id of AGENTS) {
       await test.db.insert(agents).values({
         id,
@@ -150,13 +148,23 @@ describe("one watcher per agent across backend processes", () => {
     await test.pool.query(
       "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc-watchdog:backend-B'",
     );
-    await until(async () => {
-      const { rows } = await test.pool.query(
-        "select count(*)::int as n from pg_stat_activity where application_name = 'svc-watchdog:backend-B'",
-      );
-      return rows[0].n === 0;
-    }, "backend-B's lock session to end");
-    await until(() => b.manager.watching().length === 0, "backend-B to notice it lost its locks");
+    await expect
+      .poll(
+        async () =>
+          (
+            await test.pool.query(
+              "select count(*)::int as n from pg_stat_activity where application_name = 'svc-watchdog:backend-B'",
+            )
+          ).rows[0].n,
+        { message: "backend-B's lock session to end", interval: 10 },
+      )
+      .toBe(0);
+    await expect
+      .poll(() => b.manager.watching().length, {
+        message: "backend-B to notice it lost its locks",
+        interval: 10,
+      })
+      .toBe(0);
     const diedAt = clock.now().getTime() - T0.getTime();
 
     await timers.advance(30_000);

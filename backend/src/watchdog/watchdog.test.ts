@@ -6,19 +6,19 @@
 import { ManualClock, sealGatewayToken, wrapperAdminPassword } from "@svc/common";
 import { scrapeMetrics } from "@svc/common/metrics/index";
 import { type FakeUpstream, metricValue, sendJson, startFakeUpstream } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
-import { agents, users, watchdogStates } from "@svc/db/schema";
+import { agents, watchdogStates } from "@svc/db/schema";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { probeRuntime } from "../runtime/probe";
+import { createUser, testDatabase } from "../testing";
 import { ManualTimers } from "../timers";
 import { createWatchdogManager, type WatchdogConfig, type WatchdogManager } from "./manager";
 import { refreshWatchdogGauges } from "./metrics";
 import { createWatchdogNotifier } from "./notifier";
 import { resetAfterOperatorAction } from "./store";
-import { type FakeAgents, fakePlatform, memoryLogger, startFakeAgents, until } from "./testing/fixtures";
+import { type FakeAgents, fakePlatform, memoryLogger, startFakeAgents } from "./testing/fixtures";
 
-const database = connectDatabase(process.env.DATABASE_URL as string);
+const database = testDatabase();
 const { db } = database;
 const KEY = "ef".repeat(32);
 const BOT_TOKEN = "987654:watchdog-bot-token";
@@ -54,12 +54,11 @@ let log: ReturnType<typeof memoryLogger>;
 beforeAll(async () => {
   bot = await startFakeUpstream((_req, res) => sendJson(res, 200, { ok: true, result: {} }));
   hook = await startFakeUpstream((_req, res) => sendJson(res, 200, { ok: true }));
-  await db.insert(users).values({ id: "usr_wd", email: "wd@example.com", name: "W", referralCode: "WDOG1" });
+  await createUser({ id: "usr_wd", email: "wd@example.com", name: "W" });
 });
 
 afterAll(async () => {
   await Promise.all([bot.close(), hook.close()]);
-  await database.close();
 });
 
 beforeEach(async () => {
@@ -145,7 +144,9 @@ interface HookBody {
 const hookBodies = (): HookBody[] => hook.requests.map((r) => JSON.parse(r.body.toString()));
 /** Webhook notifications as `event@ms`, once `count` have arrived (they are sent beside the watchdog). */
 async function notifications(count: number): Promise<string[]> {
-  await until(() => hook.requests.length >= count, `${count} webhook notifications`);
+  await expect
+    .poll(() => hook.requests.length, { message: `${count} webhook notifications`, interval: 10 })
+    .toBeGreaterThanOrEqual(count);
   return hookBodies()
     .map((b) => ({ event: b.event, at: new Date(b.at).getTime() - T0.getTime() }))
     .sort((a, b) => a.at - b.at || a.event.localeCompare(b.event))
@@ -363,7 +364,9 @@ describe("auto-repair", () => {
     ]);
 
     // The bot got the same notifications, as sendMessage calls to the admin chat.
-    await until(() => bot.requests.length >= 3, "3 bot messages");
+    await expect
+      .poll(() => bot.requests.length, { message: "3 bot messages", interval: 10 })
+      .toBeGreaterThanOrEqual(3);
     expect(bot.requests.every((r) => r.path === `/bot${BOT_TOKEN}/sendMessage`)).toBe(true);
     const texts = bot.requests.map((r) => JSON.parse(r.body.toString()) as { chat_id: string; text: string });
     expect(texts.every((t) => t.chat_id === "-1001")).toBe(true);
@@ -609,10 +612,15 @@ describe("notifications never stop the watchdog", () => {
       expect(await row("agt_h")).toMatchObject({ state: "healthy", lastStatus: "running" });
       expect(platform.state.calls.map((c) => c.op)).toEqual(["find", "restart"]);
       const count = (msg: string) => log.lines.filter((l) => l.msg === msg).length;
-      await until(
-        () => count("watchdog notification failed") >= 3 && count("watchdog notification refused") >= 3,
-        "three timed-out bot notifications and three refused webhook notifications",
-      );
+      await expect
+        .poll(
+          () => count("watchdog notification failed") >= 3 && count("watchdog notification refused") >= 3,
+          {
+            message: "three timed-out bot notifications and three refused webhook notifications",
+            interval: 10,
+          },
+        )
+        .toBe(true);
       const warnings = log.lines.filter(
         (l) => l.level === 40 && String(l.msg).startsWith("watchdog notification"),
       );

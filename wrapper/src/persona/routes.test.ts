@@ -6,25 +6,22 @@
  */
 
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bearerCredential, createLogger, type Logger, newId, sealGatewayToken } from "@svc/common";
 import { type FakeAiProvider, startFakeAgentRuntime, startFakeAiProvider } from "@svc/common/testing";
-import { connectDatabase } from "@svc/db";
 import { agents } from "@svc/db/schema";
 import express, { type RequestHandler } from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../../backend/src/app";
-import { loadBackendConfig } from "../../../backend/src/config";
 import {
   createUser,
-  DATA_KEY,
-  HMAC_SECRET,
-  INTERNAL_API_KEY,
-} from "../../../backend/src/runtime/testing/fixtures";
+  DATA_ENCRYPTION_KEY,
+  type ServedApp,
+  serveApp,
+  testApp,
+  testDatabase,
+} from "../../../backend/src/testing";
 import { personaRunResult, personaSummary } from "../../../web/lib/persona/inputs";
 import { unauthorized, wrapperErrorMapper } from "../http/errors";
 import { createPersonaEvaluator, type PersonaEvaluatorOptions } from "./evaluation";
@@ -37,10 +34,10 @@ const PERSONA = "Captain Brine, a gruff but kind old sea captain who speaks in n
 // biome-ignore lint/suspicious/noExplicitAny: test reads of JSON bodies
 type Json = Record<string, any>;
 
-const database = connectDatabase(process.env.DATABASE_URL ?? "");
+const database = testDatabase();
 let runtime: FakeAiProvider;
 let judgeProvider: FakeAiProvider;
-let backend: Server;
+let backend: ServedApp | undefined;
 let backendUrl: string;
 let dir: string;
 
@@ -65,36 +62,30 @@ beforeAll(async () => {
   });
 
   // The agent as provisioning leaves it: its owner, and its gateway token sealed in the database.
-  const owner = await createUser(database.db, { plan: "pro" });
+  const owner = await createUser({ plan: "pro" });
   await database.db.insert(agents).values({
     id: newId("agt"),
     userId: owner.id,
     name: "Brine",
-    gatewayTokenEncrypted: sealGatewayToken(DATA_KEY, TOKEN),
+    gatewayTokenEncrypted: sealGatewayToken(DATA_ENCRYPTION_KEY, TOKEN),
   });
-  const config = loadBackendConfig({
-    DATABASE_URL: process.env.DATABASE_URL,
-    INTERNAL_API_KEY,
-    HMAC_SECRET,
-    DATA_ENCRYPTION_KEY: DATA_KEY,
-    AI_PROVIDER_URL: judgeProvider.url,
-    AI_PROVIDER_KEY: judgeProvider.apiKey,
-    AI_REQUESTS_PER_HOUR: "100000",
-    LOG_LEVEL: "silent",
-  });
-  backend = createServer(
-    createApp({ config, database, logger: createLogger("persona-test-backend", "silent") }),
+  backend = await serveApp(
+    testApp({
+      env: {
+        DATA_ENCRYPTION_KEY,
+        AI_PROVIDER_URL: judgeProvider.url,
+        AI_PROVIDER_KEY: judgeProvider.apiKey,
+        AI_REQUESTS_PER_HOUR: "100000",
+      },
+    }),
   );
-  await new Promise<void>((resolve) => backend.listen(0, "127.0.0.1", resolve));
-  backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+  backendUrl = backend.url;
 });
 
 afterAll(async () => {
-  backend?.closeAllConnections();
-  await new Promise((resolve) => backend?.close(resolve));
+  await backend?.close();
   await runtime?.close();
   await judgeProvider?.close();
-  await database.close();
   await rm(dir, { recursive: true, force: true });
 });
 

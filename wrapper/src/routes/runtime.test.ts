@@ -102,14 +102,6 @@ function sseReader(response: Response) {
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("GET /api/status", () => {
   it("answers without auth, hiding the gateway token from non-admins", async () => {
     const res = await request(app).get("/api/status");
@@ -198,7 +190,7 @@ describe("GET /api/logs/stream", () => {
     expect(await events.next()).toEqual({ ts: expect.any(String), stream: "stdout", line: "live line" });
     expect(supervisor.logs.subscriberCount).toBe(subscribersBefore + 1);
     await events.cancel();
-    await until(() => supervisor.logs.subscriberCount === subscribersBefore);
+    await expect.poll(() => supervisor.logs.subscriberCount, { interval: 10 }).toBe(subscribersBefore);
   });
 });
 
@@ -224,7 +216,7 @@ describe("GET /api/events and the gateway controls", () => {
     expect(await events.next()).toEqual({ state: "running" });
     expect(supervisor.pid).not.toBe(pid);
     await events.cancel();
-    await until(() => supervisor.listenerCount("state") === 0);
+    await expect.poll(() => supervisor.listenerCount("state"), { interval: 10 }).toBe(0);
   });
 
   it("stop answers ok and leaves the gateway stopped; status follows", async () => {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { freePort } from "@svc/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { createSupervisor, type Supervisor } from "./supervisor";
 
@@ -29,11 +29,11 @@ afterAll(() => supervisor.stop());
 
 describe("fake runtime", () => {
   it("answers /healthz 503 until ready, then {ok: true}", async () => {
-    let early: Response | undefined;
-    for (let i = 0; i < 100 && !early; i++) {
-      early = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-      if (!early) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // The first answer, once it listens (a refused connection is tried again).
+    const early = await vi.waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`), {
+      timeout: 5_000,
+      interval: 10,
+    });
     expect(early?.status).toBe(503);
     expect(supervisor.state).toBe("starting");
     await supervisor.waitFor("running");

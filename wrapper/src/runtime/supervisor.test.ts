@@ -43,14 +43,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const lines = (s: Supervisor) => s.logs.tail(500).map((e) => e.line);
 
 describe("runtime supervisor", () => {
@@ -64,7 +56,7 @@ describe("runtime supervisor", () => {
     expect(states).toEqual(["starting", "running"]);
     const whoami = await (await fetch(`http://127.0.0.1:${port}/whoami`)).json();
     expect(whoami).toEqual({ token: "tok-123" });
-    await until(() => supervisor.logs.size >= 2);
+    await expect.poll(() => supervisor.logs.size, { interval: 10 }).toBeGreaterThanOrEqual(2);
     expect(supervisor.logs.tail(10)).toEqual(
       expect.arrayContaining([
         { ts: expect.any(String), stream: "stdout", line: `fake runtime listening on ${port}` },
@@ -149,6 +141,7 @@ describe("runtime supervisor", () => {
     expect(supervisor.pid).toBeNull();
     expect(isAlive(pid)).toBe(false);
     expect(lines(supervisor).at(-1)).toBe("[wrapper] runtime stopped (code 0)");
+    // A sleep: no restart may come, and a restart's backoff would have fired by now.
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(states).toEqual(["starting", "running", "stopped"]);
   });
@@ -190,15 +183,16 @@ describe("runtime supervisor", () => {
     await supervisor.waitFor("running");
     const print = (text: string) => fetch(`http://127.0.0.1:${port}/print?text=${encodeURIComponent(text)}`);
     await print("hello ");
+    // A sleep: the partial line must NOT appear, and its absence has no event to wait for.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(lines(supervisor)).not.toContain("hello ");
     await print("world\n");
-    await until(() => lines(supervisor).includes("hello world"));
+    await expect.poll(() => lines(supervisor), { interval: 10 }).toContain("hello world");
     await print(`${"x".repeat(10_000)}\n`);
-    await until(() => lines(supervisor).some((l) => l.startsWith("xxx")));
+    await expect.poll(() => lines(supervisor).some((l) => l.startsWith("xxx")), { interval: 10 }).toBe(true);
     expect(lines(supervisor).find((l) => l.startsWith("xxx"))).toHaveLength(8192);
+    // Written before /print answered; stop's exit flushes it once the pipes are drained (`close`).
     await print("no newline at exit");
-    await new Promise((resolve) => setTimeout(resolve, 100));
     await supervisor.stop();
     expect(supervisor.logs.tail(2)).toEqual([
       { ts: expect.any(String), stream: "stdout", line: "no newline at exit" },
@@ -216,7 +210,7 @@ describe("runtime supervisor", () => {
     expect(lines(supervisor)[0]).toMatch(
       /^\[wrapper\] runtime could not be started: \/nonexistent\/openclaw-gateway: .*ENOENT.*; restarting in 30 ms$/,
     );
-    await until(() => lines(supervisor).length >= 2);
+    await expect.poll(() => lines(supervisor).length, { interval: 10 }).toBeGreaterThanOrEqual(2);
     expect(lines(supervisor)[1]).toMatch(/restarting in 60 ms$/);
     await supervisor.stop();
     expect(supervisor.state).toBe("stopped");

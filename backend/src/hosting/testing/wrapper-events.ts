@@ -3,21 +3,19 @@
  * the current state first), so tests wait for what happened rather than for probes that must answer within
  * a time limit.
  */
-import { setTimeout as sleep } from "node:timers/promises";
+import { vi } from "vitest";
 
 /**
  * Resolves once the wrapper at `url` reports its runtime in `state`. While the wrapper is not listening
  * yet (connection refused) it connects again; a refused connection answers at once, whatever the load.
+ * The test's own timeout bounds the wait.
  */
 export async function wrapperReaches(url: string, adminToken: string, state = "running"): Promise<void> {
   for (;;) {
-    let res: Response;
-    try {
-      res = await fetch(`${url}/api/events`, { headers: { authorization: `Bearer ${adminToken}` } });
-    } catch {
-      await sleep(25);
-      continue;
-    }
+    const res = await vi.waitFor(
+      () => fetch(`${url}/api/events`, { headers: { authorization: `Bearer ${adminToken}` } }),
+      { timeout: 600_000, interval: 25 },
+    );
     if (!res.ok || !res.body) throw new Error(`${url}/api/events answered ${res.status}`);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";

@@ -165,12 +165,3 @@ export function memoryLogger() {
   );
   return { logger, lines, raw };
 }
-
-/** Polls (real time) until `check` holds; for deliveries that happen beside the watchdog. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

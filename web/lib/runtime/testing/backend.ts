@@ -3,13 +3,11 @@
  * web/lib/chat/e2e.test.ts runs it), seen through a recording relay so tests can compare what the web
  * answered with what the backend answered, and see exactly what the web sent.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createLogger } from "@svc/common";
 import { type FakeUpstream, startFakeUpstream } from "@svc/common/testing";
 import { connectDatabase } from "@svc/db";
-import { createApp } from "../../../../backend/src/app";
 import { loadBackendConfig } from "../../../../backend/src/config";
+import { serveApp, testApp } from "../../../../backend/src/testing";
 
 /** One exchange the relay carried: the web's request and the backend's answer. */
 export interface RelayedExchange {
@@ -38,9 +36,8 @@ export async function startTestBackend(env: Record<string, string>): Promise<Tes
   const logger = createLogger("runtime-test-backend", config.LOG_LEVEL);
   const database = connectDatabase(config.DATABASE_URL, { applicationName: "runtime-test-backend", max: 5 });
   // No hosting platform: operations that need one answer the backend's 503 (`not configured`).
-  const server = createServer(createApp({ config, database, logger }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const directUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await serveApp(testApp({ config, database, logger }));
+  const directUrl = server.url;
 
   const relay = await startRecordingRelay(directUrl);
 
@@ -50,8 +47,7 @@ export async function startTestBackend(env: Record<string, string>): Promise<Tes
     exchanges: relay.exchanges,
     async close() {
       await relay.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await database.close();
     },
   };
