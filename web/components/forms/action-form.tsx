@@ -59,6 +59,7 @@ export function ActionForm<F extends string>({
   size,
   disabled,
   buttons,
+  buttonRow = false,
   className,
   replacedBy,
   "aria-busy": ariaBusy,
@@ -77,11 +78,28 @@ export function ActionForm<F extends string>({
   /** The form cannot be sent (the page says why). */
   disabled?: boolean;
   buttons?: ReactNode;
+  /** The submit button and `buttons` sit in one row of their own (`.actions`). */
+  buttonRow?: boolean;
   className?: string;
   replacedBy?: ReactNode;
   "aria-busy"?: boolean;
   children?: ReactNode;
 }) {
+  const footer = (
+    <>
+      <Button
+        type="submit"
+        variant={variant}
+        size={size}
+        busy={action.running === ""}
+        busyLabel={busyLabel}
+        disabled={disabled}
+      >
+        {submit}
+      </Button>
+      {buttons}
+    </>
+  );
   return (
     <>
       {replacedBy !== undefined ? (
@@ -95,17 +113,7 @@ export function ActionForm<F extends string>({
           aria-busy={ariaBusy}
         >
           {children}
-          <Button
-            type="submit"
-            variant={variant}
-            size={size}
-            busy={action.running === ""}
-            busyLabel={busyLabel}
-            disabled={disabled}
-          >
-            {submit}
-          </Button>
-          {buttons}
+          {buttonRow ? <span className="actions">{footer}</span> : footer}
         </form>
       )}
       <ActionStatus action={action} {...lines} />

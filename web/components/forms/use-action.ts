@@ -25,12 +25,14 @@ export interface ActionOptions<F extends string> {
   fields?: readonly F[] | ((err: unknown) => F | undefined);
   /** A failure in words; messageOf by default. A FormError's own message is shown as it is. */
   message?: (err: unknown) => string;
+  /** Called after every run, succeeded or not, once it is no longer busy (to read the lists again). */
+  after?: () => unknown;
 }
 
 /** Where a failure is shown: under `field` when the form has it, else on the form's error line. */
 export function failureOf<F extends string>(
   err: unknown,
-  { fields, message = messageOf }: ActionOptions<F> = {},
+  { fields, message = messageOf }: Pick<ActionOptions<F>, "fields" | "message"> = {},
 ): { message: string; field?: F } {
   if (err instanceof FormError) return { message: err.message, field: err.field as F | undefined };
   const field = typeof fields === "function" ? fields(err) : fields ? fieldOf(err, fields) : undefined;
@@ -92,6 +94,7 @@ export function useAction<F extends string = string>(options: ActionOptions<F> =
       return false;
     } finally {
       setRunning(null);
+      await options.after?.();
     }
   }
 

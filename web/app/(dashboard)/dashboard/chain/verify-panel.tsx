@@ -1,26 +1,21 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, DataTable, Field, StatusBadge } from "@/components/ui";
+import { useState } from "react";
+import { api } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Card, DataTable, Field, StatusBadge } from "@/components/ui";
 import type { L1Verify } from "@/lib/chain/inputs";
 import { formatAmount } from "./format";
 
 /** The platform token balance of an address and the holder tiers it reaches. */
 export function VerifyPanel() {
   const [result, setResult] = useState<L1Verify | null>(null);
-  const [error, setError] = useState("");
+  const action = useAction();
 
-  async function verify(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const address = String(new FormData(event.currentTarget).get("verifyAddress") ?? "").trim();
-    setError("");
-    try {
-      setResult(await api<L1Verify>(`/api/l1/verify?address=${encodeURIComponent(address)}`));
-    } catch (err) {
-      setResult(null);
-      setError(messageOf(err));
-    }
+  async function verify(data: FormData) {
+    const address = String(data.get("verifyAddress") ?? "").trim();
+    setResult(null);
+    setResult(await api<L1Verify>(`/api/l1/verify?address=${encodeURIComponent(address)}`));
   }
 
   const top = result?.benefits.at(-1)?.tier;
@@ -30,7 +25,13 @@ export function VerifyPanel() {
       description="Holding the platform token unlocks credits and radio perks."
       testId="token-verify"
     >
-      <form method="post" onSubmit={verify} className="inline" aria-label="Check a holder">
+      <ActionForm
+        action={action}
+        label="Check a holder"
+        onSubmit={verify}
+        className="inline"
+        submit="Check tier"
+      >
         <Field
           label="Holder address"
           name="verifyAddress"
@@ -39,9 +40,7 @@ export function VerifyPanel() {
           maxLength={44}
           autoComplete="off"
         />
-        <Button type="submit">Check tier</Button>
-      </form>
-      <Alert message={error} />
+      </ActionForm>
       {result ? (
         <dl className="facts">
           <div>

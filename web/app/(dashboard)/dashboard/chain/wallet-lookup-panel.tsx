@@ -1,30 +1,21 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState, Field } from "@/components/ui";
+import { useState } from "react";
+import { api } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Card, DataTable, EmptyState, Field } from "@/components/ui";
 import type { L1Wallet } from "@/lib/chain/inputs";
 import { formatAmount } from "./format";
 
 /** Looks up an address: SOL balance, the 20 largest token balances, account info. */
 export function WalletLookupPanel() {
   const [wallet, setWallet] = useState<L1Wallet | null>(null);
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
 
-  async function lookup(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const address = String(new FormData(event.currentTarget).get("lookupAddress") ?? "").trim();
-    setError("");
-    setBusy(true);
-    try {
-      setWallet(await api<L1Wallet>(`/api/l1/wallet?address=${encodeURIComponent(address)}`));
-    } catch (err) {
-      setWallet(null);
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+  async function lookup(data: FormData) {
+    const address = String(data.get("lookupAddress") ?? "").trim();
+    setWallet(null);
+    setWallet(await api<L1Wallet>(`/api/l1/wallet?address=${encodeURIComponent(address)}`));
   }
 
   return (
@@ -33,7 +24,14 @@ export function WalletLookupPanel() {
       description="Any Solana address, through your RPC endpoint."
       testId="wallet-lookup"
     >
-      <form method="post" onSubmit={lookup} className="inline" aria-label="Look up a wallet">
+      <ActionForm
+        action={action}
+        label="Look up a wallet"
+        onSubmit={lookup}
+        className="inline"
+        submit="Look up"
+        busyLabel="Looking up…"
+      >
         <Field
           label="Address"
           name="lookupAddress"
@@ -42,11 +40,7 @@ export function WalletLookupPanel() {
           maxLength={44}
           autoComplete="off"
         />
-        <Button type="submit" busy={busy} busyLabel="Looking up…">
-          Look up
-        </Button>
-      </form>
-      <Alert message={error} />
+      </ActionForm>
       {wallet ? (
         <>
           <dl className="facts">
