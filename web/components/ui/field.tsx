@@ -5,6 +5,7 @@ import {
   type ReactNode,
   type Ref,
   type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
   useCallback,
   useEffect,
   useRef,
@@ -132,6 +133,32 @@ export function SelectField({ label, name, error, hint, children, ...select }: S
         {children}
       </select>
       <FieldNotes name={name} hint={hint} error={error} />
+    </div>
+  );
+}
+
+type TextAreaFieldProps = TextareaHTMLAttributes<HTMLTextAreaElement> & {
+  label: string;
+  name: string;
+  /** The element's id when the name is not unique on the page (one form per tool); default the name. */
+  id?: string;
+  error?: string;
+  hint?: string;
+};
+
+/** A labelled textarea, with the same hint and error lines as Field. */
+export function TextAreaField({ label, name, id = name, error, hint, ...textarea }: TextAreaFieldProps) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        name={name}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        {...textarea}
+      />
+      <FieldNotes name={id} hint={hint} error={error} />
     </div>
   );
 }
