@@ -39,28 +39,24 @@ export function DeleteAccountPanel() {
         undone.
       </p>
       <form method="post" onSubmit={(event) => event.preventDefault()} aria-label="Delete your account">
-        {a.hasPassword ? (
-          <Field
-            label="Password"
-            name="deletePassword"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={value}
-            onChange={(event) => setValue(event.target.value)}
-            error={fieldError}
-          />
-        ) : (
-          <Field
-            label={`Type your email (${a.email}) to confirm`}
-            name="deleteConfirm"
-            autoComplete="off"
-            required
-            value={value}
-            onChange={(event) => setValue(event.target.value)}
-            error={fieldError}
-          />
-        )}
+        <Field
+          {...(a.hasPassword
+            ? {
+                label: "Password",
+                name: "deletePassword",
+                type: "password",
+                autoComplete: "current-password",
+              }
+            : {
+                label: `Type your email (${a.email}) to confirm`,
+                name: "deleteConfirm",
+                autoComplete: "off",
+              })}
+          required
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          error={fieldError}
+        />
         <ConfirmButton
           question="Delete your account and everything in it, for good?"
           confirmLabel="Delete my account"
