@@ -1,32 +1,25 @@
 "use client";
 
-import { useState } from "react";
-import { api, messageOf } from "@/components/data";
+import { api } from "@/components/data";
+import { leavePage, useAction } from "@/components/forms";
 import { Button } from "@/components/ui";
 
 /** Ends the session, then goes to the login page. */
 export function SignOutButton() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
-  async function signOut() {
-    setBusy(true);
-    setError("");
-    try {
+  const action = useAction();
+  const signOut = () =>
+    action.run(async () => {
       await api("/api/auth/signout", { method: "POST" });
-      window.location.assign("/login");
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
-  }
+      await leavePage("/login");
+    });
   return (
     <>
-      <Button variant="secondary" size="sm" onClick={signOut} busy={busy} busyLabel="Signing out…">
+      <Button variant="secondary" size="sm" onClick={signOut} busy={action.busy} busyLabel="Signing out…">
         Sign out
       </Button>
-      {error ? (
+      {action.error ? (
         <span className="error" role="alert">
-          {error}
+          {action.error}
         </span>
       ) : null}
     </>

@@ -78,7 +78,7 @@ function retryAfterOf(res: Response, body: Record<string, unknown>): number | un
  * The form field an API error is about: the error body's `field` (a JSON path) when the form has it, or
  * the form's field that holds it (`techStack` for `techStack.2`).
  */
-export function fieldOf(err: unknown, fields: readonly string[]): string | undefined {
+export function fieldOf<F extends string>(err: unknown, fields: readonly F[]): F | undefined {
   const field = err instanceof ApiError ? err.body.field : undefined;
   if (typeof field !== "string") return undefined;
   return fields.find((name) => field === name || field.startsWith(`${name}.`));

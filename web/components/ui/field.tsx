@@ -5,6 +5,7 @@ import {
   type ReactNode,
   type Ref,
   type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
   useCallback,
   useEffect,
   useRef,
@@ -20,24 +21,44 @@ type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
   ref?: Ref<HTMLInputElement>;
 };
 
-function describedBy(name: string, hint?: string, error?: string): string | undefined {
-  return [hint ? `${name}-hint` : "", error ? `${name}-error` : ""].filter(Boolean).join(" ") || undefined;
+function describedBy(id: string, hint?: string, error?: string): string | undefined {
+  return [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
 }
 
-function FieldNotes({ name, hint, error }: { name: string; hint?: string; error?: string }) {
+/** A control's id, and what screen readers say of it: invalid while it has an error, its hint and error. */
+function controlAria(id: string, hint?: string, error?: string) {
+  return { id, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy(id, hint, error) };
+}
+
+/** A control (`children`, whose id is `id`) with its label above it and its hint and error lines under it. */
+function Labelled({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  children: ReactNode;
+}) {
   return (
-    <>
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children}
       {hint ? (
-        <p id={`${name}-hint`} className="hint">
+        <p id={`${id}-hint`} className="hint">
           {hint}
         </p>
       ) : null}
       {error ? (
-        <p id={`${name}-error`} className={errorClass(error)} role="alert">
+        <p id={`${id}-error`} className={errorClass(error)} role="alert">
           {error}
         </p>
       ) : null}
-    </>
+    </div>
   );
 }
 
@@ -90,22 +111,18 @@ export function Field({ label, name, error, hint, maxLength, ref, onChange, ...i
   const limit = useLengthLimit(label, maxLength, ref);
   const shown = error || limit.tooLong;
   return (
-    <div className="field">
-      <label htmlFor={name}>{label}</label>
+    <Labelled id={name} label={label} hint={hint} error={shown}>
       <input
-        id={name}
         name={name}
         ref={limit.setRef}
-        aria-invalid={shown ? true : undefined}
-        aria-describedby={describedBy(name, hint, shown)}
+        {...controlAria(name, hint, shown)}
         onChange={(event) => {
           if (maxLength !== undefined) limit.measure();
           onChange?.(event);
         }}
         {...input}
       />
-      <FieldNotes name={name} hint={hint} error={shown} />
-    </div>
+    </Labelled>
   );
 }
 
@@ -120,18 +137,28 @@ type SelectFieldProps = SelectHTMLAttributes<HTMLSelectElement> & {
 /** A labelled select, with the same hint and error lines as Field. */
 export function SelectField({ label, name, error, hint, children, ...select }: SelectFieldProps) {
   return (
-    <div className="field">
-      <label htmlFor={name}>{label}</label>
-      <select
-        id={name}
-        name={name}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(name, hint, error)}
-        {...select}
-      >
+    <Labelled id={name} label={label} hint={hint} error={error}>
+      <select name={name} {...controlAria(name, hint, error)} {...select}>
         {children}
       </select>
-      <FieldNotes name={name} hint={hint} error={error} />
-    </div>
+    </Labelled>
+  );
+}
+
+type TextAreaFieldProps = TextareaHTMLAttributes<HTMLTextAreaElement> & {
+  label: string;
+  name: string;
+  /** The element's id when the name is not unique on the page (one form per tool); default the name. */
+  id?: string;
+  error?: string;
+  hint?: string;
+};
+
+/** A labelled textarea, with the same hint and error lines as Field. */
+export function TextAreaField({ label, name, id = name, error, hint, ...textarea }: TextAreaFieldProps) {
+  return (
+    <Labelled id={id} label={label} hint={hint} error={error}>
+      <textarea name={name} {...controlAria(id, hint, error)} {...textarea} />
+    </Labelled>
   );
 }

@@ -5,7 +5,7 @@ export { ConfirmButton } from "./confirm-button";
 export { type Column, DataTable } from "./data-table";
 export { DateTime } from "./date-time";
 export { EmptyState } from "./empty-state";
-export { Field, SelectField } from "./field";
+export { Field, SelectField, TextAreaField } from "./field";
 export { type DateFormat, formatDate, NO_DATE } from "./format-date";
 export { useHydrated } from "./hydrated";
 export { JsonFields, labelOf, orderedEntries } from "./json-fields";

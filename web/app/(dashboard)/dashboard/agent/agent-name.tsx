@@ -1,7 +1,8 @@
 "use client";
 
-import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, messageOf } from "@/components/data";
+import { useEffect, useRef, useState } from "react";
+import { api } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
 import { Button, Field } from "@/components/ui";
 import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/inputs";
 
@@ -19,8 +20,8 @@ export function AgentName({
   onRenamed: () => unknown;
 }) {
   const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
+  // Every refusal is about the name.
+  const action = useAction({ fields: () => "renameAgent" });
   const [saved, setSaved] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const shown = saved ?? name ?? agentId;
@@ -29,25 +30,16 @@ export function AgentName({
     if (editing) input.current?.focus();
   }, [editing]);
 
-  async function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setBusy(true);
-    setError("");
-    try {
-      const { agent } = await api<{ agent: { name: string } }>(`/api/agents/${encodeURIComponent(agentId)}`, {
-        method: "PATCH",
-        json: { name: String(new FormData(event.currentTarget).get("renameAgent") ?? "") },
-      });
-      setSaved(agent.name);
-      setEditing(false);
-      await onRenamed();
-      // The page has read the name again: it is the one to show from now on.
-      setSaved(null);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+  async function save(data: FormData) {
+    const { agent } = await api<{ agent: { name: string } }>(`/api/agents/${encodeURIComponent(agentId)}`, {
+      method: "PATCH",
+      json: { name: String(data.get("renameAgent") ?? "") },
+    });
+    setSaved(agent.name);
+    setEditing(false);
+    await onRenamed();
+    // The page has read the name again: it is the one to show from now on.
+    setSaved(null);
   }
 
   return (
@@ -55,7 +47,20 @@ export function AgentName({
       <dt>Name</dt>
       <dd data-testid="agent-name">
         {editing ? (
-          <form method="post" onSubmit={save} aria-label="Rename your agent">
+          <ActionForm
+            action={action}
+            label="Rename your agent"
+            onSubmit={save}
+            submit="Save name"
+            busyLabel="Saving…"
+            size="sm"
+            buttonRow
+            buttons={
+              <Button size="sm" variant="secondary" onClick={() => setEditing(false)}>
+                Cancel
+              </Button>
+            }
+          >
             <Field
               ref={input}
               label="New name"
@@ -63,17 +68,9 @@ export function AgentName({
               required
               maxLength={MAX_AGENT_NAME_LENGTH}
               defaultValue={shown}
-              error={error}
+              error={action.fieldErrors.renameAgent}
             />
-            <span className="actions">
-              <Button type="submit" size="sm" busy={busy} busyLabel="Saving…">
-                Save name
-              </Button>
-              <Button size="sm" variant="secondary" onClick={() => setEditing(false)}>
-                Cancel
-              </Button>
-            </span>
-          </form>
+          </ActionForm>
         ) : (
           <>
             <strong>{shown}</strong>{" "}

@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
-import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, Field, formatDate, Notice, StatusBadge } from "@/components/ui";
+import { api } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Alert, Button, Card, ConfirmButton, Field, formatDate, StatusBadge } from "@/components/ui";
 import { MAX_AGENT_NAME_LENGTH } from "@/lib/agents/inputs";
 import type { PlatformJob } from "@/lib/platform-jobs/inputs";
 import { isRetrying, progressOf } from "../jobs/job-format";
@@ -74,44 +74,23 @@ function deployText(job: PlatformJob): string {
 export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; accountName: string }) {
   const { health, healthError, refreshHealth, version, controlsEnabled } = runtime;
   const { job, setJob, error: jobError } = useDeployJob(() => void refreshHealth());
-  const [busy, setBusy] = useState<Action | "deploy" | null>(null);
-  const [error, setError] = useState("");
-  const [notice, setNotice] = useState("");
+  const action = useAction();
+  const busy = action.running;
 
+  /** Deploys the agent (again, without a name: a redeploy keeps it). */
   async function deploy(name?: string) {
-    setBusy("deploy");
-    setError("");
-    setNotice("");
-    try {
-      const result = await api<{ job: PlatformJob; agentId: string }>("/api/provision", {
-        json: name ? { name } : {},
-      });
-      setJob(result.job);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
-  }
-
-  function deployNamed(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void deploy(String(new FormData(event.currentTarget).get("agentName") ?? "").trim());
+    const result = await api<{ job: PlatformJob; agentId: string }>("/api/provision", {
+      json: name ? { name } : {},
+    });
+    setJob(result.job);
   }
 
   async function act(op: Action, label: string) {
-    setBusy(op);
-    setError("");
-    setNotice("");
-    try {
+    await action.run(async () => {
       await api(`/api/runtime/${op}`, { method: "POST" });
-      setNotice(`${label}: done.`);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(null);
-      await refreshHealth();
-    }
+      return `${label}: done.`;
+    }, op);
+    await refreshHealth();
   }
 
   const deployed = health !== null && health.status !== "no_agent";
@@ -132,7 +111,11 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
       {health?.status === "no_agent" ? (
         <>
           <p data-testid="agent-none">You have no running agent yet.</p>
-          <form method="post" onSubmit={deployNamed} aria-label="Deploy your agent">
+          <form
+            method="post"
+            onSubmit={action.onSubmit((data) => deploy(String(data.get("agentName") ?? "").trim()))}
+            aria-label="Deploy your agent"
+          >
             <Field
               label="Agent name"
               name="agentName"
@@ -147,7 +130,7 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
             <Button
               type="submit"
               disabled={busy !== null || deploying}
-              busy={busy === "deploy"}
+              busy={busy === ""}
               busyLabel="Deploying…"
             >
               Deploy agent
@@ -206,9 +189,9 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
               variant="secondary"
               question="Redeploy the agent? It is deployed again from scratch and unavailable meanwhile."
               confirmLabel="Redeploy now"
-              onConfirm={() => deploy()}
+              onConfirm={() => action.run(() => deploy())}
               disabled={busy !== null || deploying}
-              busy={busy === "deploy"}
+              busy={busy === ""}
             >
               Redeploy agent
             </ConfirmButton>
@@ -232,8 +215,8 @@ export function AgentPanel({ runtime, accountName }: { runtime: AgentRuntime; ac
           : {deployText(job)}
         </p>
       ) : null}
-      <Notice>{notice}</Notice>
-      {[error, jobError, healthError].filter(Boolean).map((message) => (
+      <ActionStatus action={action} tone="info" />
+      {[jobError, healthError].filter(Boolean).map((message) => (
         <Alert key={message} message={message} />
       ))}
     </Card>

@@ -1,8 +1,8 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, Notice, SelectField, StatusBadge } from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Button, Card, SelectField, StatusBadge } from "@/components/ui";
 import type { HeartbeatSettings } from "@/lib/heartbeat/service";
 
 /** The frequencies offered; the API takes any whole minutes or hours from 1m to 24h. */
@@ -29,9 +29,7 @@ const SOURCE_TEXT = {
 export function HeartbeatCard({ agentId }: { agentId: string }) {
   const path = `/api/heartbeat?agentId=${encodeURIComponent(agentId)}`;
   const heartbeat = useResource<HeartbeatSettings>(path);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState("");
-  const [error, setError] = useState("");
+  const action = useAction();
   const h = heartbeat.data;
   const current = h?.frequency ?? "30m";
   const offered = FREQUENCIES.some(([value]) => value === current)
@@ -39,23 +37,9 @@ export function HeartbeatCard({ agentId }: { agentId: string }) {
     : [...FREQUENCIES, [current, `Every ${current}`] as const];
 
   async function save(enabled: boolean, frequency: string) {
-    setBusy(true);
-    setNotice("");
-    setError("");
-    try {
-      await api(path, { method: "PUT", json: { enabled, frequency } });
-      setNotice(enabled ? `Heartbeat set to every ${frequency}.` : "Heartbeat turned off.");
-      await heartbeat.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void save(true, String(new FormData(event.currentTarget).get("heartbeatFrequency")));
+    await api(path, { method: "PUT", json: { enabled, frequency } });
+    await heartbeat.reload();
+    return enabled ? `Heartbeat set to every ${frequency}.` : "Heartbeat turned off.";
   }
 
   return (
@@ -66,44 +50,51 @@ export function HeartbeatCard({ agentId }: { agentId: string }) {
     >
       {heartbeat.loading ? <p className="muted">Loading…</p> : null}
       {h ? (
-        <>
-          <p data-testid="heartbeat-state">
-            {h.enabled ? (
-              <>
-                <StatusBadge status="on" tone="ok">
-                  on
-                </StatusBadge>{" "}
-                every {h.frequency ?? "(no interval set)"}
-              </>
-            ) : (
-              <StatusBadge status="off" tone="neutral">
-                off
-              </StatusBadge>
-            )}{" "}
-            <span className="muted">· {SOURCE_TEXT[h.source]}</span>
-          </p>
-          <form method="post" className="inline" onSubmit={submit} aria-label="Heartbeat frequency">
-            {/* key: the select starts from the stored value each time it changes */}
-            <SelectField key={current} label="Frequency" name="heartbeatFrequency" defaultValue={current}>
-              {offered.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </SelectField>
-            <Button type="submit" busy={busy}>
-              {h.enabled ? "Save" : "Turn on"}
-            </Button>
-            {h.enabled ? (
-              <Button variant="secondary" disabled={busy} onClick={() => save(false, current)}>
-                Turn off
-              </Button>
-            ) : null}
-          </form>
-        </>
+        <p data-testid="heartbeat-state">
+          {h.enabled ? (
+            <>
+              <StatusBadge status="on" tone="ok">
+                on
+              </StatusBadge>{" "}
+              every {h.frequency ?? "(no interval set)"}
+            </>
+          ) : (
+            <StatusBadge status="off" tone="neutral">
+              off
+            </StatusBadge>
+          )}{" "}
+          <span className="muted">· {SOURCE_TEXT[h.source]}</span>
+        </p>
       ) : null}
-      <Notice tone="success">{notice}</Notice>
-      <Alert message={error || (heartbeat.error ? messageOf(heartbeat.error) : "")} />
+      <ActionForm
+        action={action}
+        label="Heartbeat frequency"
+        onSubmit={(data) => save(true, String(data.get("heartbeatFrequency")))}
+        className="inline"
+        submit={h?.enabled ? "Save" : "Turn on"}
+        buttons={
+          h?.enabled ? (
+            <Button
+              variant="secondary"
+              disabled={action.busy}
+              onClick={() => action.run(() => save(false, current))}
+            >
+              Turn off
+            </Button>
+          ) : null
+        }
+        replacedBy={h ? undefined : null}
+        loadError={heartbeat.error}
+      >
+        {/* key: the select starts from the stored value each time it changes */}
+        <SelectField key={current} label="Frequency" name="heartbeatFrequency" defaultValue={current}>
+          {offered.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </SelectField>
+      </ActionForm>
     </Card>
   );
 }

@@ -1,8 +1,8 @@
 "use client";
 
-import { useState } from "react";
-import { api, messageOf } from "@/components/data";
-import { Alert, Card, ConfirmButton, Notice } from "@/components/ui";
+import { api } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Card, ConfirmButton } from "@/components/ui";
 import type { MaintenanceBody } from "@/lib/runtime/inputs";
 
 type MaintenanceAction = NonNullable<MaintenanceBody["action"]>;
@@ -23,24 +23,12 @@ export function MaintenanceCard({
   controlsEnabled: boolean | null;
   onDone: () => unknown;
 }) {
-  const [busy, setBusy] = useState<MaintenanceAction | null>(null);
-  const [notice, setNotice] = useState("");
-  const [error, setError] = useState("");
-
-  async function run(action: MaintenanceAction) {
-    setBusy(action);
-    setNotice("");
-    setError("");
-    try {
-      await api("/api/runtime/maintenance", { json: { action } });
-      setNotice(DONE[action]);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(null);
-      await onDone();
-    }
-  }
+  const action = useAction({ after: onDone });
+  const run = (maintenance: MaintenanceAction) =>
+    action.run(async () => {
+      await api("/api/runtime/maintenance", { json: { action: maintenance } });
+      return DONE[maintenance];
+    }, maintenance);
 
   return (
     <Card
@@ -55,8 +43,8 @@ export function MaintenanceCard({
             question="Restart the agent? It is unavailable for a moment."
             confirmLabel="Restart now"
             onConfirm={() => run("restart")}
-            disabled={busy !== null}
-            busy={busy === "restart"}
+            disabled={action.busy}
+            busy={action.running === "restart"}
           >
             Restart agent
           </ConfirmButton>
@@ -64,8 +52,8 @@ export function MaintenanceCard({
             question="Factory reset? The runtime version and its settings are set back; the agent restarts."
             confirmLabel="Reset the agent"
             onConfirm={() => run("factory-reset")}
-            disabled={busy !== null}
-            busy={busy === "factory-reset"}
+            disabled={action.busy}
+            busy={action.running === "factory-reset"}
           >
             Factory reset…
           </ConfirmButton>
@@ -74,8 +62,7 @@ export function MaintenanceCard({
       {controlsEnabled === false ? (
         <p className="hint">Runtime controls are turned off on this platform.</p>
       ) : null}
-      <Notice tone="success">{notice}</Notice>
-      <Alert message={error} />
+      <ActionStatus action={action} />
     </Card>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
-import { useState } from "react";
-import { messageOf, useAgentNames } from "@/components/data";
+import { useAgentNames } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
 import { Alert, Button, Card, DateTime, EmptyState, Notice, PageHeader, StatusBadge } from "@/components/ui";
 import type { PermissionDecision } from "@/lib/permissions/inputs";
 import styles from "./approvals.module.css";
@@ -34,18 +34,8 @@ function RequestCard({
   agentName: (agentId: string) => string;
   onDecide: (decision: PermissionDecision) => Promise<void>;
 }) {
-  const [busy, setBusy] = useState<PermissionDecision | null>(null);
-  const [error, setError] = useState("");
-  const decide = async (decision: PermissionDecision) => {
-    setBusy(decision);
-    setError("");
-    try {
-      await onDecide(decision);
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(null);
-    }
-  };
+  // A decided request leaves the list (its card with it): only a refusal is shown here.
+  const action = useAction();
   const tool = row.toolName || "tool call";
   return (
     <li className={styles.request} data-testid="permission-request" data-request-id={row.id}>
@@ -84,16 +74,16 @@ function RequestCard({
               key={decision}
               variant={variant}
               size="sm"
-              busy={busy === decision}
-              disabled={busy !== null}
-              onClick={() => void decide(decision)}
+              busy={action.running === decision}
+              disabled={action.busy}
+              onClick={() => void action.run(() => onDecide(decision), decision)}
               aria-label={`${label}: ${inputOf(row).slice(0, 80)}`}
             >
               {label}
             </Button>
           ))}
         </div>
-        <Alert message={error} />
+        <ActionStatus action={action} />
       </Card>
     </li>
   );

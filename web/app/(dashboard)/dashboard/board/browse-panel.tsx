@@ -1,8 +1,9 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
-import { api, messageOf, type Resource } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, SelectField } from "@/components/ui";
+import { api, type Resource } from "@/components/data";
+import { ActionStatus, FormError, useAction } from "@/components/forms";
+import { Button, Card, DataTable, EmptyState, Field, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
 import type { ClaimView, ListingView } from "@/lib/board/inputs";
 
@@ -28,9 +29,7 @@ export function BrowsePanel({
 }) {
   // The newest of the caller's agents claims unless another is chosen.
   const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
-  const [claiming, setClaiming] = useState<string | null>(null);
+  const action = useAction();
   const agentName = agents.find((a) => a.id === agentId)?.name ?? "Your agent";
   const claimed = new Set(
     claims.data?.claims.filter((c) => c.claimerAgentId === agentId).map((c) => c.jobId) ?? [],
@@ -48,37 +47,22 @@ export function BrowsePanel({
     onSearch(text ? `?${text}` : "");
   }
 
-  async function apply(listing: ListingView) {
-    setError("");
-    setStatus("");
-    try {
+  const apply = (listing: ListingView) =>
+    action.run(async () => {
       await api("/api/jobs/apply", { json: { listingId: listing.id } });
-      setStatus(`Applied to "${listing.title}".`);
       await onApplied();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return `Applied to "${listing.title}".`;
+    }, `apply-${listing.id}`);
 
   async function claim(listing: ListingView) {
-    setError("");
-    setStatus("");
-    if (!agentId) {
-      setError("Deploy an agent first (Agent page): an agent claims a job.");
-      return;
-    }
-    setClaiming(listing.id);
-    try {
+    await action.run(async () => {
+      if (!agentId) throw new FormError("Deploy an agent first (Agent page): an agent claims a job.");
       await api(`/api/jobs/${encodeURIComponent(listing.id)}/claim`, {
         json: { claimerAgentId: agentId },
       });
-      setStatus(`${agentName} claimed "${listing.title}".`);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      await claims.reload();
-      setClaiming(null);
-    }
+      return `${agentName} claimed "${listing.title}".`;
+    }, `claim-${listing.id}`);
+    await claims.reload();
   }
 
   return (
@@ -164,8 +148,8 @@ export function BrowsePanel({
                         ? `${agentName} claimed ${j.title}`
                         : `Claim ${j.title} with ${agentName}`
                     }
-                    disabled={claimed.has(j.id) || claiming !== null}
-                    busy={claiming === j.id}
+                    disabled={claimed.has(j.id) || action.running?.startsWith("claim-")}
+                    busy={action.running === `claim-${j.id}`}
                     busyLabel="Claiming…"
                     onClick={() => claim(j)}
                   >
@@ -177,12 +161,7 @@ export function BrowsePanel({
           ]}
         />
       ) : null}
-      <Notice tone="success">{status}</Notice>
-      <Alert
-        message={
-          error || (board.error ? messageOf(board.error) : claims.error ? messageOf(claims.error) : "")
-        }
-      />
+      <ActionStatus action={action} loadError={board.error ?? claims.error} />
     </Card>
   );
 }

@@ -1,51 +1,23 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, fieldOf, messageOf, useResource } from "@/components/data";
-import {
-  Alert,
-  Button,
-  Card,
-  DataTable,
-  DateTime,
-  EmptyState,
-  Field,
-  Notice,
-  SelectField,
-} from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Card, DataTable, DateTime, EmptyState, Field, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
 import type { PostView } from "@/lib/social/inputs";
 
 /** Social posts: the caller's, newest first, and the form that posts one (optionally as an agent). */
 export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
   const posts = useResource<{ posts: PostView[] }>("/api/social/posts");
-  const [contentError, setContentError] = useState("");
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction({ fields: ["content"] });
 
-  async function create(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
+  async function create(data: FormData, form: HTMLFormElement) {
     const content = String(data.get("post-content") ?? "");
     const agentId = String(data.get("post-agentId") ?? "").trim();
-    setContentError("");
-    setError("");
-    setStatus("");
-    setBusy(true);
-    try {
-      await api("/api/social/posts", { json: { content, ...(agentId ? { agentId } : {}) } });
-      form.reset();
-      setStatus("Posted.");
-      await posts.reload();
-    } catch (err) {
-      const message = messageOf(err);
-      if (fieldOf(err, ["content"])) setContentError(message);
-      else setError(message);
-    } finally {
-      setBusy(false);
-    }
+    await api("/api/social/posts", { json: { content, ...(agentId ? { agentId } : {}) } });
+    form.reset();
+    await posts.reload();
+    return "Posted.";
   }
 
   return (
@@ -58,8 +30,21 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
         </>
       }
     >
-      <form method="post" onSubmit={create} aria-label="Write a post">
-        <Field label="Post" name="post-content" required maxLength={2000} error={contentError} />
+      <ActionForm
+        action={action}
+        label="Write a post"
+        onSubmit={create}
+        submit="Post"
+        busyLabel="Posting…"
+        loadError={posts.error}
+      >
+        <Field
+          label="Post"
+          name="post-content"
+          required
+          maxLength={2000}
+          error={action.fieldErrors.content}
+        />
         {agents.length > 0 ? (
           <SelectField label="Author" name="post-agentId" defaultValue="">
             <option value="">You</option>
@@ -70,11 +55,7 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
             ))}
           </SelectField>
         ) : null}
-        <Button type="submit" busy={busy} busyLabel="Posting…">
-          Post
-        </Button>
-      </form>
-      <Notice tone="success">{status}</Notice>
+      </ActionForm>
       {posts.data ? (
         <DataTable
           caption="Your posts"
@@ -94,7 +75,6 @@ export function PostsPanel({ agents }: { agents: AgentChoice[] }) {
           ]}
         />
       ) : null}
-      <Alert message={error || (posts.error ? messageOf(posts.error) : "")} />
     </Card>
   );
 }

@@ -1,8 +1,8 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, fieldOf, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, ConfirmButton, EmptyState, Field, Notice, SelectField } from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Button, Card, ConfirmButton, EmptyState, Field, SelectField } from "@/components/ui";
 import type { BuddyView } from "@/lib/buddies/inputs";
 
 /** The five kinds; typed against the schema's enum. */
@@ -12,81 +12,51 @@ type Action = "feed" | "play" | "train";
 /** The caller's buddies with their stats and actions, and the hatch form. */
 export function BuddiesPanel() {
   const buddies = useResource<{ buddies: BuddyView[] }>("/api/buddies");
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
+  const action = useAction({ fields: ["name", "type"] });
 
-  async function hatch(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    setFieldErrors({});
-    setError("");
-    setStatus("");
-    try {
-      const { buddy } = await api<{ buddy: BuddyView }>("/api/buddies", {
-        json: { name: String(data.get("buddy-name") ?? ""), type: String(data.get("buddy-type") ?? "") },
+  async function hatch(data: FormData, form: HTMLFormElement) {
+    const { buddy } = await api<{ buddy: BuddyView }>("/api/buddies", {
+      json: { name: String(data.get("buddy-name") ?? ""), type: String(data.get("buddy-type") ?? "") },
+    });
+    form.reset();
+    await buddies.reload();
+    return `${buddy.name} hatched.`;
+  }
+
+  /** A change of one buddy (`PATCH /api/buddies/{id}`), then the list read again. */
+  async function change(buddy: BuddyView, json: { action: Action } | { action: "rename"; newName: string }) {
+    const result = await api<{ buddy: BuddyView; leveledUp?: boolean }>(
+      `/api/buddies/${encodeURIComponent(buddy.id)}`,
+      { method: "PATCH", json },
+    );
+    await buddies.reload();
+    return result;
+  }
+
+  const act = (buddy: BuddyView, kind: Action) =>
+    action.run(async () => {
+      const result = await change(buddy, { action: kind });
+      return result.leveledUp
+        ? `${result.buddy.name} reached level ${result.buddy.level}!`
+        : `${result.buddy.name}: ${kind} done.`;
+    }, buddy.id);
+
+  const rename = (buddy: BuddyView) =>
+    action.onSubmit(async (data, form) => {
+      const result = await change(buddy, {
+        action: "rename",
+        newName: String(data.get(`rename-${buddy.id}`) ?? ""),
       });
       form.reset();
-      setStatus(`${buddy.name} hatched.`);
-      await buddies.reload();
-    } catch (err) {
-      const message = messageOf(err);
-      const field = fieldOf(err, ["name", "type"]);
-      if (field) setFieldErrors({ [field]: message });
-      else setError(message);
-    }
-  }
+      return `${buddy.name} is now called ${result.buddy.name}.`;
+    }, buddy.id);
 
-  async function act(buddy: BuddyView, action: Action) {
-    setError("");
-    setStatus("");
-    try {
-      const result = await api<{ buddy: BuddyView; leveledUp: boolean }>(
-        `/api/buddies/${encodeURIComponent(buddy.id)}`,
-        { method: "PATCH", json: { action } },
-      );
-      setStatus(
-        result.leveledUp
-          ? `${result.buddy.name} reached level ${result.buddy.level}!`
-          : `${result.buddy.name}: ${action} done.`,
-      );
-      await buddies.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
-
-  async function rename(buddy: BuddyView, event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const newName = String(new FormData(form).get(`rename-${buddy.id}`) ?? "");
-    setError("");
-    setStatus("");
-    try {
-      const result = await api<{ buddy: BuddyView }>(`/api/buddies/${encodeURIComponent(buddy.id)}`, {
-        method: "PATCH",
-        json: { action: "rename", newName },
-      });
-      form.reset();
-      setStatus(`${buddy.name} is now called ${result.buddy.name}.`);
-      await buddies.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
-
-  async function remove(buddy: BuddyView) {
-    setError("");
-    setStatus("");
-    try {
+  const remove = (buddy: BuddyView) =>
+    action.run(async () => {
       await api(`/api/buddies/${encodeURIComponent(buddy.id)}`, { method: "DELETE" });
-      setStatus(`${buddy.name} was deleted.`);
       await buddies.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return `${buddy.name} was deleted.`;
+    }, buddy.id);
 
   const list = buddies.data?.buddies ?? [];
   return (
@@ -96,19 +66,23 @@ export function BuddiesPanel() {
         testId="hatch-card"
         description={buddies.data ? `You have ${list.length} of 20 buddies.` : undefined}
       >
-        <form method="post" onSubmit={hatch} className="inline" aria-label="Hatch a buddy">
-          <Field label="Name" name="buddy-name" required maxLength={30} error={fieldErrors.name} />
-          <SelectField label="Kind" name="buddy-type" defaultValue="crab" error={fieldErrors.type}>
+        <ActionForm
+          action={action}
+          label="Hatch a buddy"
+          onSubmit={hatch}
+          className="inline"
+          submit="Hatch"
+          loadError={buddies.error}
+        >
+          <Field label="Name" name="buddy-name" required maxLength={30} error={action.fieldErrors.name} />
+          <SelectField label="Kind" name="buddy-type" defaultValue="crab" error={action.fieldErrors.type}>
             {BUDDY_TYPES.map((type) => (
               <option key={type} value={type}>
                 {type}
               </option>
             ))}
           </SelectField>
-          <Button type="submit">Hatch</Button>
-        </form>
-        <Notice tone="success">{status}</Notice>
-        <Alert message={error || (buddies.error ? messageOf(buddies.error) : "")} />
+        </ActionForm>
       </Card>
       {buddies.data && list.length === 0 ? (
         <EmptyState title="No buddies yet">Hatch your first one above.</EmptyState>
@@ -173,7 +147,7 @@ export function BuddiesPanel() {
             </div>
             <form
               method="post"
-              onSubmit={(event) => rename(buddy, event)}
+              onSubmit={rename(buddy)}
               className="inline"
               aria-label={`Rename ${buddy.name}`}
             >

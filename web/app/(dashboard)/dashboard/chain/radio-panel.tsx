@@ -1,35 +1,24 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, Field, Notice, StatusBadge } from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Alert, Button, Card, Field, StatusBadge } from "@/components/ui";
 import type { DjStats } from "@/lib/radio/inputs";
 
 /** The radio wallet the user links, and that wallet's DJ profile and stats. */
 export function RadioPanel() {
   const linked = useResource<{ wallet: string | null }>("/api/user/radio-wallet");
   const stats = useResource<DjStats>("/api/radio/dj-stats");
-  const [fieldError, setFieldError] = useState("");
-  const [status, setStatus] = useState("");
+  // Every refusal is about the wallet.
+  const action = useAction({ fields: () => "radioWallet" });
 
   async function save(wallet: string | null) {
-    setFieldError("");
-    setStatus("");
-    try {
-      const saved = await api<{ wallet: string | null }>("/api/user/radio-wallet", {
-        method: "PATCH",
-        json: { wallet },
-      });
-      setStatus(saved.wallet ? `Linked ${saved.wallet}.` : "Radio wallet unlinked.");
-      await Promise.all([linked.reload(), stats.reload()]);
-    } catch (err) {
-      setFieldError(messageOf(err));
-    }
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void save(String(new FormData(event.currentTarget).get("radioWallet") ?? "").trim());
+    const saved = await api<{ wallet: string | null }>("/api/user/radio-wallet", {
+      method: "PATCH",
+      json: { wallet },
+    });
+    await Promise.all([linked.reload(), stats.reload()]);
+    return saved.wallet ? `Linked ${saved.wallet}.` : "Radio wallet unlinked.";
   }
 
   const data = stats.data;
@@ -45,24 +34,30 @@ export function RadioPanel() {
           {linked.data?.wallet ?? "none"}
         </code>
       </p>
-      <form method="post" onSubmit={submit} className="inline" aria-label="Link a radio wallet">
+      <ActionForm
+        action={action}
+        label="Link a radio wallet"
+        onSubmit={(data) => save(String(data.get("radioWallet") ?? "").trim())}
+        className="inline"
+        submit="Link wallet"
+        buttons={
+          linked.data?.wallet ? (
+            <Button type="button" variant="secondary" onClick={() => action.run(() => save(null), "unlink")}>
+              Unlink
+            </Button>
+          ) : null
+        }
+        breakAnywhere
+        loadError={linked.error}
+      >
         <Field
           label="Radio wallet (0x…)"
           name="radioWallet"
           required
           pattern="^0x[0-9a-fA-F]{40}$"
-          error={fieldError}
+          error={action.fieldErrors.radioWallet}
         />
-        <Button type="submit">Link wallet</Button>
-        {linked.data?.wallet ? (
-          <Button type="button" variant="secondary" onClick={() => save(null)}>
-            Unlink
-          </Button>
-        ) : null}
-      </form>
-      <Notice tone="success">
-        {status ? <span style={{ overflowWrap: "anywhere" }}>{status}</span> : ""}
-      </Notice>
+      </ActionForm>
       {data?.linked && data.error ? <Alert message={`DJ stats unavailable: ${data.error}`} /> : null}
       {data?.linked && !data.error && !data.dj ? (
         <p className="muted" data-testid="dj-unknown">
@@ -99,7 +94,6 @@ export function RadioPanel() {
           </div>
         </dl>
       ) : null}
-      <Alert message={linked.error ? messageOf(linked.error) : ""} />
     </Card>
   );
 }

@@ -1,28 +1,21 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, Field, Notice, StatusBadge } from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Card, Field, StatusBadge } from "@/components/ui";
 import type { RpcConfig } from "@/lib/chain/inputs";
 
 /** The RPC endpoint wallet lookups use: the platform default, or an HTTPS URL of the user's own. */
 export function RpcConfigPanel() {
   const config = useResource<RpcConfig>("/api/l1/rpc-config");
-  const [fieldError, setFieldError] = useState("");
-  const [status, setStatus] = useState("");
+  // Every refusal is about the URL.
+  const action = useAction({ fields: () => "rpcUrl" });
 
-  async function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const rpcUrl = String(new FormData(event.currentTarget).get("rpcUrl") ?? "");
-    setFieldError("");
-    setStatus("");
-    try {
-      const saved = await api<{ rpcUrl: string }>("/api/l1/rpc-config", { json: { rpcUrl } });
-      setStatus(`Saved: wallet lookups now use ${saved.rpcUrl}.`);
-      await config.reload();
-    } catch (err) {
-      setFieldError(messageOf(err));
-    }
+  async function save(data: FormData) {
+    const rpcUrl = String(data.get("rpcUrl") ?? "");
+    const saved = await api<{ rpcUrl: string }>("/api/l1/rpc-config", { json: { rpcUrl } });
+    await config.reload();
+    return `Saved: wallet lookups now use ${saved.rpcUrl}.`;
   }
 
   return (
@@ -50,7 +43,14 @@ export function RpcConfigPanel() {
           </div>
         </dl>
       ) : null}
-      <form method="post" onSubmit={save} aria-label="Save your RPC URL">
+      <ActionForm
+        action={action}
+        label="Save your RPC URL"
+        onSubmit={save}
+        submit="Save RPC URL"
+        breakAnywhere
+        loadError={config.error}
+      >
         <Field
           label="Your RPC URL"
           name="rpcUrl"
@@ -58,14 +58,9 @@ export function RpcConfigPanel() {
           required
           placeholder="https://…"
           hint="HTTPS only, with your real key; the host must be a public address."
-          error={fieldError}
+          error={action.fieldErrors.rpcUrl}
         />
-        <Button type="submit">Save RPC URL</Button>
-      </form>
-      <Notice tone="success">
-        {status ? <span style={{ overflowWrap: "anywhere" }}>{status}</span> : ""}
-      </Notice>
-      <Alert message={config.error ? messageOf(config.error) : ""} />
+      </ActionForm>
     </Card>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 
-import { type FormEvent, useRef, useState } from "react";
-import { api, fieldOf, messageOf, useResource } from "@/components/data";
+import { useRef, useState } from "react";
+import { api, messageOf, useResource } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
 import { Alert, Button, Card, DataTable, EmptyState, Field, Notice, StatusBadge } from "@/components/ui";
 import type { InitDeepAnswer, InitDeepStatus } from "@/lib/initdeep/inputs";
 
@@ -11,44 +12,28 @@ type Row = InitDeepAnswer["results"][number];
 export function ContextPanel() {
   const status = useResource<InitDeepStatus>("/api/init-deep");
   const form = useRef<HTMLFormElement>(null);
-  const [busy, setBusy] = useState<"dry" | "write" | null>(null);
   const [answer, setAnswer] = useState<InitDeepAnswer | null>(null);
-  const [error, setError] = useState("");
-  const [fieldErrors, setFieldErrors] = useState<{ path?: string; maxDepth?: string }>({});
+  const action = useAction({ fields: ["path", "maxDepth"] });
 
-  async function submit(dryRun: boolean) {
-    if (!form.current) return;
-    const data = new FormData(form.current);
+  async function generate(data: FormData, dryRun: boolean) {
     const depthText = String(data.get("maxDepth") ?? "").trim();
-    setError("");
-    setFieldErrors({});
     setAnswer(null);
-    setBusy(dryRun ? "dry" : "write");
-    try {
-      const result = await api<InitDeepAnswer>("/api/init-deep", {
-        json: {
-          path: String(data.get("path") ?? "").trim(),
-          force: data.get("force") === "on",
-          dryRun,
-          ...(depthText ? { maxDepth: Number(depthText) } : {}),
-        },
-      });
-      setAnswer(result);
-      await status.reload();
-    } catch (err) {
-      const message = messageOf(err);
-      const field = fieldOf(err, ["path", "maxDepth"]);
-      if (field === "path" || field === "maxDepth") setFieldErrors({ [field]: message });
-      else setError(message);
-    } finally {
-      setBusy(null);
-    }
+    const result = await api<InitDeepAnswer>("/api/init-deep", {
+      json: {
+        path: String(data.get("path") ?? "").trim(),
+        force: data.get("force") === "on",
+        dryRun,
+        ...(depthText ? { maxDepth: Number(depthText) } : {}),
+      },
+    });
+    setAnswer(result);
+    await status.reload();
   }
 
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    void submit(false);
-  };
+  function dryRun() {
+    const element = form.current;
+    if (element) void action.run(() => generate(new FormData(element), true), "dry");
+  }
 
   return (
     <>
@@ -91,12 +76,17 @@ export function ContextPanel() {
         title="Generate"
         description="Walks the directories and writes an AGENTS.md into each one with source files. A dry run writes nothing."
       >
-        <form method="post" ref={form} onSubmit={onSubmit} aria-label="Generate AGENTS.md files">
+        <form
+          method="post"
+          ref={form}
+          onSubmit={action.onSubmit((data) => generate(data, false), "write")}
+          aria-label="Generate AGENTS.md files"
+        >
           <Field
             label="Path (inside the project; empty: the whole project)"
             name="path"
             placeholder="web/lib"
-            error={fieldErrors.path}
+            error={action.fieldErrors.path}
           />
           <Field
             label="Depth"
@@ -105,7 +95,7 @@ export function ContextPanel() {
             min={0}
             max={10}
             defaultValue={5}
-            error={fieldErrors.maxDepth}
+            error={action.fieldErrors.maxDepth}
           />
           <label
             style={{
@@ -120,19 +110,24 @@ export function ContextPanel() {
           <div className="actions">
             <Button
               variant="secondary"
-              busy={busy === "dry"}
+              busy={action.running === "dry"}
               busyLabel="Checking…"
-              disabled={busy !== null}
-              onClick={() => submit(true)}
+              disabled={action.busy}
+              onClick={dryRun}
             >
               Dry run
             </Button>
-            <Button type="submit" busy={busy === "write"} busyLabel="Generating…" disabled={busy !== null}>
+            <Button
+              type="submit"
+              busy={action.running === "write"}
+              busyLabel="Generating…"
+              disabled={action.busy}
+            >
               Generate
             </Button>
           </div>
         </form>
-        <Alert message={error} />
+        <ActionStatus action={action} />
         {answer ? (
           <>
             <Notice tone={answer.summary.errors > 0 ? "warning" : "success"} testId="context-summary">

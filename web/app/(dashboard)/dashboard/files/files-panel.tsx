@@ -1,9 +1,9 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { ApiError, api, apiErrorOf, messageOf, useResource } from "@/components/data";
+import { ActionStatus, FormError, useAction } from "@/components/forms";
 import {
-  Alert,
   Button,
   Card,
   ConfirmButton,
@@ -11,7 +11,6 @@ import {
   DateTime,
   EmptyState,
   Field,
-  Notice,
   SelectField,
 } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
@@ -77,57 +76,37 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
   const list = useResource<FileList>("/api/files");
   const quota = useResource<FileQuota>("/api/files/quota");
   const [progress, setProgress] = useState<number | null>(null);
-  const [fileError, setFileError] = useState("");
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
   const agentName = new Map(agents.map((a) => [a.id, a.name]));
+  // Uploaded, deleted or not, the list and the quota are read again.
+  const action = useAction({
+    after: () => {
+      setProgress(null);
+      return Promise.all([list.reload(), quota.reload()]);
+    },
+  });
 
-  async function upload(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
+  async function upload(data: FormData, form: HTMLFormElement) {
     const file = data.get("file");
-    setFileError("");
-    setError("");
-    setStatus("");
-    if (!(file instanceof File) || file.name === "") {
-      setFileError("Choose a file to upload.");
-      return;
-    }
+    if (!(file instanceof File) || file.name === "") throw new FormError("Choose a file to upload.", "file");
     const tooBig = tooBigFor(file, quota.data);
-    if (tooBig) {
-      setFileError(tooBig);
-      return;
-    }
+    if (tooBig) throw new FormError(tooBig, "file");
     // The agent first: the server checks it before storing any byte.
     const body = new FormData();
     body.set("agentId", String(data.get("agentId") ?? ""));
     body.set("file", file);
     setProgress(0);
-    try {
-      const uploaded = await uploadWithProgress(body, setProgress);
-      setStatus(`Uploaded “${uploaded.name}” (${formatBytes(uploaded.size)}).`);
-      form.reset();
-    } catch (err) {
-      setFileError(uploadFailure(err, file.name));
-    } finally {
-      setProgress(null);
-      await Promise.all([list.reload(), quota.reload()]);
-    }
+    const uploaded = await uploadWithProgress(body, setProgress).catch((err: unknown) => {
+      throw new FormError(uploadFailure(err, file.name), "file");
+    });
+    form.reset();
+    return `Uploaded “${uploaded.name}” (${formatBytes(uploaded.size)}).`;
   }
 
-  async function remove(file: FileView) {
-    setError("");
-    setStatus("");
-    try {
+  const remove = (file: FileView) =>
+    action.run(async () => {
       await api("/api/files", { method: "DELETE", json: { fileId: file.id } });
-      setStatus(`Deleted “${file.filename}”.`);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      await Promise.all([list.reload(), quota.reload()]);
-    }
-  }
+      return `Deleted “${file.filename}”.`;
+    }, file.id);
 
   const uploading = progress !== null;
   return (
@@ -146,7 +125,12 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
             Files are attached to an agent: deploy one first.
           </EmptyState>
         ) : (
-          <form method="post" onSubmit={upload} aria-label="Upload a file" aria-busy={uploading || undefined}>
+          <form
+            method="post"
+            onSubmit={action.onSubmit(upload)}
+            aria-label="Upload a file"
+            aria-busy={uploading || undefined}
+          >
             <SelectField label="Agent" name="agentId" required defaultValue={agents[0]?.id}>
               {agents.map((a) => (
                 <option key={a.id} value={a.id}>
@@ -154,7 +138,14 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
                 </option>
               ))}
             </SelectField>
-            <Field label="File" name="file" type="file" required error={fileError} disabled={uploading} />
+            <Field
+              label="File"
+              name="file"
+              type="file"
+              required
+              error={action.fieldErrors.file}
+              disabled={uploading}
+            />
             {uploading ? (
               <div className="field">
                 <label htmlFor="upload-progress">Uploading… {Math.round((progress ?? 0) * 100)} %</label>
@@ -233,10 +224,7 @@ export function FilesPanel({ agents }: { agents: AgentChoice[] }) {
             ]}
           />
         ) : null}
-        <Notice tone="success" testId="files-status">
-          {status}
-        </Notice>
-        <Alert message={error || (list.error ? messageOf(list.error) : "")} />
+        <ActionStatus action={action} statusTestId="files-status" loadError={list.error} />
       </Card>
     </>
   );

@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
 import { ApiError, api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, DateTime, EmptyState, Notice, SelectField, StatusBadge } from "@/components/ui";
+import { ActionForm, FormError, useAction } from "@/components/forms";
+import { Alert, Card, DateTime, EmptyState, Notice, SelectField, StatusBadge } from "@/components/ui";
 import {
   PERSONA_DIMENSIONS,
   type PersonaDimension,
@@ -62,36 +62,18 @@ function ScoreBars({ scores }: { scores: PersonaSummary["scores"] }) {
 /** The agent's persona evaluation: scores, the overall score over time with drift marked, a run form. */
 export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean }) {
   const summary = useResource<PersonaSummary>("/api/runtime/character-qa");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
+  const action = useAction();
 
-  async function run(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const dimensions = PERSONA_DIMENSIONS.filter((d) => form.get(`dim-${d}`) === "on");
-    setError("");
-    setStatus("");
-    if (dimensions.length === 0) {
-      setError("Choose at least one dimension.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const result = await api<PersonaRunResult>("/api/runtime/character-qa", {
-        json: { probeSet: String(form.get("probeSet") ?? "default"), dimensions },
-      });
-      setStatus(
-        `Evaluation finished: overall ${percent(result.run.overallScore)}${
-          result.run.driftDetected ? ", drift detected" : ""
-        }.`,
-      );
-      await summary.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+  async function run(data: FormData) {
+    const dimensions = PERSONA_DIMENSIONS.filter((d) => data.get(`dim-${d}`) === "on");
+    if (dimensions.length === 0) throw new FormError("Choose at least one dimension.");
+    const result = await api<PersonaRunResult>("/api/runtime/character-qa", {
+      json: { probeSet: String(data.get("probeSet") ?? "default"), dimensions },
+    });
+    await summary.reload();
+    return `Evaluation finished: overall ${percent(result.run.overallScore)}${
+      result.run.driftDetected ? ", drift detected" : ""
+    }.`;
   }
 
   if (summary.loading) return <p className="muted">Loading…</p>;
@@ -167,7 +149,14 @@ export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean })
         title="Run an evaluation"
         description="Probe prompts go to your agent's model, which then judges each answer."
       >
-        <form method="post" onSubmit={run} aria-label="Run a persona evaluation">
+        <ActionForm
+          action={action}
+          label="Run a persona evaluation"
+          onSubmit={run}
+          submit="Run evaluation"
+          busyLabel="Evaluating…"
+          disabled={runDisabled}
+        >
           <SelectField label="Probe set" name="probeSet" defaultValue="default">
             <option value="default">default (3 prompts per dimension)</option>
             <option value="quick">quick (1 prompt per dimension)</option>
@@ -188,12 +177,7 @@ export function PersonaPanel({ runDisabled = false }: { runDisabled?: boolean })
               </label>
             ))}
           </fieldset>
-          <Button type="submit" busy={busy} busyLabel="Evaluating…" disabled={runDisabled}>
-            Run evaluation
-          </Button>
-        </form>
-        <Notice tone="success">{status}</Notice>
-        <Alert message={error} />
+        </ActionForm>
       </Card>
     </>
   );

@@ -1,8 +1,8 @@
 "use client";
 
-import { useState } from "react";
 import { api, messageOf, type Resource } from "@/components/data";
-import { Alert, Button, Card, Notice, StatusBadge } from "@/components/ui";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Alert, Button, Card, StatusBadge } from "@/components/ui";
 import type { AccountSummary } from "@/lib/accounts/service";
 
 /** The account (name, email and whether it is confirmed) and the referral code with the credits earned. */
@@ -77,23 +77,12 @@ export function AccountPanels({ account }: { account: Resource<AccountSummary> }
 
 /** Why the email matters and a way to get a fresh link (the first one lasts 24 hours). */
 function ConfirmEmail() {
-  const [busy, setBusy] = useState(false);
-  const [sent, setSent] = useState("");
-  const [error, setError] = useState("");
-
-  async function resend() {
-    setBusy(true);
-    setError("");
-    setSent("");
-    try {
+  const action = useAction();
+  const resend = () =>
+    action.run(async () => {
       const { email } = await api<{ email: string }>("/api/auth/verify-email", { method: "POST" });
-      setSent(`A new link is on its way to ${email}; links sent before no longer work.`);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+      return `A new link is on its way to ${email}; links sent before no longer work.`;
+    });
 
   return (
     <>
@@ -101,11 +90,16 @@ function ConfirmEmail() {
         Confirm your email address with the link we sent you when you signed up: deploying an agent and
         chatting with it need it.
       </p>
-      <Button variant="secondary" size="sm" busy={busy} busyLabel="Sending…" onClick={() => void resend()}>
+      <Button
+        variant="secondary"
+        size="sm"
+        busy={action.busy}
+        busyLabel="Sending…"
+        onClick={() => void resend()}
+      >
         Send the link again
       </Button>
-      <Notice tone="success">{sent}</Notice>
-      {error ? <Alert message={error} /> : null}
+      <ActionStatus action={action} />
     </>
   );
 }

@@ -1,9 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
-import { api, messageOf, type Resource, useResource } from "@/components/data";
-import { Alert, Button, Card, DateTime, Field, Notice } from "@/components/ui";
+import { api, type Resource, useResource } from "@/components/data";
+import { ActionForm, FormError, useAction } from "@/components/forms";
+import { Card, DateTime, Field, Notice } from "@/components/ui";
 import { accountFieldOf } from "@/lib/accounts/form-fields";
 import type { AccountSummary } from "@/lib/accounts/service";
 import { AccountPanels } from "./account-panel";
@@ -40,62 +40,27 @@ interface CardProps {
   reload: Resource<AccountSummary>["reload"];
 }
 
-/** A form's state: its field errors, its form-level error, its success line and whether it is sending. */
-function useFormState<F extends string>() {
-  const [fieldErrors, setFieldErrors] = useState<Partial<Record<F, string>>>({});
-  const [error, setError] = useState("");
-  const [done, setDone] = useState("");
-  const [busy, setBusy] = useState(false);
-  return {
-    fieldErrors,
-    error,
-    done,
-    busy,
-    start() {
-      setFieldErrors({});
-      setError("");
-      setDone("");
-      setBusy(true);
-    },
-    fail(err: unknown, labels: Record<F, string>) {
-      const field = accountFieldOf(err, labels);
-      if (field) setFieldErrors({ [field]: messageOf(err) } as Partial<Record<F, string>>);
-      else setError(messageOf(err));
-      setBusy(false);
-    },
-    fieldError(field: F, message: string) {
-      setFieldErrors({ [field]: message } as Partial<Record<F, string>>);
-      setBusy(false);
-    },
-    succeed(message: string) {
-      setDone(message);
-      setBusy(false);
-    },
-  };
-}
-
 function NameCard({ account, reload }: CardProps) {
   const router = useRouter();
-  const form = useFormState<"name">();
+  const action = useAction({ fields: (err) => accountFieldOf(err, { name: "Name" }) });
 
-  async function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get("accountName") ?? "");
-    form.start();
-    try {
-      await api("/api/account", { method: "PATCH", json: { name } });
-      await reload();
-      // The header shows the name: the server layout renders it again.
-      router.refresh();
-      form.succeed("Name saved.");
-    } catch (err) {
-      form.fail(err, { name: "Name" });
-    }
+  async function save(data: FormData) {
+    await api("/api/account", { method: "PATCH", json: { name: String(data.get("accountName") ?? "") } });
+    await reload();
+    // The header shows the name: the server layout renders it again.
+    router.refresh();
+    return "Name saved.";
   }
 
   return (
     <Card title="Name" testId="name-card" description="How the dashboard greets you.">
-      <form method="post" onSubmit={save} aria-label="Change your name">
+      <ActionForm
+        action={action}
+        label="Change your name"
+        onSubmit={save}
+        submit="Save name"
+        busyLabel="Saving…"
+      >
         <Field
           key={account.name}
           label="Name"
@@ -104,39 +69,28 @@ function NameCard({ account, reload }: CardProps) {
           required
           maxLength={100}
           defaultValue={account.name}
-          error={form.fieldErrors.name}
+          error={action.fieldErrors.name}
         />
-        <Button type="submit" busy={form.busy} busyLabel="Saving…">
-          Save name
-        </Button>
-      </form>
-      <Notice tone="success">{form.done}</Notice>
-      <Alert message={form.error} />
+      </ActionForm>
     </Card>
   );
 }
 
 function EmailCard({ account, reload }: CardProps) {
-  const form = useFormState<"email" | "password">();
+  const action = useAction({
+    fields: (err) => accountFieldOf(err, { email: "New email", password: "Password" }),
+  });
 
-  async function change(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const element = event.currentTarget;
-    const data = new FormData(element);
-    form.start();
-    try {
-      const sent = await api<{ email: string }>("/api/account/email", {
-        json: {
-          email: String(data.get("newEmail") ?? ""),
-          ...(account.hasPassword ? { password: String(data.get("emailPassword") ?? "") } : {}),
-        },
-      });
-      element.reset();
-      await reload();
-      form.succeed(`We mailed a link to ${sent.email}. Your email changes when you open it there.`);
-    } catch (err) {
-      form.fail(err, { email: "New email", password: "Password" });
-    }
+  async function change(data: FormData, form: HTMLFormElement) {
+    const sent = await api<{ email: string }>("/api/account/email", {
+      json: {
+        email: String(data.get("newEmail") ?? ""),
+        ...(account.hasPassword ? { password: String(data.get("emailPassword") ?? "") } : {}),
+      },
+    });
+    form.reset();
+    await reload();
+    return `We mailed a link to ${sent.email}. Your email changes when you open it there.`;
   }
 
   return (
@@ -152,7 +106,13 @@ function EmailCard({ account, reload }: CardProps) {
           ). Until then the account keeps {account.email}.
         </Notice>
       ) : null}
-      <form method="post" onSubmit={change} aria-label="Change your email address">
+      <ActionForm
+        action={action}
+        label="Change your email address"
+        onSubmit={change}
+        submit="Send the confirmation link"
+        busyLabel="Sending…"
+      >
         <Field
           label="New email"
           name="newEmail"
@@ -160,7 +120,7 @@ function EmailCard({ account, reload }: CardProps) {
           autoComplete="email"
           required
           maxLength={254}
-          error={form.fieldErrors.email}
+          error={action.fieldErrors.email}
         />
         {account.hasPassword ? (
           <Field
@@ -170,47 +130,33 @@ function EmailCard({ account, reload }: CardProps) {
             autoComplete="current-password"
             required
             hint="Your current password, to confirm it is you."
-            error={form.fieldErrors.password}
+            error={action.fieldErrors.password}
           />
         ) : null}
-        <Button type="submit" busy={form.busy} busyLabel="Sending…">
-          Send the confirmation link
-        </Button>
-      </form>
-      <Notice tone="success">{form.done}</Notice>
-      <Alert message={form.error} />
+      </ActionForm>
     </Card>
   );
 }
 
 function PasswordCard({ account }: { account: AccountSummary }) {
-  const form = useFormState<"currentPassword" | "newPassword" | "confirmPassword">();
-
-  async function change(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const element = event.currentTarget;
-    const data = new FormData(element);
-    const newPassword = String(data.get("newPassword") ?? "");
-    form.start();
-    if (newPassword !== String(data.get("confirmPassword") ?? "")) {
-      form.fieldError("confirmPassword", "The two new passwords are not the same.");
-      return;
-    }
-    try {
-      const { sessionsEnded } = await api<{ sessionsEnded: number }>("/api/account/password", {
-        json: { currentPassword: String(data.get("currentPassword") ?? ""), newPassword },
-      });
-      element.reset();
-      form.succeed(
-        `Password changed. ${sessionsEnded === 0 ? "No other session was signed in." : `${sessionsEnded} other ${sessionsEnded === 1 ? "session was" : "sessions were"} signed out.`}`,
-      );
-    } catch (err) {
-      form.fail(err, {
+  const action = useAction({
+    fields: (err) =>
+      accountFieldOf(err, {
         currentPassword: "Current password",
         newPassword: "New password",
         confirmPassword: "New password again",
-      });
-    }
+      }),
+  });
+
+  async function change(data: FormData, form: HTMLFormElement) {
+    const newPassword = String(data.get("newPassword") ?? "");
+    if (newPassword !== String(data.get("confirmPassword") ?? ""))
+      throw new FormError("The two new passwords are not the same.", "confirmPassword");
+    const { sessionsEnded } = await api<{ sessionsEnded: number }>("/api/account/password", {
+      json: { currentPassword: String(data.get("currentPassword") ?? ""), newPassword },
+    });
+    form.reset();
+    return `Password changed. ${sessionsEnded === 0 ? "No other session was signed in." : `${sessionsEnded} other ${sessionsEnded === 1 ? "session was" : "sessions were"} signed out.`}`;
   }
 
   if (!account.hasPassword) {
@@ -225,14 +171,20 @@ function PasswordCard({ account }: { account: AccountSummary }) {
   }
   return (
     <Card title="Password" testId="password-card" description="Changing it signs out your other sessions.">
-      <form method="post" onSubmit={change} aria-label="Change your password">
+      <ActionForm
+        action={action}
+        label="Change your password"
+        onSubmit={change}
+        submit="Change password"
+        busyLabel="Saving…"
+      >
         <Field
           label="Current password"
           name="currentPassword"
           type="password"
           autoComplete="current-password"
           required
-          error={form.fieldErrors.currentPassword}
+          error={action.fieldErrors.currentPassword}
         />
         <Field
           label="New password"
@@ -242,7 +194,7 @@ function PasswordCard({ account }: { account: AccountSummary }) {
           required
           minLength={8}
           hint="At least 8 characters."
-          error={form.fieldErrors.newPassword}
+          error={action.fieldErrors.newPassword}
         />
         <Field
           label="New password again"
@@ -250,14 +202,9 @@ function PasswordCard({ account }: { account: AccountSummary }) {
           type="password"
           autoComplete="new-password"
           required
-          error={form.fieldErrors.confirmPassword}
+          error={action.fieldErrors.confirmPassword}
         />
-        <Button type="submit" busy={form.busy} busyLabel="Saving…">
-          Change password
-        </Button>
-      </form>
-      <Notice tone="success">{form.done}</Notice>
-      <Alert message={form.error} />
+      </ActionForm>
     </Card>
   );
 }

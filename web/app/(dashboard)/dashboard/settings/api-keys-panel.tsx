@@ -1,10 +1,10 @@
 "use client";
 
 import { API_AREAS, type ApiScope } from "@svc/common/api-scopes";
-import { type FormEvent, useState } from "react";
-import { api, fieldOf, messageOf, useResource } from "@/components/data";
+import { useState } from "react";
+import { api, useResource } from "@/components/data";
+import { ActionForm, FormError, useAction } from "@/components/forms";
 import {
-  Alert,
   Button,
   Card,
   ConfirmButton,
@@ -63,42 +63,26 @@ export function ApiKeysPanel() {
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [copied, setCopied] = useState("");
   const [everything, setEverything] = useState(false);
-  const [nameError, setNameError] = useState("");
-  const [scopesError, setScopesError] = useState("");
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction<"name" | "scopes">({ fields: ["name"] });
 
-  async function create(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    const name = String(data.get("keyName") ?? "");
+  async function create(data: FormData, form: HTMLFormElement) {
     const scopes = scopesOf(data);
     const days = String(data.get("keyExpiry") ?? "");
-    setNameError("");
-    setScopesError("");
-    setError("");
-    setStatus("");
     setCopied("");
-    if (scopes.length === 0) {
-      setScopesError("Choose what the key can reach: everything, or read or write for at least one area.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const json = { name, scopes, expiresInDays: days ? Number(days) : null };
-      setCreated(await api<CreatedApiKey>("/api/keys", { json }));
-      form.reset();
-      setEverything(false);
-      await keys.reload();
-    } catch (err) {
-      const message = messageOf(err);
-      if (fieldOf(err, ["name"])) setNameError(message);
-      else setError(message);
-    } finally {
-      setBusy(false);
-    }
+    if (scopes.length === 0)
+      throw new FormError(
+        "Choose what the key can reach: everything, or read or write for at least one area.",
+        "scopes",
+      );
+    const json = {
+      name: String(data.get("keyName") ?? ""),
+      scopes,
+      expiresInDays: days ? Number(days) : null,
+    };
+    setCreated(await api<CreatedApiKey>("/api/keys", { json }));
+    form.reset();
+    setEverything(false);
+    await keys.reload();
   }
 
   async function copy(key: string) {
@@ -110,18 +94,13 @@ export function ApiKeysPanel() {
     }
   }
 
-  async function remove(key: ApiKeySummary) {
-    setError("");
-    setStatus("");
-    try {
+  const remove = (key: ApiKeySummary) =>
+    action.run(async () => {
       await api(`/api/keys/${encodeURIComponent(key.id)}`, { method: "DELETE" });
       if (created?.id === key.id) setCreated(null);
-      setStatus(`API key "${key.name}" deleted.`);
       await keys.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return `API key "${key.name}" deleted.`;
+    }, key.id);
 
   return (
     <Card
@@ -208,10 +187,18 @@ export function ApiKeysPanel() {
           {copied ? <p data-testid="copy-status">{copied}</p> : null}
         </Notice>
       ) : null}
-      <Notice>{status}</Notice>
-      <form method="post" onSubmit={create} className={styles.create} aria-label="Create an API key">
+      <ActionForm
+        action={action}
+        label="Create an API key"
+        onSubmit={create}
+        className={styles.create}
+        submit="Create key"
+        busyLabel="Creating…"
+        tone="info"
+        loadError={keys.error}
+      >
         <div className={styles.row}>
-          <Field label="Key name" name="keyName" required maxLength={64} error={nameError} />
+          <Field label="Key name" name="keyName" required maxLength={64} error={action.fieldErrors.name} />
           <SelectField label="Expires after" name="keyExpiry" defaultValue="90">
             {EXPIRY_CHOICES.map(([days, label]) => (
               <option key={label} value={days}>
@@ -222,7 +209,7 @@ export function ApiKeysPanel() {
         </div>
         <fieldset
           className={styles.scopes}
-          aria-describedby={scopesError ? "keyScopes-error" : "keyScopes-hint"}
+          aria-describedby={action.fieldErrors.scopes ? "keyScopes-error" : "keyScopes-hint"}
         >
           <legend>What the key can reach</legend>
           <p id="keyScopes-hint" className="hint">
@@ -266,17 +253,13 @@ export function ApiKeysPanel() {
               </SelectField>
             ))}
           </div>
-          {scopesError ? (
+          {action.fieldErrors.scopes ? (
             <p id="keyScopes-error" className="error" role="alert">
-              {scopesError}
+              {action.fieldErrors.scopes}
             </p>
           ) : null}
         </fieldset>
-        <Button type="submit" busy={busy} busyLabel="Creating…">
-          Create key
-        </Button>
-      </form>
-      <Alert message={error || (keys.error ? messageOf(keys.error) : "")} />
+      </ActionForm>
     </Card>
   );
 }

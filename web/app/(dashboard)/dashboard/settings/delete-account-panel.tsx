@@ -1,8 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Card, ConfirmButton, Field } from "@/components/ui";
+import { api, useResource } from "@/components/data";
+import { ActionStatus, leavePage, useAction } from "@/components/forms";
+import { Card, ConfirmButton, Field } from "@/components/ui";
 import { accountFieldOf } from "@/lib/accounts/form-fields";
 import type { AccountSummary } from "@/lib/accounts/service";
 
@@ -13,29 +14,21 @@ import type { AccountSummary } from "@/lib/accounts/service";
 export function DeleteAccountPanel() {
   const account = useResource<AccountSummary>("/api/account");
   const [value, setValue] = useState("");
-  const [fieldError, setFieldError] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction({
+    fields: (err) => accountFieldOf(err, { password: "Password", confirm: "Confirmation" }),
+  });
   const a = account.data;
   if (!a) return null;
+  const fieldError = action.fieldErrors.password ?? action.fieldErrors.confirm;
 
-  async function remove() {
-    setFieldError("");
-    setError("");
-    setBusy(true);
-    try {
+  const remove = () =>
+    action.run(async () => {
       await api("/api/account", {
         method: "DELETE",
-        json: a?.hasPassword ? { password: value } : { confirm: value },
+        json: a.hasPassword ? { password: value } : { confirm: value },
       });
-      window.location.assign("/login?deleted=1");
-    } catch (err) {
-      if (accountFieldOf(err, { password: "Password", confirm: "Confirmation" }))
-        setFieldError(messageOf(err));
-      else setError(messageOf(err));
-      setBusy(false);
-    }
-  }
+      await leavePage("/login?deleted=1");
+    });
 
   return (
     <Card title="Delete account" testId="delete-account-card" className="card-danger">
@@ -46,39 +39,35 @@ export function DeleteAccountPanel() {
         undone.
       </p>
       <form method="post" onSubmit={(event) => event.preventDefault()} aria-label="Delete your account">
-        {a.hasPassword ? (
-          <Field
-            label="Password"
-            name="deletePassword"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={value}
-            onChange={(event) => setValue(event.target.value)}
-            error={fieldError}
-          />
-        ) : (
-          <Field
-            label={`Type your email (${a.email}) to confirm`}
-            name="deleteConfirm"
-            autoComplete="off"
-            required
-            value={value}
-            onChange={(event) => setValue(event.target.value)}
-            error={fieldError}
-          />
-        )}
+        <Field
+          {...(a.hasPassword
+            ? {
+                label: "Password",
+                name: "deletePassword",
+                type: "password",
+                autoComplete: "current-password",
+              }
+            : {
+                label: `Type your email (${a.email}) to confirm`,
+                name: "deleteConfirm",
+                autoComplete: "off",
+              })}
+          required
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          error={fieldError}
+        />
         <ConfirmButton
           question="Delete your account and everything in it, for good?"
           confirmLabel="Delete my account"
           disabled={value.trim() === ""}
-          busy={busy}
+          busy={action.busy}
           onConfirm={remove}
         >
           Delete account
         </ConfirmButton>
       </form>
-      <Alert message={error} />
+      <ActionStatus action={action} />
     </Card>
   );
 }

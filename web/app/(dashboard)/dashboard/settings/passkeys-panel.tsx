@@ -1,19 +1,9 @@
 "use client";
 
 import { startRegistration } from "@simplewebauthn/browser";
-import { type FormEvent, useState } from "react";
-import { ApiError, api, type Json, messageOf, useResource } from "@/components/data";
-import {
-  Alert,
-  Button,
-  Card,
-  ConfirmButton,
-  DataTable,
-  DateTime,
-  EmptyState,
-  Field,
-  Notice,
-} from "@/components/ui";
+import { api, type Json, useResource } from "@/components/data";
+import { ActionForm, FormError, useAction } from "@/components/forms";
+import { Card, ConfirmButton, DataTable, DateTime, EmptyState, Field } from "@/components/ui";
 import { passkeyErrorHere } from "@/lib/passkeys/browser-errors";
 import type { PasskeySummary } from "@/lib/passkeys/service";
 
@@ -25,45 +15,30 @@ type PasskeyRow = Json<PasskeySummary>;
  */
 export function PasskeysPanel({ publicUrl }: { publicUrl: string }) {
   const passkeys = useResource<{ passkeys: PasskeyRow[] }>("/api/passkeys");
-  const [status, setStatus] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
 
-  async function add(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const label = String(new FormData(form).get("passkeyLabel") ?? "").trim() || "Passkey";
-    setBusy(true);
-    setError("");
-    setStatus("");
-    try {
-      const { options, challenge } = await api<{
-        options: Parameters<typeof startRegistration>[0]["optionsJSON"];
-        challenge: string;
-      }>("/api/passkey/register/options", { method: "POST" });
-      const credential = await startRegistration({ optionsJSON: options });
-      await api("/api/passkey/register/verify", { json: { credential, challenge, label } });
-      form.reset();
-      setStatus(`Passkey "${label}" added.`);
-      await passkeys.reload();
-    } catch (err) {
-      setError(err instanceof ApiError ? messageOf(err) : passkeyErrorHere(err, "add", publicUrl));
-    } finally {
-      setBusy(false);
-    }
+  async function add(data: FormData, form: HTMLFormElement) {
+    const label = String(data.get("passkeyLabel") ?? "").trim() || "Passkey";
+    const { options, challenge } = await api<{
+      options: Parameters<typeof startRegistration>[0]["optionsJSON"];
+      challenge: string;
+    }>("/api/passkey/register/options", { method: "POST" });
+    // What the browser's ceremony refuses is said in words, with the address passkeys work at.
+    const credential = await startRegistration({ optionsJSON: options }).catch((err: unknown) => {
+      throw new FormError(passkeyErrorHere(err, "add", publicUrl));
+    });
+    await api("/api/passkey/register/verify", { json: { credential, challenge, label } });
+    form.reset();
+    await passkeys.reload();
+    return `Passkey "${label}" added.`;
   }
 
-  async function remove(passkey: PasskeyRow) {
-    setError("");
-    setStatus("");
-    try {
+  const remove = (passkey: PasskeyRow) =>
+    action.run(async () => {
       await api(`/api/passkeys/${encodeURIComponent(passkey.id)}`, { method: "DELETE" });
-      setStatus(`Passkey "${passkey.label}" removed.`);
       await passkeys.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return `Passkey "${passkey.label}" removed.`;
+    }, passkey.id);
 
   return (
     <Card
@@ -106,14 +81,18 @@ export function PasskeysPanel({ publicUrl }: { publicUrl: string }) {
           ]}
         />
       ) : null}
-      <Notice>{status}</Notice>
-      <form method="post" onSubmit={add} className="inline" aria-label="Add a passkey">
+      <ActionForm
+        action={action}
+        label="Add a passkey"
+        onSubmit={add}
+        className="inline"
+        submit="Add passkey"
+        busyLabel="Adding…"
+        tone="info"
+        loadError={passkeys.error}
+      >
         <Field label="Passkey name" name="passkeyLabel" placeholder="Passkey" maxLength={64} />
-        <Button type="submit" busy={busy} busyLabel="Adding…">
-          Add passkey
-        </Button>
-      </form>
-      <Alert message={error || (passkeys.error ? messageOf(passkeys.error) : "")} />
+      </ActionForm>
     </Card>
   );
 }

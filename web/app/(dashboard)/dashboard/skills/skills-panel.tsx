@@ -1,50 +1,37 @@
 "use client";
 
-import { useState } from "react";
 import { api, messageOf, useResource } from "@/components/data";
-import { Alert, Button, Card, EmptyState, Notice, StatusBadge } from "@/components/ui";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Alert, Button, Card, EmptyState, StatusBadge } from "@/components/ui";
 import type { SkillSummary } from "@/lib/skills/inputs";
 import { ToolCallForm } from "./tool-call-form";
 
 /** Every configured skill: activate or deactivate it; an active one lists its tools, each callable. */
 export function SkillsPanel() {
   const skills = useResource<{ skills: SkillSummary[] }>("/api/mcp");
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
+  const action = useAction();
 
-  async function toggle(skill: SkillSummary) {
-    setBusy(skill.id);
-    setError("");
-    setStatus("");
-    try {
+  const toggle = (skill: SkillSummary) =>
+    action.run(async () => {
       const path = `/api/mcp/${encodeURIComponent(skill.id)}`;
       if (skill.active) {
         const answer = await api<{ message: string }>(path, { method: "DELETE" });
-        setStatus(answer.message);
-      } else {
-        const answer = await api<{ mcp: { name: string; version: string; tools: unknown[] } }>(path, {
-          method: "POST",
-        });
-        setStatus(
-          `${skill.label} is active: ${answer.mcp.name} ${answer.mcp.version}, ${answer.mcp.tools.length} tools.`,
-        );
+        await skills.reload();
+        return answer.message;
       }
+      const answer = await api<{ mcp: { name: string; version: string; tools: unknown[] } }>(path, {
+        method: "POST",
+      });
       await skills.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(null);
-    }
-  }
+      return `${skill.label} is active: ${answer.mcp.name} ${answer.mcp.version}, ${answer.mcp.tools.length} tools.`;
+    }, skill.id);
 
   if (skills.loading) return <p className="muted">Loading…</p>;
   if (skills.error) return <Alert message={messageOf(skills.error)} />;
   const list = skills.data?.skills ?? [];
   return (
     <>
-      <Notice>{status}</Notice>
-      <Alert message={error} />
+      <ActionStatus action={action} tone="info" />
       {list.length === 0 ? <EmptyState title="No skills are configured on this platform" /> : null}
       {list.map((skill) => (
         <Card
@@ -65,9 +52,9 @@ export function SkillsPanel() {
               <Button
                 variant={skill.active ? "secondary" : "primary"}
                 size="sm"
-                busy={busy === skill.id}
+                busy={action.running === skill.id}
                 busyLabel={skill.active ? "Deactivating…" : "Activating…"}
-                disabled={busy !== null && busy !== skill.id}
+                disabled={action.busy && action.running !== skill.id}
                 onClick={() => toggle(skill)}
                 aria-label={`${skill.active ? "Deactivate" : "Activate"} ${skill.label}`}
               >

@@ -1,8 +1,9 @@
 "use client";
 
-import { type FormEvent, useId, useState } from "react";
+import { useId, useState } from "react";
 import { api, messageOf } from "@/components/data";
-import { Alert, Button } from "@/components/ui";
+import { ActionForm, FormError, useAction } from "@/components/forms";
+import { TextAreaField } from "@/components/ui";
 import type { SkillSummary, ToolCallAnswer } from "@/lib/skills/inputs";
 
 type Tool = NonNullable<SkillSummary["mcp"]>["tools"][number];
@@ -23,67 +24,49 @@ function exampleOf(tool: Tool): string {
 /** Calls one tool with JSON parameters and shows its result or its error. */
 export function ToolCallForm({ skillId, tool }: { skillId: string; tool: Tool }) {
   const id = useId();
-  const [busy, setBusy] = useState(false);
-  const [paramsError, setParamsError] = useState("");
-  const [error, setError] = useState("");
+  const action = useAction({ message: (err) => `The call failed: ${messageOf(err)}` });
   const [result, setResult] = useState<ToolCallAnswer["result"] | null>(null);
 
-  async function call(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setParamsError("");
-    setError("");
+  async function call(data: FormData) {
     setResult(null);
-    const text = String(new FormData(event.currentTarget).get("parameters") ?? "").trim();
+    const text = String(data.get("parameters") ?? "").trim();
     let parameters: unknown = {};
     if (text) {
       try {
         parameters = JSON.parse(text);
       } catch {
-        setParamsError('Parameters must be valid JSON, for example {"query": "…"}.');
-        return;
+        throw new FormError('Parameters must be valid JSON, for example {"query": "…"}.', "parameters");
       }
     }
-    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
-      setParamsError("Parameters must be a JSON object.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const path = `/api/mcp/${encodeURIComponent(skillId)}/call/${encodeURIComponent(tool.name)}`;
-      const answer = await api<ToolCallAnswer>(path, { json: { parameters } });
-      setResult(answer.result);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+      throw new FormError("Parameters must be a JSON object.", "parameters");
+    const path = `/api/mcp/${encodeURIComponent(skillId)}/call/${encodeURIComponent(tool.name)}`;
+    const answer = await api<ToolCallAnswer>(path, { json: { parameters } });
+    setResult(answer.result);
   }
 
-  const field = `${id}-parameters`;
   return (
-    <form method="post" onSubmit={call} aria-label={`Call ${tool.name}`}>
-      <div className="field">
-        <label htmlFor={field}>Parameters of {tool.name} (JSON)</label>
-        <textarea
-          id={field}
+    <>
+      <ActionForm
+        action={action}
+        label={`Call ${tool.name}`}
+        onSubmit={call}
+        submit={`Call ${tool.name}`}
+        busyLabel="Calling…"
+        size="sm"
+        variant="secondary"
+      >
+        <TextAreaField
+          id={`${id}-parameters`}
+          label={`Parameters of ${tool.name} (JSON)`}
           name="parameters"
           rows={4}
           defaultValue={exampleOf(tool)}
           spellCheck={false}
-          aria-invalid={paramsError ? true : undefined}
-          aria-describedby={paramsError ? `${field}-error` : undefined}
+          error={action.fieldErrors.parameters}
           style={{ fontFamily: "var(--font-mono)" }}
         />
-        {paramsError ? (
-          <p id={`${field}-error`} className="error" role="alert">
-            {paramsError}
-          </p>
-        ) : null}
-      </div>
-      <Button type="submit" size="sm" variant="secondary" busy={busy} busyLabel="Calling…">
-        Call {tool.name}
-      </Button>
-      <Alert message={error ? `The call failed: ${error}` : ""} />
+      </ActionForm>
       {result ? (
         <div role="status" data-testid={`result-${skillId}-${tool.name}`}>
           <p className="muted">Result</p>
@@ -98,6 +81,6 @@ export function ToolCallForm({ skillId, tool }: { skillId: string; tool: Tool })
           </pre>
         </div>
       ) : null}
-    </form>
+    </>
   );
 }

@@ -1,13 +1,14 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { api, fieldOf, messageOf } from "@/components/data";
-import { Alert, Button, Field, formatDate, SelectField } from "@/components/ui";
+import { useState } from "react";
+import { api } from "@/components/data";
+import { ActionForm, useAction } from "@/components/forms";
+import { Button, Field, formatDate, SelectField, TextAreaField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
 import { cronHint } from "@/lib/scheduled-tasks/cron-hint";
 import type { ScheduledTaskView } from "@/lib/scheduled-tasks/inputs";
 
-const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"];
+const FIELDS = ["name", "cronSchedule", "prompt", "description", "agentId"] as const;
 
 /** The schedule in words and its next runs, or why it is refused (as the API would say it). */
 function scheduleHint(schedule: string): string {
@@ -38,14 +39,10 @@ export function TaskForm({
   onCancel?: () => void;
 }) {
   const [schedule, setSchedule] = useState(task?.cronSchedule ?? "");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const action = useAction({ fields: FIELDS });
+  const errors = action.fieldErrors;
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
+  async function submit(data: FormData, form: HTMLFormElement) {
     const text = (name: string) => String(data.get(name) ?? "");
     const body = {
       name: text("name"),
@@ -54,38 +51,37 @@ export function TaskForm({
       description: text("description").trim() === "" ? null : text("description"),
       enabled: data.get("enabled") === "on",
     };
-    setErrors({});
-    setError("");
-    setBusy(true);
-    try {
-      const saved = task
-        ? await api<ScheduledTaskView>("/api/scheduled-tasks", {
-            method: "PUT",
-            json: { taskId: task.id, ...body },
-          })
-        : await api<ScheduledTaskView>("/api/scheduled-tasks", {
-            json: { ...body, agentId: text("agentId") },
-          });
-      if (!task) {
-        form.reset();
-        setSchedule("");
-      }
-      await onSaved(saved);
-    } catch (err) {
-      const message = messageOf(err);
-      const field = fieldOf(err, FIELDS);
-      if (field) setErrors({ [field]: message });
-      else setError(message);
-    } finally {
-      setBusy(false);
+    const saved = task
+      ? await api<ScheduledTaskView>("/api/scheduled-tasks", {
+          method: "PUT",
+          json: { taskId: task.id, ...body },
+        })
+      : await api<ScheduledTaskView>("/api/scheduled-tasks", {
+          json: { ...body, agentId: text("agentId") },
+        });
+    if (!task) {
+      form.reset();
+      setSchedule("");
     }
+    await onSaved(saved);
   }
 
   return (
-    <form
-      method="post"
+    <ActionForm
+      action={action}
+      label={task ? `Edit task ${task.name}` : "Create a scheduled task"}
       onSubmit={submit}
-      aria-label={task ? `Edit task ${task.name}` : "Create a scheduled task"}
+      submit={task ? "Save changes" : "Create task"}
+      busyLabel="Saving…"
+      disabled={disabled}
+      buttonRow
+      buttons={
+        onCancel ? (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        ) : null
+      }
     >
       <Field
         label="Name"
@@ -122,23 +118,14 @@ export function TaskForm({
         autoComplete="off"
         spellCheck={false}
       />
-      <div className="field">
-        <label htmlFor={"prompt"}>Prompt</label>
-        <textarea
-          id={"prompt"}
-          name="prompt"
-          required
-          rows={3}
-          defaultValue={task?.prompt}
-          aria-invalid={errors.prompt ? true : undefined}
-          aria-describedby={errors.prompt ? "prompt-error" : undefined}
-        />
-        {errors.prompt ? (
-          <p id={"prompt-error"} className="error" role="alert">
-            {errors.prompt}
-          </p>
-        ) : null}
-      </div>
+      <TextAreaField
+        label="Prompt"
+        name="prompt"
+        required
+        rows={3}
+        defaultValue={task?.prompt}
+        error={errors.prompt}
+      />
       <Field
         label="Description (optional)"
         name="description"
@@ -157,17 +144,6 @@ export function TaskForm({
           Enabled (runs on its schedule)
         </label>
       </div>
-      <Alert message={error} />
-      <div className="actions">
-        <Button type="submit" busy={busy} busyLabel="Saving…" disabled={disabled}>
-          {task ? "Save changes" : "Create task"}
-        </Button>
-        {onCancel ? (
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-        ) : null}
-      </div>
-    </form>
+    </ActionForm>
   );
 }

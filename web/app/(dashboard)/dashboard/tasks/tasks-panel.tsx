@@ -1,8 +1,9 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { api, messageOf, usePolling, useResource } from "@/components/data";
-import { Alert, Card, EmptyState, formatDate, Notice, SelectField } from "@/components/ui";
+import { api, usePolling, useResource } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Card, EmptyState, formatDate, SelectField } from "@/components/ui";
 import type { AgentChoice } from "@/lib/agents/choices";
 import type { ScheduledTaskView, TaskList } from "@/lib/scheduled-tasks/inputs";
 import { TaskForm } from "./task-form";
@@ -31,47 +32,36 @@ export function TasksPanel({
   );
   usePolling(() => tasks.reload(), REFRESH_MS);
   const [editing, setEditing] = useState<ScheduledTaskView | null>(null);
-  const [status, setStatus] = useState("");
-  const [error, setError] = useState("");
+  const action = useAction();
   // Editing moves the keyboard focus to the form (it sits below the table).
   useEffect(() => {
     if (editing) document.getElementById("name")?.focus();
   }, [editing]);
   const agentName = (id: string) => agents.find((a) => a.id === id)?.name ?? id;
 
+  /** Says what became of the task and reads the list again; the form, if it was this task's, closes. */
   async function saved(task: ScheduledTaskView, verb: string) {
     setEditing(null);
-    setError("");
-    setStatus(
-      `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatDate(task.nextRun, { zone: true }) : "none (disabled)"}.`,
-    );
     await tasks.reload();
+    return `Task "${task.name}" ${verb}. Next run: ${task.enabled ? formatDate(task.nextRun, { zone: true }) : "none (disabled)"}.`;
   }
 
-  async function toggle(task: ScheduledTaskView) {
-    setError("");
-    try {
+  const toggle = (task: ScheduledTaskView) =>
+    action.run(async () => {
       const next = await api<ScheduledTaskView>("/api/scheduled-tasks", {
         method: "PUT",
         json: { taskId: task.id, enabled: !task.enabled },
       });
-      await saved(next, next.enabled ? "enabled" : "disabled");
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return saved(next, next.enabled ? "enabled" : "disabled");
+    }, task.id);
 
-  async function remove(task: ScheduledTaskView) {
-    setError("");
-    try {
+  const remove = (task: ScheduledTaskView) =>
+    action.run(async () => {
       await api("/api/scheduled-tasks", { method: "DELETE", json: { taskId: task.id } });
       if (editing?.id === task.id) setEditing(null);
-      setStatus(`Task "${task.name}" deleted.`);
       await tasks.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+      return `Task "${task.name}" deleted.`;
+    }, task.id);
 
   if (agents.length === 0) {
     return (
@@ -125,8 +115,7 @@ export function TasksPanel({
             </ul>
           )
         ) : null}
-        <Notice>{status}</Notice>
-        <Alert message={error || (tasks.error ? messageOf(tasks.error) : "")} />
+        <ActionStatus action={action} tone="info" loadError={tasks.error} />
       </Card>
       <Card
         title={editing ? `Edit "${editing.name}"` : "New task"}
@@ -142,7 +131,7 @@ export function TasksPanel({
           agents={agents}
           task={editing ?? undefined}
           disabled={createDisabled && !editing}
-          onSaved={(task) => saved(task, editing ? "saved" : "created")}
+          onSaved={(task) => action.run(() => saved(task, editing ? "saved" : "created"), task.id)}
           onCancel={editing ? () => setEditing(null) : undefined}
         />
       </Card>

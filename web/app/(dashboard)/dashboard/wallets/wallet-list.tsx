@@ -1,8 +1,9 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { api, messageOf } from "@/components/data";
-import { Alert, Button, Card, DataTable, EmptyState } from "@/components/ui";
+import { api } from "@/components/data";
+import { ActionStatus, useAction } from "@/components/forms";
+import { Button, Card, DataTable, EmptyState } from "@/components/ui";
 import type { AgentWalletView } from "@/lib/wallets/inputs";
 
 /**
@@ -17,26 +18,19 @@ export function WalletList(props: {
   paymentsMade: number;
 }) {
   const [balances, setBalances] = useState<Record<string, string>>({});
-  const [reading, setReading] = useState<string | null>(null);
-  const [error, setError] = useState("");
+  const action = useAction();
   const { paymentsMade } = props;
   useEffect(() => {
     if (paymentsMade > 0) setBalances({});
   }, [paymentsMade]);
-  async function balance(agentId: string) {
-    setError("");
-    setReading(agentId);
-    try {
+  const balance = (agentId: string) =>
+    action.run(async () => {
       const read = await api<{ balance: string }>(
         `/api/agent/mpp?action=get-balance&agentId=${encodeURIComponent(agentId)}`,
       );
       setBalances((all) => ({ ...all, [agentId]: read.balance }));
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setReading(null);
-    }
-  }
+    }, agentId);
+
   return (
     <Card
       title="Agent wallets"
@@ -66,7 +60,7 @@ export function WalletList(props: {
                     <Button
                       size="sm"
                       variant="ghost"
-                      busy={reading === w.agentId}
+                      busy={action.running === w.agentId}
                       onClick={() => balance(w.agentId)}
                       aria-label={`Read the balance of ${props.nameOf(w.agentId)}'s wallet again`}
                     >
@@ -77,7 +71,7 @@ export function WalletList(props: {
                   <Button
                     size="sm"
                     variant="secondary"
-                    busy={reading === w.agentId}
+                    busy={action.running === w.agentId}
                     busyLabel="Reading…"
                     onClick={() => balance(w.agentId)}
                     aria-label={`Read the balance of ${props.nameOf(w.agentId)}'s wallet`}
@@ -89,7 +83,7 @@ export function WalletList(props: {
           ]}
         />
       ) : null}
-      <Alert message={error || (props.error ? messageOf(props.error) : "")} />
+      <ActionStatus action={action} loadError={props.error} />
     </Card>
   );
 }
