@@ -83,6 +83,7 @@ export function createHostingPlatform(
       return createKubernetesHostingPlatform({
         ...options.kubernetes,
         kubeconfigPath: config.KUBECONFIG,
+        inCluster: Boolean(config.KUBERNETES_SERVICE_HOST),
         namespace: config.KUBERNETES_NAMESPACE,
         platformNamespace: config.KUBERNETES_PLATFORM_NAMESPACE,
         platformPodLabels: config.KUBERNETES_PLATFORM_POD_LABELS,

@@ -53,6 +53,8 @@ export const kubernetesEnv = {
    * service account, when it runs in the cluster.
    */
   KUBECONFIG: z.string().optional(),
+  /** Set by Kubernetes in every pod: the backend runs in a cluster and may use its service account. */
+  KUBERNETES_SERVICE_HOST: z.string().optional(),
   /** The namespace every agent's objects are created in (the backend's Role is bound there). */
   KUBERNETES_NAMESPACE: namespace("agents"),
   /** The platform's namespace: its pods may call agents, and agents may call its backend (NetworkPolicy). */

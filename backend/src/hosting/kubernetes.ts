@@ -82,6 +82,8 @@ import {
 export interface KubernetesHostingOptions extends KubernetesAgentSettings {
   /** KUBECONFIG: the kubeconfig file (its current context). Unset: the in-cluster service account. */
   kubeconfigPath?: string;
+  /** Running inside a cluster (`KUBERNETES_SERVICE_HOST` set): without a kubeconfig, its service account. */
+  inCluster?: boolean;
   secretValues?: readonly string[];
   /** Per-call timeout of the API (default 30 s). */
   requestTimeoutMs?: number;
@@ -242,7 +244,7 @@ export class KubernetesHostingPlatform implements HostingPlatform {
       if (path) {
         if (!existsSync(path)) throw new Error(`KUBECONFIG ${path} does not exist`);
         config.loadFromFile(path);
-      } else if (process.env.KUBERNETES_SERVICE_HOST) {
+      } else if (this.options.inCluster) {
         config.loadFromCluster();
       } else {
         throw new Error("set KUBECONFIG, or run the backend in the cluster (its service account)");
