@@ -14,7 +14,8 @@ const reachAgents = process.env.KUBERNETES_TEST_REACH_AGENTS === "1";
 
 if (!enabled) {
   describe("the kubernetes driver on a real cluster", () => {
-    it.skip("skipped: run `KUBECONFIG=<file> npm run test:kubernetes` to test the driver against that cluster", () => {});
+    // Issue 29 asks for this suite to run only on demand: these machines have no cluster.
+    it.skip("issue 29, on demand: `KUBECONFIG=<file> npm run test:kubernetes` runs the driver against that cluster", () => {});
   });
 } else {
   describeHostingDriver(
